@@ -1,0 +1,46 @@
+package io.reactorrdma.verbs;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A completion queue ({@code struct ibv_cq}) with its completion channel. Polled by one thread at
+ * a time (a thread domain's I/O thread).
+ *
+ * <p>Blocking without spinning follows the verbs idiom:
+ * <pre>{@code
+ * while (running) {
+ *     int n = cq.poll(wcs, wcs.length);
+ *     if (n > 0) { handle(wcs, n); continue; }
+ *     cq.requestNotification();             // ibv_req_notify_cq
+ *     n = cq.poll(wcs, wcs.length);          // close the race with a completion just before arming
+ *     if (n > 0) { handle(wcs, n); continue; }
+ *     cq.awaitNotification(1, SECONDS);     // ibv_get_cq_event + ibv_ack_cq_events
+ * }
+ * }</pre>
+ */
+public interface CompletionQueue extends AutoCloseable {
+
+    /**
+     * Moves up to {@code max} completions into {@code wcs[0..n)} ({@code ibv_poll_cq}).
+     *
+     * @return how many were filled, 0 when none is ready
+     */
+    int poll(WorkCompletion[] wcs, int max);
+
+    /** Arms the queue: the next completion added wakes a thread in {@link #awaitNotification}. */
+    void requestNotification();
+
+    /**
+     * Blocks until an armed queue gets a completion, or the timeout passes.
+     *
+     * @return true if woken by a completion event, false on timeout
+     */
+    boolean awaitNotification(long timeout, TimeUnit unit) throws InterruptedException;
+
+    /** How many completions the queue holds at most (the {@code cqe} of {@code ibv_create_cq}). */
+    int capacity();
+
+    /** Destroys the queue ({@code ibv_destroy_cq}); fails while queue pairs still use it. */
+    @Override
+    void close();
+}

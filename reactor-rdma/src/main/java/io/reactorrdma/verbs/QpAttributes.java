@@ -1,0 +1,131 @@
+package io.reactorrdma.verbs;
+
+import java.util.Objects;
+
+/**
+ * What an RC queue pair is created with: {@code ibv_qp_init_attr} (queues, depths, SGE limits) plus
+ * the retry attributes set when it is connected ({@code rnr_retry}, {@code min_rnr_timer}).
+ * Immutable; each {@code with…} returns a copy.
+ */
+public final class QpAttributes {
+
+    /** Default send-queue depth: the engine's work-request chain length (DESIGN.md section 4). */
+    public static final int DEFAULT_SEND_DEPTH = 32;
+    /** Default receive-queue depth. */
+    public static final int DEFAULT_RECV_DEPTH = 32;
+    /** Default SGE limit per request. */
+    public static final int DEFAULT_MAX_SGE = 4;
+    /** RNR retry count 7 means "retry forever", as in the InfiniBand specification. */
+    public static final int RNR_RETRY_INFINITE = 7;
+    /** Default RNR retry count: bounded, so a peer that never posts receives is reported. */
+    public static final int DEFAULT_RNR_RETRY = 6;
+    /** Default delay between RNR retries, in microseconds (min_rnr_timer 14 = 1.28 ms on hardware; rounded). */
+    public static final int DEFAULT_RNR_DELAY_MICROS = 1000;
+
+    private final CompletionQueue sendCq;
+    private final CompletionQueue recvCq;
+    private final int maxSendWr;
+    private final int maxRecvWr;
+    private final int maxSendSge;
+    private final int maxRecvSge;
+    private final int rnrRetry;
+    private final int rnrDelayMicros;
+
+    private QpAttributes(CompletionQueue sendCq, CompletionQueue recvCq, int maxSendWr, int maxRecvWr,
+                         int maxSendSge, int maxRecvSge, int rnrRetry, int rnrDelayMicros) {
+        this.sendCq = sendCq;
+        this.recvCq = recvCq;
+        this.maxSendWr = maxSendWr;
+        this.maxRecvWr = maxRecvWr;
+        this.maxSendSge = maxSendSge;
+        this.maxRecvSge = maxRecvSge;
+        this.rnrRetry = rnrRetry;
+        this.rnrDelayMicros = rnrDelayMicros;
+    }
+
+    /** Attributes with both queues completing on {@code cq} and default depths. */
+    public static QpAttributes create(CompletionQueue cq) {
+        return create(cq, cq);
+    }
+
+    /** Attributes with the given send and receive completion queues and default depths. */
+    public static QpAttributes create(CompletionQueue sendCq, CompletionQueue recvCq) {
+        return new QpAttributes(Objects.requireNonNull(sendCq, "sendCq"), Objects.requireNonNull(recvCq, "recvCq"),
+                DEFAULT_SEND_DEPTH, DEFAULT_RECV_DEPTH, DEFAULT_MAX_SGE, DEFAULT_MAX_SGE,
+                DEFAULT_RNR_RETRY, DEFAULT_RNR_DELAY_MICROS);
+    }
+
+    public QpAttributes withMaxSendWr(int maxSendWr) {
+        return new QpAttributes(sendCq, recvCq, positive("maxSendWr", maxSendWr), maxRecvWr, maxSendSge, maxRecvSge, rnrRetry, rnrDelayMicros);
+    }
+
+    public QpAttributes withMaxRecvWr(int maxRecvWr) {
+        return new QpAttributes(sendCq, recvCq, maxSendWr, positive("maxRecvWr", maxRecvWr), maxSendSge, maxRecvSge, rnrRetry, rnrDelayMicros);
+    }
+
+    public QpAttributes withMaxSendSge(int maxSendSge) {
+        return new QpAttributes(sendCq, recvCq, maxSendWr, maxRecvWr, positive("maxSendSge", maxSendSge), maxRecvSge, rnrRetry, rnrDelayMicros);
+    }
+
+    public QpAttributes withMaxRecvSge(int maxRecvSge) {
+        return new QpAttributes(sendCq, recvCq, maxSendWr, maxRecvWr, maxSendSge, positive("maxRecvSge", maxRecvSge), rnrRetry, rnrDelayMicros);
+    }
+
+    /** RNR retry count 0..7; 7 retries forever. */
+    public QpAttributes withRnrRetry(int rnrRetry) {
+        if (rnrRetry < 0 || rnrRetry > 7) {
+            throw new IllegalArgumentException("rnrRetry must be 0..7 (7 = infinite), got " + rnrRetry);
+        }
+        return new QpAttributes(sendCq, recvCq, maxSendWr, maxRecvWr, maxSendSge, maxRecvSge, rnrRetry, rnrDelayMicros);
+    }
+
+    /** Delay between RNR retries in microseconds (hardware rounds it to the nearest min_rnr_timer code). */
+    public QpAttributes withRnrDelayMicros(int rnrDelayMicros) {
+        return new QpAttributes(sendCq, recvCq, maxSendWr, maxRecvWr, maxSendSge, maxRecvSge, rnrRetry, positive("rnrDelayMicros", rnrDelayMicros));
+    }
+
+    public CompletionQueue sendCq() {
+        return sendCq;
+    }
+
+    public CompletionQueue recvCq() {
+        return recvCq;
+    }
+
+    public int maxSendWr() {
+        return maxSendWr;
+    }
+
+    public int maxRecvWr() {
+        return maxRecvWr;
+    }
+
+    public int maxSendSge() {
+        return maxSendSge;
+    }
+
+    public int maxRecvSge() {
+        return maxRecvSge;
+    }
+
+    public int rnrRetry() {
+        return rnrRetry;
+    }
+
+    public int rnrDelayMicros() {
+        return rnrDelayMicros;
+    }
+
+    private static int positive(String name, int value) {
+        if (value < 1) {
+            throw new IllegalArgumentException(name + " must be at least 1, got " + value);
+        }
+        return value;
+    }
+
+    @Override
+    public String toString() {
+        return "QpAttributes{maxSendWr=" + maxSendWr + ", maxRecvWr=" + maxRecvWr + ", maxSendSge=" + maxSendSge
+                + ", maxRecvSge=" + maxRecvSge + ", rnrRetry=" + rnrRetry + ", rnrDelayMicros=" + rnrDelayMicros + "}";
+    }
+}

@@ -1,0 +1,86 @@
+package io.reactorrdma.verbs;
+
+/**
+ * A reusable work completion ({@code struct ibv_wc}), filled by
+ * {@link CompletionQueue#poll(WorkCompletion[], int)}. Preallocate an array of them and poll into
+ * it: polling allocates nothing.
+ */
+public final class WorkCompletion {
+
+    private long wrId;
+    private WcStatus status = WcStatus.SUCCESS;
+    private WcOpcode opcode = WcOpcode.SEND;
+    private int byteLen;
+    private int immData;
+    private boolean hasImm;
+    private int qpNum;
+    private String errorDetail;
+
+    /** Filled by providers. */
+    public void set(long wrId, WcStatus status, WcOpcode opcode, int byteLen, int qpNum) {
+        this.wrId = wrId;
+        this.status = status;
+        this.opcode = opcode;
+        this.byteLen = byteLen;
+        this.qpNum = qpNum;
+        this.hasImm = false;
+        this.immData = 0;
+        this.errorDetail = null;
+    }
+
+    /** Filled by providers for completions that carry immediate data ({@code IBV_WC_WITH_IMM}). */
+    public void setImmediate(int immData) {
+        this.immData = immData;
+        this.hasImm = true;
+    }
+
+    /** Filled by providers: why an error completion happened, beyond its status. */
+    public void setErrorDetail(String detail) {
+        this.errorDetail = detail;
+    }
+
+    public long wrId() {
+        return wrId;
+    }
+
+    public WcStatus status() {
+        return status;
+    }
+
+    public boolean isSuccess() {
+        return status == WcStatus.SUCCESS;
+    }
+
+    public WcOpcode opcode() {
+        return opcode;
+    }
+
+    /** Bytes received (receive completions) or transferred. */
+    public int byteLen() {
+        return byteLen;
+    }
+
+    public boolean hasImm() {
+        return hasImm;
+    }
+
+    public int immData() {
+        return immData;
+    }
+
+    public int qpNum() {
+        return qpNum;
+    }
+
+    /** For error completions: what the provider knows of the cause (may be null). */
+    public String errorDetail() {
+        return errorDetail;
+    }
+
+    @Override
+    public String toString() {
+        return "WorkCompletion{wrId=" + wrId + ", " + status + ", " + opcode + ", byteLen=" + byteLen
+                + (hasImm ? ", imm=0x" + Integer.toHexString(immData) : "") + ", qp=" + qpNum
+                + (errorDetail != null ? ", detail=" + errorDetail : "") + "}";
+    }
+}

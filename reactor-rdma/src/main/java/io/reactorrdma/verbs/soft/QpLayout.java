@@ -1,0 +1,133 @@
+package io.reactorrdma.verbs.soft;
+
+import java.nio.ByteBuffer;
+
+/**
+ * The byte layout of a soft queue pair's shared structure: one block of memory per queue pair
+ * (a direct buffer on loopback, the file {@code <context>.qp<qpn>} on shm). The peer maps the
+ * header and the receive queue (it consumes our receives and writes their completions in place);
+ * the send queue after them is only ever touched by the owner.
+ *
+ * <pre>
+ * Header, 192 bytes (fields written by different sides sit on different cache lines):
+ *   0  int  MAGIC = 'RRQP'           owner, at creation
+ *   4  int  VERSION                   owner, at creation
+ *   8  int  qpn                       owner, at creation
+ *  12  int  rqDepth                   owner, at creation
+ *  16  int  maxRecvSge                owner, at creation
+ *  20  int  sqDepth                   owner, at creation
+ *  24  int  maxSendSge                owner, at creation
+ *  64  int  state (QpState.ibv)       owner; the peer reads it before every request
+ * 128  int  notifyArmed               owner sets 1 (ibv_req_notify_cq); the peer CASes 1 -> 0 and wakes us
+ * 132  int  remoteError               the peer writes a WcStatus code when it saw a responder-side
+ *                                     error of ours (REM_ACCESS_ERR on a WRITE); we then enter ERROR
+ *
+ * Receive queue: rqDepth slots of rqSlotSize(maxRecvSge) bytes; slot of receive n is n % rqDepth.
+ *   0  long postSeq     owner: n+1 (release) once the slot is filled;
+ *                       peer: CAS n+1 -> -(n+1) when it claims the receive;
+ *                       owner: CAS n+1 -> 0 when it flushes an unclaimed receive
+ *   8  int  numSge      owner
+ *  16  long doneSeq     peer: n+1 (release) after the data and the fields below are written
+ *  24  int  status      peer: WcStatus.ibv
+ *  28  int  opcode      peer: WcOpcode.ibv (RECV or RECV_RDMA_WITH_IMM)
+ *  32  int  byteLen     peer
+ *  36  int  immData     peer
+ *  40  int  flags       peer: FLAG_IMM when immData is valid
+ *  64  sge[i] = { long addr, int length, int lkey }, 16 bytes each, owner
+ *
+ * Send queue: sqDepth slots of sqSlotSize(maxSendSge) bytes, owner only.
+ *   0  long wrId
+ *   8  long remoteAddr
+ *  16  int  opcode (WrOpcode.ibv)
+ *  20  int  flags (SQ_SIGNALED)
+ *  24  int  immData
+ *  28  int  rkey
+ *  32  int  numSge
+ *  64  sge[i] as above
+ * </pre>
+ *
+ * Everything the peer wrote is untrusted: the owner checks sequence numbers against its own
+ * counters and statuses, opcodes and lengths against what it posted (kept in private shadow
+ * arrays), and the peer checks every receive descriptor against the owner's region table.
+ */
+final class QpLayout {
+
+    static final int MAGIC = 0x52525150; // 'RRQP'
+    static final int VERSION = 1;
+
+    static final int H_MAGIC = 0;
+    static final int H_VERSION = 4;
+    static final int H_QPN = 8;
+    static final int H_RQ_DEPTH = 12;
+    static final int H_MAX_RECV_SGE = 16;
+    static final int H_SQ_DEPTH = 20;
+    static final int H_MAX_SEND_SGE = 24;
+    static final int H_STATE = 64;
+    static final int H_NOTIFY_ARMED = 128;
+    static final int H_REMOTE_ERROR = 132;
+    static final int HEADER_SIZE = 192;
+
+    static final int RQ_POST_SEQ = 0;
+    static final int RQ_NUM_SGE = 8;
+    static final int RQ_DONE_SEQ = 16;
+    static final int RQ_STATUS = 24;
+    static final int RQ_OPCODE = 28;
+    static final int RQ_BYTE_LEN = 32;
+    static final int RQ_IMM = 36;
+    static final int RQ_FLAGS = 40;
+    static final int RQ_SGES = 64;
+    static final int FLAG_IMM = 1;
+
+    static final int SQ_WR_ID = 0;
+    static final int SQ_REMOTE_ADDR = 8;
+    static final int SQ_OPCODE = 16;
+    static final int SQ_FLAGS = 20;
+    static final int SQ_IMM = 24;
+    static final int SQ_RKEY = 28;
+    static final int SQ_NUM_SGE = 32;
+    static final int SQ_SGES = 64;
+    static final int SQ_SIGNALED = 1;
+
+    static final int SGE_SIZE = 16;
+    static final int SGE_ADDR = 0;
+    static final int SGE_LENGTH = 8;
+    static final int SGE_LKEY = 12;
+
+    private QpLayout() {
+    }
+
+    static int rqSlotSize(int maxRecvSge) {
+        return SharedMemory.alignToCacheLine(RQ_SGES + SGE_SIZE * maxRecvSge);
+    }
+
+    static int sqSlotSize(int maxSendSge) {
+        return SharedMemory.alignToCacheLine(SQ_SGES + SGE_SIZE * maxSendSge);
+    }
+
+    /** Bytes the peer maps: header plus receive queue. */
+    static int sharedSize(int rqDepth, int maxRecvSge) {
+        return HEADER_SIZE + rqDepth * rqSlotSize(maxRecvSge);
+    }
+
+    static int totalSize(int rqDepth, int maxRecvSge, int sqDepth, int maxSendSge) {
+        return sharedSize(rqDepth, maxRecvSge) + sqDepth * sqSlotSize(maxSendSge);
+    }
+
+    static int rqSlotOffset(int slot, int maxRecvSge) {
+        return HEADER_SIZE + slot * rqSlotSize(maxRecvSge);
+    }
+
+    static int sqSlotOffset(int slot, int rqDepth, int maxRecvSge, int maxSendSge) {
+        return sharedSize(rqDepth, maxRecvSge) + slot * sqSlotSize(maxSendSge);
+    }
+
+    static void writeHeader(ByteBuffer b, int qpn, int rqDepth, int maxRecvSge, int sqDepth, int maxSendSge) {
+        b.putInt(H_QPN, qpn);
+        b.putInt(H_RQ_DEPTH, rqDepth);
+        b.putInt(H_MAX_RECV_SGE, maxRecvSge);
+        b.putInt(H_SQ_DEPTH, sqDepth);
+        b.putInt(H_MAX_SEND_SGE, maxSendSge);
+        b.putInt(H_VERSION, VERSION);
+        SharedMemory.putIntRelease(b, H_MAGIC, MAGIC);
+    }
+}

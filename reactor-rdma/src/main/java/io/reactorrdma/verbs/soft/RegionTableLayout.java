@@ -1,0 +1,41 @@
+package io.reactorrdma.verbs.soft;
+
+/**
+ * The byte layout of a shm context's region table, the file {@code <context>.regions}: what a peer
+ * reads to decide whether an rkey names a live region with the needed access. The owner writes it;
+ * peers only read it, and check everything they read (the region's memory itself is the file
+ * {@code <context>.r<key>}, whose real size bounds every access).
+ *
+ * <pre>
+ * Entry i (of capacity), 32 bytes:
+ *   0  long keyAndState   (key << 32) | state, written last on registration (release) and first
+ *                         on deregistration; state 1 = VALID, 0 = free
+ *   8  int  access        AccessFlags
+ *  12  int  pdId          protection domain
+ *  16  int  length        bytes
+ * </pre>
+ */
+final class RegionTableLayout {
+
+    static final int ENTRY_SIZE = 32;
+    static final int E_KEY_AND_STATE = 0;
+    static final int E_ACCESS = 8;
+    static final int E_PD = 12;
+    static final int E_LENGTH = 16;
+    static final long STATE_VALID = 1;
+
+    private RegionTableLayout() {
+    }
+
+    static int size(int capacity) {
+        return capacity * ENTRY_SIZE;
+    }
+
+    static int entryOffset(int index) {
+        return index * ENTRY_SIZE;
+    }
+
+    static long validWord(int key) {
+        return ((long) key << 32) | STATE_VALID;
+    }
+}

@@ -1,0 +1,115 @@
+package io.reactorrdma.verbs.soft;
+
+import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.EnumSet;
+
+/**
+ * Ordered and atomic access to direct or memory-mapped buffers through VarHandles (no Unsafe, no
+ * JVM flags), and the creation and mapping of the files that back shared structures. Every offset
+ * passed here must be naturally aligned; the descriptor classes guarantee it.
+ */
+final class SharedMemory {
+
+    static final VarHandle LONG = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.nativeOrder());
+    static final VarHandle INT = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.nativeOrder());
+
+    private SharedMemory() {
+    }
+
+    static long getLongAcquire(ByteBuffer b, int offset) {
+        return (long) LONG.getAcquire(b, offset);
+    }
+
+    static void putLongRelease(ByteBuffer b, int offset, long value) {
+        LONG.setRelease(b, offset, value);
+    }
+
+    static long compareAndExchangeLong(ByteBuffer b, int offset, long expected, long value) {
+        return (long) LONG.compareAndExchange(b, offset, expected, value);
+    }
+
+    static long getAndAddLong(ByteBuffer b, int offset, long delta) {
+        return (long) LONG.getAndAdd(b, offset, delta);
+    }
+
+    static int getIntAcquire(ByteBuffer b, int offset) {
+        return (int) INT.getAcquire(b, offset);
+    }
+
+    static int getIntVolatile(ByteBuffer b, int offset) {
+        return (int) INT.getVolatile(b, offset);
+    }
+
+    static void putIntRelease(ByteBuffer b, int offset, int value) {
+        INT.setRelease(b, offset, value);
+    }
+
+    static void putIntVolatile(ByteBuffer b, int offset, int value) {
+        INT.setVolatile(b, offset, value);
+    }
+
+    static boolean compareAndSetInt(ByteBuffer b, int offset, int expected, int value) {
+        return INT.compareAndSet(b, offset, expected, value);
+    }
+
+    /** A zeroed direct buffer in native byte order (the loopback fabric's memory). */
+    static ByteBuffer allocateDirect(int size) {
+        return ByteBuffer.allocateDirect(size).order(ByteOrder.nativeOrder());
+    }
+
+    /**
+     * Creates {@code file} (mode 0600, must not exist) of {@code size} bytes and maps it
+     * read-write. The file is zero-filled, as tmpfs gives fresh pages.
+     */
+    static MappedByteBuffer createAndMap(Path file, int size) throws IOException {
+        try (FileChannel ch = FileChannel.open(file, EnumSet.of(StandardOpenOption.CREATE_NEW,
+                StandardOpenOption.READ, StandardOpenOption.WRITE),
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")))) {
+            MappedByteBuffer map = ch.map(FileChannel.MapMode.READ_WRITE, 0, size);
+            map.order(ByteOrder.nativeOrder());
+            return map;
+        } catch (FileAlreadyExistsException e) {
+            throw new IOException("shared-memory file " + file + " already exists; another process uses the same name", e);
+        }
+    }
+
+    /**
+     * Maps the first {@code size} bytes of an existing file read-write; fails if the file is
+     * shorter, so that no access through the mapping can fault past its end.
+     */
+    static MappedByteBuffer mapExisting(Path file, int size) throws IOException {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            long actual = ch.size();
+            if (actual < size) {
+                throw new IOException("shared-memory file " + file + " has " + actual + " bytes, expected at least " + size);
+            }
+            MappedByteBuffer map = ch.map(FileChannel.MapMode.READ_WRITE, 0, size);
+            map.order(ByteOrder.nativeOrder());
+            return map;
+        }
+    }
+
+    static void deleteQuietly(Path file) {
+        try {
+            Files.deleteIfExists(file);
+        } catch (IOException ignored) {
+            // best effort: the next start reclaims files of dead contexts
+        }
+    }
+
+    /** Rounds up to a multiple of 64 (a cache line), so that shared fields written by different sides never share one. */
+    static int alignToCacheLine(int n) {
+        return (n + 63) & ~63;
+    }
+}

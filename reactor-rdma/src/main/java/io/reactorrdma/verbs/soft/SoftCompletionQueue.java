@@ -1,0 +1,244 @@
+package io.reactorrdma.verbs.soft;
+
+import io.reactorrdma.verbs.CompletionQueue;
+import io.reactorrdma.verbs.VerbsException;
+import io.reactorrdma.verbs.WcOpcode;
+import io.reactorrdma.verbs.WcStatus;
+import io.reactorrdma.verbs.WorkCompletion;
+
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * A soft completion queue: a ring of send completions ({@link CqLayout}) plus the receive queues of
+ * the queue pairs attached to it, whose completions the peers write in place ({@link QpLayout}).
+ * {@link #poll} drains the ring, then visits the receive queues round-robin.
+ *
+ * <p>Notification: {@link #requestNotification()} arms the queue locally and in every attached
+ * receive queue's shared header; whoever adds the next completion disarms and wakes the waiter —
+ * directly when in this process, through the connection's socket and the provider thread when
+ * the peer is another process.
+ */
+final class SoftCompletionQueue implements CompletionQueue {
+
+    private static final SoftQueuePair[] NONE = new SoftQueuePair[0];
+    private static final WcStatus[] STATUS_BY_IBV = new WcStatus[32];
+    private static final WcOpcode[] SEND_OPCODES = {WcOpcode.SEND, WcOpcode.RDMA_WRITE, WcOpcode.RDMA_READ};
+
+    static {
+        for (WcStatus s : WcStatus.values()) STATUS_BY_IBV[s.ibv()] = s;
+    }
+
+    final SoftContext context;
+    final String name;
+    private final int capacity;
+    private final ByteBuffer ring;
+    private long head;
+    private volatile SoftQueuePair[] recvQps = NONE;
+    private int roundRobin;
+    private int reservedSendSlots;
+    private int attachedQps;
+    private volatile int armed;
+    private final AtomicInteger event = new AtomicInteger();
+    private volatile Thread waiter;
+    private volatile boolean closed;
+
+    SoftCompletionQueue(SoftContext context, String name, int capacity, ByteBuffer ring) {
+        this.context = context;
+        this.name = name;
+        this.capacity = capacity;
+        this.ring = ring;
+    }
+
+    @Override
+    public int capacity() {
+        return capacity;
+    }
+
+    /** Every send-queue slot may hold one completion here, so the depths must fit the ring. */
+    synchronized void reserveSendSlots(int depth) {
+        if (closed) {
+            throw new IllegalStateException("completion queue " + name + " is closed");
+        }
+        if ((long) reservedSendSlots + depth > capacity) {
+            throw new IllegalArgumentException("completion queue " + name + " holds " + capacity + " completions and its queue pairs' "
+                    + "send queues already take " + reservedSendSlots + "; a send queue of depth " + depth
+                    + " does not fit. Create a larger completion queue (at least the sum of the send-queue depths)");
+        }
+        reservedSendSlots += depth;
+        attachedQps++;
+    }
+
+    synchronized void releaseSendSlots(int depth) {
+        reservedSendSlots -= depth;
+        attachedQps--;
+    }
+
+    synchronized void attachRecv(SoftQueuePair qp) {
+        SoftQueuePair[] next = Arrays.copyOf(recvQps, recvQps.length + 1);
+        next[next.length - 1] = qp;
+        recvQps = next;
+        if (armed != 0) {
+            qp.armNotification();
+        }
+    }
+
+    synchronized void detachRecv(SoftQueuePair qp) {
+        SoftQueuePair[] cur = recvQps;
+        int n = 0;
+        SoftQueuePair[] next = new SoftQueuePair[cur.length];
+        for (SoftQueuePair q : cur) {
+            if (q != qp) next[n++] = q;
+        }
+        recvQps = n == 0 ? NONE : Arrays.copyOf(next, n);
+    }
+
+    synchronized void detachSend(SoftQueuePair qp) {
+        releaseSendSlots(qp.sqDepth);
+    }
+
+    /**
+     * Adds a send completion; called by whoever runs the queue pair's send queue (many
+     * producers). Allocation-free.
+     */
+    void push(int qpn, long sqIndex, long wrId, WcStatus status, WcOpcode opcode, int byteLen) {
+        long claim = SharedMemory.getAndAddLong(ring, CqLayout.H_TAIL, 1);
+        int e = CqLayout.entryOffset(claim, capacity);
+        ring.putLong(e + CqLayout.E_WR_ID, wrId);
+        ring.putLong(e + CqLayout.E_SQ_INDEX, sqIndex);
+        ring.putInt(e + CqLayout.E_QPN, qpn);
+        ring.putInt(e + CqLayout.E_STATUS, status.ibv());
+        ring.putInt(e + CqLayout.E_OPCODE, opcode.ibv());
+        ring.putInt(e + CqLayout.E_BYTE_LEN, byteLen);
+        SharedMemory.putLongRelease(ring, e + CqLayout.E_SEQ, claim + 1);
+        if (armed != 0) {
+            notifyEvent();
+        }
+    }
+
+    @Override
+    public int poll(WorkCompletion[] wcs, int max) {
+        if (closed) {
+            throw new IllegalStateException("completion queue " + name + " is closed");
+        }
+        int limit = Math.min(max, wcs.length);
+        int n = 0;
+        while (n < limit) {
+            int e = CqLayout.entryOffset(head, capacity);
+            if (SharedMemory.getLongAcquire(ring, e + CqLayout.E_SEQ) != head + 1) {
+                break;
+            }
+            int qpn = ring.getInt(e + CqLayout.E_QPN);
+            long sqIndex = ring.getLong(e + CqLayout.E_SQ_INDEX);
+            WcStatus status = statusOf(ring.getInt(e + CqLayout.E_STATUS));
+            WorkCompletion wc = wcs[n];
+            wc.set(ring.getLong(e + CqLayout.E_WR_ID), status, sendOpcodeOf(ring.getInt(e + CqLayout.E_OPCODE)),
+                    ring.getInt(e + CqLayout.E_BYTE_LEN), qpn);
+            SoftQueuePair qp = context.qp(qpn);
+            if (qp != null) {
+                if (status != WcStatus.SUCCESS) {
+                    wc.setErrorDetail(qp.errorCause());
+                }
+                qp.retireSends(sqIndex + 1);
+            }
+            head++;
+            n++;
+        }
+        if (n > 0) {
+            ring.putLong(CqLayout.H_HEAD, head);
+        }
+        SoftQueuePair[] qps = recvQps;
+        int k = qps.length;
+        if (k > 0 && n < limit) {
+            int start = roundRobin;
+            for (int i = 0; i < k && n < limit; i++) {
+                SoftQueuePair qp = qps[(start + i) % k];
+                while (n < limit && qp.pollRecv(wcs[n])) {
+                    n++;
+                }
+            }
+            roundRobin = (start + 1) % k;
+        }
+        return n;
+    }
+
+    /** The status with this code; anything unknown reads as a general error. */
+    static WcStatus statusOf(int ibv) {
+        WcStatus s = ibv >= 0 && ibv < STATUS_BY_IBV.length ? STATUS_BY_IBV[ibv] : null;
+        return s != null ? s : WcStatus.GENERAL_ERR;
+    }
+
+    private static WcOpcode sendOpcodeOf(int ibv) {
+        return ibv >= 0 && ibv < SEND_OPCODES.length ? SEND_OPCODES[ibv] : WcOpcode.SEND;
+    }
+
+    @Override
+    public void requestNotification() {
+        armed = 1;
+        for (SoftQueuePair qp : recvQps) {
+            qp.armNotification();
+        }
+    }
+
+    /** A completion arrived on an armed queue: disarm and wake the waiter. */
+    void notifyEvent() {
+        armed = 0;
+        event.set(1);
+        Thread w = waiter;
+        if (w != null) {
+            LockSupport.unpark(w);
+        }
+    }
+
+    @Override
+    public boolean awaitNotification(long timeout, TimeUnit unit) throws InterruptedException {
+        long deadline = System.nanoTime() + unit.toNanos(timeout);
+        waiter = Thread.currentThread();
+        try {
+            while (true) {
+                if (event.getAndSet(0) != 0) {
+                    return true;
+                }
+                if (Thread.interrupted()) {
+                    throw new InterruptedException();
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0 || closed) {
+                    return false;
+                }
+                LockSupport.parkNanos(this, left);
+            }
+        } finally {
+            waiter = null;
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        if (attachedQps > 0 || recvQps.length > 0) {
+            throw new VerbsException("completion queue " + name + " still serves " + Math.max(attachedQps, recvQps.length)
+                    + " queue pair(s); destroy them first (ibv_destroy_cq fails with EBUSY likewise)");
+        }
+        forceClose();
+    }
+
+    /** Closes regardless of users (context close). */
+    synchronized void forceClose() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        Thread w = waiter;
+        if (w != null) {
+            LockSupport.unpark(w);
+        }
+        context.removeCq(this);
+        context.fabric.releaseStructure(name);
+    }
+}

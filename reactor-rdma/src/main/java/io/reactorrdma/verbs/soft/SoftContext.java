@@ -1,0 +1,434 @@
+package io.reactorrdma.verbs.soft;
+
+import io.reactorrdma.verbs.CmConnection;
+import io.reactorrdma.verbs.CmListener;
+import io.reactorrdma.verbs.CompletionQueue;
+import io.reactorrdma.verbs.ProtectionDomain;
+import io.reactorrdma.verbs.ProviderCapabilities;
+import io.reactorrdma.verbs.QpAttributes;
+import io.reactorrdma.verbs.QueuePair;
+import io.reactorrdma.verbs.VerbsContext;
+import io.reactorrdma.verbs.VerbsException;
+
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+
+/**
+ * The soft provider's device context: a software RNIC with the semantics of a real one.
+ *
+ * <p>Work runs on the poster's thread, as a NIC would run it on arrival of the doorbell: the
+ * poster copies straight into the peer's memory (one copy, like DMA) and writes the completion
+ * where the peer polls it. One provider thread per context does what cannot wait for a poster:
+ * RNR retries after their delay, heartbeats, noticing dead peers, and (on shm) turning a peer's
+ * wake-up message into a completion event.
+ */
+public final class SoftContext implements VerbsContext {
+
+    static final int MAX_QPS = 16384;
+
+    final SoftConfig config;
+    final String id;
+    final SoftFabric fabric;
+    private final AtomicReferenceArray<SoftMemoryRegion> regions;
+    private final int[] generations;
+    private final AtomicReferenceArray<SoftQueuePair> qps = new AtomicReferenceArray<>(MAX_QPS);
+    private final AtomicInteger nextQpn = new AtomicInteger(1);
+    private final AtomicInteger nextPd = new AtomicInteger(1);
+    private final AtomicInteger nextCq = new AtomicInteger(1);
+    private final List<SoftCompletionQueue> cqs = new CopyOnWriteArrayList<>();
+    private final List<AutoCloseable> listeners = new CopyOnWriteArrayList<>();
+    final List<SoftConnection> connections = new CopyOnWriteArrayList<>();
+    private final ConcurrentLinkedQueue<SoftQueuePair> rnrStalled = new ConcurrentLinkedQueue<>();
+    private final Thread providerThread;
+    private volatile boolean closed;
+    private volatile boolean vanished;
+    private int nextRegionIndex;
+
+    SoftContext(SoftConfig config, java.util.function.Function<SoftContext, SoftFabric> fabricFactory) {
+        this.config = Objects.requireNonNull(config, "config");
+        this.id = ProcessHandle.current().pid() + "-" + Integer.toHexString(ThreadLocalRandom.current().nextInt() | 0x10000000);
+        this.regions = new AtomicReferenceArray<>(config.maxRegions());
+        this.generations = new int[config.maxRegions()];
+        this.fabric = fabricFactory.apply(this);
+        this.providerThread = new Thread(this::providerLoop, "reactor-rdma-" + fabric.name() + "-" + id);
+        providerThread.setDaemon(true);
+        providerThread.start();
+    }
+
+    /** Opens a context on the in-JVM fabric. */
+    public static SoftContext openLoopback(SoftConfig config) {
+        return new SoftContext(config, LoopbackFabric::new);
+    }
+
+    /** Opens a context on the cross-process shared-memory fabric. */
+    public static SoftContext openShm(SoftConfig config) {
+        return new SoftContext(config, ShmFabric::new);
+    }
+
+    @Override
+    public String providerName() {
+        return fabric.name();
+    }
+
+    @Override
+    public String deviceName() {
+        return "soft-" + fabric.name() + "0";
+    }
+
+    /** The context's unique name (process id and a random suffix): it prefixes every file of an shm context. */
+    public String id() {
+        return id;
+    }
+
+    @Override
+    public ProviderCapabilities capabilities() {
+        return new ProviderCapabilities(SoftConfig.MAX_QP_WR, SoftConfig.MAX_SGE, SoftConfig.MAX_CQE,
+                SoftConfig.MAX_REGION_SIZE, SoftConfig.MAX_MESSAGE_SIZE, SoftConfig.MAX_CONNECT_PRIVATE_DATA,
+                fabric instanceof LoopbackFabric);
+    }
+
+    @Override
+    public ProtectionDomain allocPd() {
+        checkOpen();
+        return new SoftProtectionDomain(this, nextPd.getAndIncrement());
+    }
+
+    @Override
+    public CompletionQueue createCq(int capacity) {
+        checkOpen();
+        if (capacity < 1 || capacity > SoftConfig.MAX_CQE) {
+            throw new IllegalArgumentException("completion queue capacity must be 1.." + SoftConfig.MAX_CQE + ", got " + capacity);
+        }
+        int n = nextCq.getAndIncrement();
+        String name = "cq" + n;
+        SoftCompletionQueue cq = new SoftCompletionQueue(this, name, capacity, fabric.allocateStructure(name, CqLayout.size(capacity)));
+        cqs.add(cq);
+        return cq;
+    }
+
+    @Override
+    public QueuePair createQp(ProtectionDomain pd, QpAttributes attributes) {
+        checkOpen();
+        if (!(pd instanceof SoftProtectionDomain) || ((SoftProtectionDomain) pd).context != this) {
+            throw new IllegalArgumentException("the protection domain belongs to another context; allocate it from this one");
+        }
+        SoftProtectionDomain spd = (SoftProtectionDomain) pd;
+        spd.checkOpen();
+        SoftCompletionQueue sendCq = ownCq(attributes.sendCq(), "send");
+        SoftCompletionQueue recvCq = ownCq(attributes.recvCq(), "receive");
+        if (attributes.maxSendWr() > SoftConfig.MAX_QP_WR || attributes.maxRecvWr() > SoftConfig.MAX_QP_WR) {
+            throw new IllegalArgumentException("queue depth above " + SoftConfig.MAX_QP_WR + ": " + attributes);
+        }
+        if (attributes.maxSendSge() > SoftConfig.MAX_SGE || attributes.maxRecvSge() > SoftConfig.MAX_SGE) {
+            throw new IllegalArgumentException("SGE limit above " + SoftConfig.MAX_SGE + ": " + attributes);
+        }
+        int qpn = allocateQpn();
+        String name = "qp" + qpn;
+        int size = QpLayout.totalSize(attributes.maxRecvWr(), attributes.maxRecvSge(), attributes.maxSendWr(), attributes.maxSendSge());
+        sendCq.reserveSendSlots(attributes.maxSendWr());
+        ByteBuffer memory;
+        try {
+            memory = fabric.allocateStructure(name, size);
+        } catch (RuntimeException e) {
+            sendCq.releaseSendSlots(attributes.maxSendWr());
+            throw e;
+        }
+        SoftQueuePair qp = new SoftQueuePair(this, spd, attributes, qpn, sendCq, recvCq, name, memory);
+        qps.set(qpn % MAX_QPS, qp);
+        recvCq.attachRecv(qp);
+        return qp;
+    }
+
+    private int allocateQpn() {
+        for (int i = 0; i < MAX_QPS; i++) {
+            int qpn = nextQpn.getAndIncrement() & 0xFFFFFF;
+            if (qpn != 0 && qps.get(qpn % MAX_QPS) == null) {
+                return qpn;
+            }
+        }
+        throw new VerbsException("this context already has " + MAX_QPS + " queue pairs; destroy some first");
+    }
+
+    private SoftCompletionQueue ownCq(CompletionQueue cq, String which) {
+        if (!(cq instanceof SoftCompletionQueue) || ((SoftCompletionQueue) cq).context != this) {
+            throw new IllegalArgumentException("the " + which + " completion queue belongs to another context; create it from this one");
+        }
+        return (SoftCompletionQueue) cq;
+    }
+
+    /** The queue pair with this number, or null. No allocation: used on the poll path. */
+    SoftQueuePair qp(int qpn) {
+        SoftQueuePair qp = qps.get(Math.floorMod(qpn, MAX_QPS));
+        return qp != null && qp.qpn == qpn ? qp : null;
+    }
+
+    void removeQp(SoftQueuePair qp) {
+        qps.compareAndSet(qp.qpn % MAX_QPS, qp, null);
+    }
+
+    void removeCq(SoftCompletionQueue cq) {
+        cqs.remove(cq);
+    }
+
+    @Override
+    public CmListener listen(InetSocketAddress address, int backlog) {
+        checkOpen();
+        Objects.requireNonNull(address, "address");
+        if (backlog < 1) {
+            throw new IllegalArgumentException("backlog must be at least 1, got " + backlog);
+        }
+        CmListener listener = fabric.listen(address, backlog);
+        listeners.add(listener);
+        return listener;
+    }
+
+    void removeListener(CmListener listener) {
+        listeners.remove(listener);
+    }
+
+    @Override
+    public CmConnection connect(InetSocketAddress address, QueuePair qp, ByteBuffer privateData, Duration timeout) {
+        checkOpen();
+        Objects.requireNonNull(address, "address");
+        Objects.requireNonNull(timeout, "timeout");
+        SoftQueuePair sqp = ownQp(qp);
+        sqp.checkConnectable();
+        ByteBuffer pd = privateData(privateData, SoftConfig.MAX_CONNECT_PRIVATE_DATA, "connect");
+        return fabric.connect(address, sqp, pd, timeout);
+    }
+
+    SoftQueuePair ownQp(QueuePair qp) {
+        if (!(qp instanceof SoftQueuePair) || ((SoftQueuePair) qp).context != this) {
+            throw new IllegalArgumentException("the queue pair belongs to another context; create it from this one");
+        }
+        return (SoftQueuePair) qp;
+    }
+
+    /** A private copy of the caller's private data, checked against the CM limit. */
+    static ByteBuffer privateData(ByteBuffer data, int max, String what) {
+        if (data == null) {
+            return ByteBuffer.allocate(0).asReadOnlyBuffer();
+        }
+        if (data.remaining() > max) {
+            throw new IllegalArgumentException(what + " private data is " + data.remaining() + " bytes; RDMA CM carries at most "
+                    + max + " bytes with a " + what);
+        }
+        ByteBuffer copy = ByteBuffer.allocate(data.remaining());
+        copy.put(data.duplicate()).flip();
+        return copy.asReadOnlyBuffer();
+    }
+
+    // ---------------------------------------------------------------- regions
+
+    synchronized SoftMemoryRegion register(SoftProtectionDomain pd, int size, int access, ByteBuffer callerMemory) {
+        checkOpen();
+        int index = freeRegionIndex();
+        int gen = generations[index] = (generations[index] % 0xFFFF) + 1;
+        int key = RegionKeys.key(index, gen);
+        ByteBuffer memory = callerMemory != null ? callerMemory : fabric.allocateRegionMemory(key, size);
+        SoftMemoryRegion mr = new SoftMemoryRegion(this, pd.id, index, key, size, access, memory);
+        regions.set(index, mr);
+        fabric.publishRegion(mr);
+        return mr;
+    }
+
+    SoftMemoryRegion registerCallerMemory(SoftProtectionDomain pd, ByteBuffer buffer, int access) {
+        if (!(fabric instanceof LoopbackFabric)) {
+            throw new UnsupportedOperationException("the " + fabric.name() + " fabric cannot register caller memory: peers in other "
+                    + "processes can only reach memory in files they can map; allocate registered memory with ProtectionDomain.allocate");
+        }
+        if (buffer == null || !buffer.isDirect()) {
+            throw new IllegalArgumentException("only direct buffers can be registered");
+        }
+        if (buffer.remaining() == 0) {
+            throw new IllegalArgumentException("cannot register an empty buffer");
+        }
+        ByteBuffer slice = buffer.slice().order(java.nio.ByteOrder.nativeOrder());
+        return register(pd, slice.capacity(), access, slice);
+    }
+
+    private int freeRegionIndex() {
+        int n = regions.length();
+        for (int i = 0; i < n; i++) {
+            int index = (nextRegionIndex + i) % n;
+            if (regions.get(index) == null) {
+                nextRegionIndex = index + 1;
+                return index;
+            }
+        }
+        throw new VerbsException("this context holds " + n + " regions, its limit; deregister some or raise "
+                + "reactor.rdma.soft.maxRegions (SoftConfig.withMaxRegions)");
+    }
+
+    synchronized void deregister(SoftMemoryRegion mr) {
+        if (!mr.invalidate()) {
+            return;
+        }
+        fabric.unpublishRegion(mr);
+        regions.compareAndSet(mr.index, mr, null);
+    }
+
+    synchronized void closePd(SoftProtectionDomain pd) {
+        for (int i = 0; i < regions.length(); i++) {
+            SoftMemoryRegion mr = regions.get(i);
+            if (mr != null && mr.pdId == pd.id) {
+                deregister(mr);
+            }
+        }
+    }
+
+    /** The live local region with this key, or null. No allocation: used on the post path. */
+    SoftMemoryRegion localRegion(int key) {
+        int index = RegionKeys.index(key);
+        if (index >= regions.length()) {
+            return null;
+        }
+        SoftMemoryRegion mr = regions.get(index);
+        return mr != null && mr.key == key && mr.isValid() ? mr : null;
+    }
+
+    /** Live regions, for tests and statistics. */
+    int liveRegions() {
+        int n = 0;
+        for (int i = 0; i < regions.length(); i++) {
+            if (regions.get(i) != null) n++;
+        }
+        return n;
+    }
+
+    // ---------------------------------------------------------------- provider thread
+
+    void scheduleRnrRetry(SoftQueuePair qp) {
+        rnrStalled.add(qp);
+        fabric.wakeProviderThread();
+    }
+
+    private void providerLoop() {
+        long tick = Math.max(1_000_000L, config.heartbeatInterval().toNanos() / 2);
+        while (!closed && !vanished) {
+            try {
+                long now = System.nanoTime();
+                long untilRetry = runDueRnrRetries(now);
+                checkPeers(now);
+                fabric.awaitEvents(Math.min(tick, untilRetry));
+            } catch (Throwable t) {
+                // The provider thread must survive anything a peer does; report and go on.
+                System.err.println("reactor-rdma: soft provider thread of context " + id + " caught " + t);
+                t.printStackTrace();
+            }
+        }
+    }
+
+    /** Heartbeats and liveness: a link whose peer is gone fails its connection. */
+    private void checkPeers(long now) {
+        for (SoftConnection c : connections) {
+            String cause = c.link.checkPeer(now);
+            if (cause != null) {
+                c.peerDied(cause);
+            }
+        }
+    }
+
+    /** Retries the queue pairs whose RNR delay has passed; returns nanoseconds until the next one is due. */
+    private long runDueRnrRetries(long now) {
+        long next = Long.MAX_VALUE;
+        for (int i = rnrStalled.size(); i > 0; i--) {
+            SoftQueuePair qp = rnrStalled.poll();
+            if (qp == null) {
+                break;
+            }
+            long due = qp.rnrDeadline();
+            if (due - now <= 0) {
+                qp.retryAfterRnr();
+            } else {
+                rnrStalled.add(qp);
+                next = Math.min(next, due - now);
+            }
+        }
+        return next;
+    }
+
+    // ---------------------------------------------------------------- lifecycle
+
+    void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("the " + fabric.name() + " context " + id + " is closed");
+        }
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    /** Whether this context vanished (test hook) — peers see it as dead. */
+    boolean hasVanished() {
+        return vanished;
+    }
+
+    /**
+     * Test hook: disappears as a killed process would. Nothing is disconnected or cleaned up;
+     * peers learn of it only by their liveness checks. Use {@link #close()} afterwards to free
+     * local resources.
+     */
+    public void vanish() {
+        vanished = true;
+        fabric.vanish();
+        providerThread.interrupt();
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        List<RuntimeException> errors = new ArrayList<>();
+        for (AutoCloseable l : listeners) {
+            try {
+                l.close();
+            } catch (Exception e) {
+                errors.add(new RuntimeException(e));
+            }
+        }
+        for (SoftConnection c : connections) {
+            c.disconnect();
+        }
+        for (int i = 0; i < MAX_QPS; i++) {
+            SoftQueuePair qp = qps.get(i);
+            if (qp != null) qp.close();
+        }
+        for (SoftCompletionQueue cq : cqs) {
+            cq.forceClose();
+        }
+        synchronized (this) {
+            for (int i = 0; i < regions.length(); i++) {
+                SoftMemoryRegion mr = regions.get(i);
+                if (mr != null) deregister(mr);
+            }
+        }
+        closed = true;
+        fabric.wakeProviderThread();
+        try {
+            providerThread.join(2000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        fabric.close();
+        if (!errors.isEmpty()) {
+            throw errors.get(0);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "SoftContext{" + fabric.name() + ", id=" + id + (closed ? ", closed" : "") + "}";
+    }
+}

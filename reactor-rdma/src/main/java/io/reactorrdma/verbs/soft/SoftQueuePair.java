@@ -1,0 +1,742 @@
+package io.reactorrdma.verbs.soft;
+
+import io.reactorrdma.verbs.AccessFlags;
+import io.reactorrdma.verbs.QpAttributes;
+import io.reactorrdma.verbs.QpState;
+import io.reactorrdma.verbs.QueuePair;
+import io.reactorrdma.verbs.RecvWr;
+import io.reactorrdma.verbs.SendWr;
+import io.reactorrdma.verbs.VerbsException;
+import io.reactorrdma.verbs.WcOpcode;
+import io.reactorrdma.verbs.WcStatus;
+import io.reactorrdma.verbs.WorkCompletion;
+import io.reactorrdma.verbs.WrOpcode;
+
+import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A soft RC queue pair. Its send queue runs on the thread that posts (or, after an RNR delay, on
+ * the provider thread), one request after another in order, the way an RNIC's send engine would:
+ * each request is checked, its data copied once straight into the peer's memory, and its
+ * completion written — the receive completion in the peer's receive-queue slot, the send
+ * completion in our completion queue. Ownership of the send queue passes through one atomic flag,
+ * so that exactly one thread runs it at a time; nothing on this path locks or allocates.
+ */
+final class SoftQueuePair implements QueuePair {
+
+    private static final int DONE = 0;
+    private static final int RNR = 1;
+    private static final int FAILED = 2;
+
+    final SoftContext context;
+    final SoftProtectionDomain pd;
+    final int qpn;
+    final int sqDepth;
+    final int rqDepth;
+    private final int maxSendSge;
+    private final int maxRecvSge;
+    private final QpAttributes attributes;
+    private final SoftCompletionQueue sendCq;
+    private final SoftCompletionQueue recvCq;
+    private final String structureName;
+    /** Our {@link QpLayout} structure: header, receive queue (peer-visible), send queue. */
+    final ByteBuffer mem;
+
+    // send queue
+    private volatile long sqPosted;
+    private long sqExecuted;
+    private volatile long sqRetired;
+    private final AtomicInteger sendQueueOwner = new AtomicInteger();
+    private int rnrAttempts;
+    private volatile long rnrDeadline;
+    private volatile boolean rnrStalled;
+    /** The status the next request run on a failed queue pair gets instead of WR_FLUSH_ERR (RETRY_EXC_ERR after a peer died). */
+    private volatile WcStatus nextErrorStatus;
+
+    // receive queue
+    private volatile long rqPosted;
+    private volatile long rqPolled;
+    private final long[] rqWrId;
+    private final long[] rqCapacity;
+
+    private volatile QpState state = QpState.INIT;
+    private volatile String errorCause;
+    private volatile PeerLink link;
+
+    // scratch for one request's copy, owned by whoever runs the send queue
+    private final ByteBuffer[] localBuf;
+    private final int[] localOff;
+    private final int[] localLen;
+    private final ByteBuffer[] remoteBuf;
+    private final int[] remoteOff;
+    private final int[] remoteLen;
+    private String failDetail;
+
+    SoftQueuePair(SoftContext context, SoftProtectionDomain pd, QpAttributes attributes, int qpn,
+                  SoftCompletionQueue sendCq, SoftCompletionQueue recvCq, String structureName, ByteBuffer mem) {
+        this.context = context;
+        this.pd = pd;
+        this.attributes = attributes;
+        this.qpn = qpn;
+        this.sqDepth = attributes.maxSendWr();
+        this.rqDepth = attributes.maxRecvWr();
+        this.maxSendSge = attributes.maxSendSge();
+        this.maxRecvSge = attributes.maxRecvSge();
+        this.sendCq = sendCq;
+        this.recvCq = recvCq;
+        this.structureName = structureName;
+        this.mem = mem;
+        this.rqWrId = new long[rqDepth];
+        this.rqCapacity = new long[rqDepth];
+        this.localBuf = new ByteBuffer[SoftConfig.MAX_SGE];
+        this.localOff = new int[SoftConfig.MAX_SGE];
+        this.localLen = new int[SoftConfig.MAX_SGE];
+        this.remoteBuf = new ByteBuffer[SoftConfig.MAX_SGE];
+        this.remoteOff = new int[SoftConfig.MAX_SGE];
+        this.remoteLen = new int[SoftConfig.MAX_SGE];
+        SharedMemory.putIntRelease(mem, QpLayout.H_STATE, QpState.INIT.ibv());
+        QpLayout.writeHeader(mem, qpn, rqDepth, maxRecvSge, sqDepth, maxSendSge);
+    }
+
+    @Override
+    public int qpNum() {
+        return qpn;
+    }
+
+    @Override
+    public QpState state() {
+        return state;
+    }
+
+    @Override
+    public QpAttributes attributes() {
+        return attributes;
+    }
+
+    @Override
+    public String errorCause() {
+        return errorCause;
+    }
+
+    @Override
+    public int freeSendSlots() {
+        return (int) (sqDepth - (sqPosted - sqRetired));
+    }
+
+    @Override
+    public int freeRecvSlots() {
+        return (int) (rqDepth - (rqPosted - rqPolled));
+    }
+
+    SoftCompletionQueue recvCq() {
+        return recvCq;
+    }
+
+    PeerLink link() {
+        return link;
+    }
+
+    // ------------------------------------------------------------ connection management
+
+    void checkConnectable() {
+        if (state != QpState.INIT || link != null) {
+            throw new VerbsException("queue pair " + qpn + " is " + state + (link != null ? " and already connected" : "")
+                    + "; a queue pair connects once, from INIT — create a new one");
+        }
+    }
+
+    /** Connects the queue pair: it may now send to the peer behind {@code link}. */
+    synchronized void establish(PeerLink peer) {
+        checkConnectable();
+        this.link = peer;
+        state = QpState.RTS;
+        SharedMemory.putIntRelease(mem, QpLayout.H_STATE, QpState.RTS.ibv());
+    }
+
+    // ------------------------------------------------------------ posting
+
+    @Override
+    public void postSend(SendWr[] wrs, int from, int count) {
+        QpState s = state;
+        if (s == QpState.INIT) {
+            throw new VerbsException("queue pair " + qpn + " is not connected; post sends after connect() or accept()");
+        }
+        if (s == QpState.DESTROYED) {
+            throw new VerbsException("queue pair " + qpn + " is destroyed");
+        }
+        checkBatch(wrs, from, count);
+        long posted = sqPosted;
+        long free = sqDepth - (posted - sqRetired);
+        if (count > free) {
+            throw new VerbsException("send queue of queue pair " + qpn + " is full: " + free + " of " + sqDepth
+                    + " slots free, batch of " + count + " not posted. Poll completions to retire slots, and signal at least one "
+                    + "request in every " + sqDepth + " so that polling can retire the unsignaled ones");
+        }
+        for (int i = 0; i < count; i++) {
+            SendWr wr = wrs[from + i];
+            int n = wr.numSge();
+            if (n > maxSendSge) {
+                throw new VerbsException("send request " + wr + " has " + n + " scatter/gather entries; queue pair " + qpn
+                        + " allows " + maxSendSge + " (QpAttributes.withMaxSendSge). Nothing was posted");
+            }
+        }
+        for (int i = 0; i < count; i++) {
+            SendWr wr = wrs[from + i];
+            int w = sqSlot(posted + i);
+            mem.putLong(w + QpLayout.SQ_WR_ID, wr.wrId());
+            mem.putLong(w + QpLayout.SQ_REMOTE_ADDR, wr.remoteAddress());
+            mem.putInt(w + QpLayout.SQ_OPCODE, wr.opcode().ibv());
+            mem.putInt(w + QpLayout.SQ_FLAGS, wr.signaled() ? QpLayout.SQ_SIGNALED : 0);
+            mem.putInt(w + QpLayout.SQ_IMM, wr.immData());
+            mem.putInt(w + QpLayout.SQ_RKEY, wr.rkey());
+            int n = wr.numSge();
+            mem.putInt(w + QpLayout.SQ_NUM_SGE, n);
+            for (int j = 0; j < n; j++) {
+                int g = w + QpLayout.SQ_SGES + j * QpLayout.SGE_SIZE;
+                mem.putLong(g + QpLayout.SGE_ADDR, wr.sgeAddress(j));
+                mem.putInt(g + QpLayout.SGE_LENGTH, wr.sgeLength(j));
+                mem.putInt(g + QpLayout.SGE_LKEY, wr.sgeLkey(j));
+            }
+        }
+        sqPosted = posted + count;
+        runSendQueue();
+    }
+
+    @Override
+    public void postRecv(RecvWr[] wrs, int from, int count) {
+        if (state == QpState.DESTROYED) {
+            throw new VerbsException("queue pair " + qpn + " is destroyed");
+        }
+        checkBatch(wrs, from, count);
+        long posted = rqPosted;
+        long free = rqDepth - (posted - rqPolled);
+        if (count > free) {
+            throw new VerbsException("receive queue of queue pair " + qpn + " is full: " + free + " of " + rqDepth
+                    + " slots free, batch of " + count + " not posted. Poll receive completions first");
+        }
+        for (int i = 0; i < count; i++) {
+            RecvWr wr = wrs[from + i];
+            if (wr.numSge() > maxRecvSge) {
+                throw new VerbsException("receive request " + wr + " has " + wr.numSge() + " scatter/gather entries; queue pair "
+                        + qpn + " allows " + maxRecvSge + " (QpAttributes.withMaxRecvSge). Nothing was posted");
+            }
+        }
+        for (int i = 0; i < count; i++) {
+            RecvWr wr = wrs[from + i];
+            long seq = posted + i;
+            int slot = (int) (seq % rqDepth);
+            int r = QpLayout.rqSlotOffset(slot, maxRecvSge);
+            int n = wr.numSge();
+            mem.putInt(r + QpLayout.RQ_NUM_SGE, n);
+            for (int j = 0; j < n; j++) {
+                int g = r + QpLayout.RQ_SGES + j * QpLayout.SGE_SIZE;
+                mem.putLong(g + QpLayout.SGE_ADDR, wr.sgeAddress(j));
+                mem.putInt(g + QpLayout.SGE_LENGTH, wr.sgeLength(j));
+                mem.putInt(g + QpLayout.SGE_LKEY, wr.sgeLkey(j));
+            }
+            rqWrId[slot] = wr.wrId();
+            rqCapacity[slot] = wr.totalLength();
+            SharedMemory.putLongRelease(mem, r + QpLayout.RQ_POST_SEQ, seq + 1);
+        }
+        rqPosted = posted + count;
+    }
+
+    private static void checkBatch(Object[] wrs, int from, int count) {
+        if (count < 1) {
+            throw new IllegalArgumentException("a batch holds at least one request, got count " + count);
+        }
+        if (from < 0 || from + count > wrs.length) {
+            throw new IllegalArgumentException("batch [" + from + ", " + (from + count) + ") outside an array of " + wrs.length);
+        }
+        for (int i = from; i < from + count; i++) {
+            if (wrs[i] == null) {
+                throw new IllegalArgumentException("request " + i + " of the batch is null; nothing was posted");
+            }
+        }
+    }
+
+    private int sqSlot(long seq) {
+        return QpLayout.sqSlotOffset((int) (seq % sqDepth), rqDepth, maxRecvSge, maxSendSge);
+    }
+
+    /** Polling a send completion retires its slot and every earlier one. */
+    void retireSends(long upTo) {
+        if (upTo > sqRetired) {
+            sqRetired = upTo;
+        }
+    }
+
+    // ------------------------------------------------------------ running the send queue
+
+    /** Runs posted requests if no other thread is running them; loops while work arrives meanwhile. */
+    private void runSendQueue() {
+        while (sendQueueOwner.compareAndSet(0, 1)) {
+            try {
+                runOwned();
+            } finally {
+                sendQueueOwner.set(0);
+            }
+            if (sqExecuted >= sqPosted || (rnrStalled && state != QpState.ERROR)) {
+                return;
+            }
+        }
+    }
+
+    long rnrDeadline() {
+        return rnrDeadline;
+    }
+
+    /** Provider thread: the RNR delay passed. */
+    void retryAfterRnr() {
+        rnrStalled = false;
+        runSendQueue();
+    }
+
+    private void runOwned() {
+        if (rnrStalled && state != QpState.ERROR) {
+            return; // the provider thread retries when the delay has passed
+        }
+        while (sqExecuted < sqPosted) {
+            long seq = sqExecuted;
+            int w = sqSlot(seq);
+            if (state == QpState.ERROR || state == QpState.DESTROYED) {
+                WcStatus status = nextErrorStatus;
+                nextErrorStatus = null;
+                complete(seq, w, status != null ? status : WcStatus.WR_FLUSH_ERR, 0);
+                sqExecuted = seq + 1;
+                continue;
+            }
+            int result = execute(seq, w);
+            if (result == RNR) {
+                if (attributes.rnrRetry() != QpAttributes.RNR_RETRY_INFINITE && rnrAttempts >= attributes.rnrRetry()) {
+                    rnrAttempts = 0;
+                    enterError(link.peerName + " posted no receive in " + (attributes.rnrRetry() + 1) + " tries, "
+                            + attributes.rnrDelayMicros() + " µs apart (rnrRetry " + attributes.rnrRetry() + ")");
+                    complete(seq, w, WcStatus.RNR_RETRY_EXC_ERR, 0);
+                    sqExecuted = seq + 1;
+                    continue;
+                }
+                rnrAttempts++;
+                rnrDeadline = System.nanoTime() + attributes.rnrDelayMicros() * 1000L;
+                rnrStalled = true;
+                context.scheduleRnrRetry(this);
+                return;
+            }
+            rnrAttempts = 0;
+            sqExecuted = seq + 1;
+        }
+    }
+
+    /** Writes a send completion: always for errors, for successes only when signaled. */
+    private void complete(long seq, int w, WcStatus status, int byteLen) {
+        boolean signaled = (mem.getInt(w + QpLayout.SQ_FLAGS) & QpLayout.SQ_SIGNALED) != 0;
+        if (status == WcStatus.SUCCESS && !signaled) {
+            return;
+        }
+        WrOpcode op = WrOpcode.fromIbv(mem.getInt(w + QpLayout.SQ_OPCODE));
+        sendCq.push(qpn, seq, mem.getLong(w + QpLayout.SQ_WR_ID), status, WcOpcode.forSend(op != null ? op : WrOpcode.SEND), byteLen);
+    }
+
+    /** Fails the request at {@code seq} with {@code status} and puts the queue pair in error. */
+    private int fail(long seq, int w, WcStatus status, String detail) {
+        enterError(detail);
+        complete(seq, w, status, 0);
+        return FAILED;
+    }
+
+    private int execute(long seq, int w) {
+        PeerLink peer = link;
+        if (peer.isDead()) {
+            return fail(seq, w, WcStatus.RETRY_EXC_ERR, peer.deathCause());
+        }
+        int peerState = SharedMemory.getIntAcquire(peer.peerQp, QpLayout.H_STATE);
+        if (peerState != QpState.RTS.ibv() && peerState != QpState.INIT.ibv()) {
+            return fail(seq, w, WcStatus.RETRY_EXC_ERR, peer.peerName + " is in error or destroyed (state " + peerState + "): it no longer answers");
+        }
+        WrOpcode op = WrOpcode.fromIbv(mem.getInt(w + QpLayout.SQ_OPCODE));
+        int numSge = mem.getInt(w + QpLayout.SQ_NUM_SGE);
+        if (op == null || numSge < 0 || numSge > maxSendSge) {
+            return fail(seq, w, WcStatus.LOC_QP_OP_ERR, "send queue slot " + (seq % sqDepth) + " of queue pair " + qpn + " is corrupt");
+        }
+        long total = gatherLocal(w, numSge, op == WrOpcode.READ ? AccessFlags.LOCAL_WRITE : 0);
+        if (total < 0) {
+            return fail(seq, w, WcStatus.LOC_PROT_ERR, failDetail);
+        }
+        if (total > SoftConfig.MAX_MESSAGE_SIZE) {
+            return fail(seq, w, WcStatus.LOC_LEN_ERR, "message of " + total + " bytes exceeds the maximum of " + SoftConfig.MAX_MESSAGE_SIZE);
+        }
+        switch (op) {
+            case SEND:
+            case SEND_WITH_IMM:
+                return executeSend(seq, w, op, numSge, (int) total, peer);
+            case WRITE:
+            case WRITE_WITH_IMM:
+                return executeWrite(seq, w, op, numSge, (int) total, peer);
+            default:
+                return executeRead(seq, w, numSge, (int) total, peer);
+        }
+    }
+
+    /** Resolves the request's local entries into the local scratch arrays; -1 with {@link #failDetail} on error. */
+    private long gatherLocal(int w, int numSge, int requiredAccess) {
+        long total = 0;
+        for (int i = 0; i < numSge; i++) {
+            int g = w + QpLayout.SQ_SGES + i * QpLayout.SGE_SIZE;
+            long addr = mem.getLong(g + QpLayout.SGE_ADDR);
+            int len = mem.getInt(g + QpLayout.SGE_LENGTH);
+            int lkey = mem.getInt(g + QpLayout.SGE_LKEY);
+            SoftMemoryRegion mr = context.localRegion(lkey);
+            if (mr == null) {
+                failDetail = "lkey 0x" + Integer.toHexString(lkey) + " names no registered region of this context";
+                return -1;
+            }
+            if (mr.pdId != pd.id) {
+                failDetail = "lkey 0x" + Integer.toHexString(lkey) + " belongs to another protection domain";
+                return -1;
+            }
+            if ((mr.access & requiredAccess) != requiredAccess) {
+                failDetail = "region 0x" + Integer.toHexString(lkey) + " lacks " + AccessFlags.toString(requiredAccess);
+                return -1;
+            }
+            long off = RegionKeys.offsetIn(mr.address, mr.length, addr, len);
+            if (off < 0) {
+                failDetail = "entry [0x" + Long.toHexString(addr) + ", +" + len + ") lies outside region 0x"
+                        + Integer.toHexString(lkey) + " [0x" + Long.toHexString(mr.address) + ", +" + mr.length + ")";
+                return -1;
+            }
+            localBuf[i] = mr.memory;
+            localOff[i] = (int) off;
+            localLen[i] = len;
+            total += len;
+        }
+        return total;
+    }
+
+    /**
+     * Claims the peer's next receive. Returns its slot offset, or -1 for "none posted" (RNR), or
+     * -2 after failing the request (peer's queue corrupt or flushed).
+     */
+    private int claimPeerRecv(long seq, int w, PeerLink peer) {
+        long n = peer.peerRqNext;
+        int r = QpLayout.rqSlotOffset((int) (n % peer.peerRqDepth), peer.peerMaxRecvSge);
+        long posted = SharedMemory.getLongAcquire(peer.peerQp, r + QpLayout.RQ_POST_SEQ);
+        if (posted != n + 1) {
+            long previous = n + 1 - peer.peerRqDepth;
+            if (posted == 0 || posted == previous || posted == -previous) {
+                return -1;
+            }
+            fail(seq, w, WcStatus.REM_OP_ERR, peer.peerName + " receive queue is corrupt: slot " + (n % peer.peerRqDepth)
+                    + " holds sequence " + posted + ", expected " + (n + 1) + " or an older one");
+            return -2;
+        }
+        if (SharedMemory.compareAndExchangeLong(peer.peerQp, r + QpLayout.RQ_POST_SEQ, posted, -posted) != posted) {
+            fail(seq, w, WcStatus.RETRY_EXC_ERR, peer.peerName + " flushed its receive queue: it is in error");
+            return -2;
+        }
+        return r;
+    }
+
+    /** Publishes the completion of the claimed peer receive at slot offset {@code r}. */
+    private void completePeerRecv(PeerLink peer, int r, WcStatus status, WcOpcode opcode, int byteLen, boolean imm, int immData) {
+        ByteBuffer p = peer.peerQp;
+        p.putInt(r + QpLayout.RQ_STATUS, status.ibv());
+        p.putInt(r + QpLayout.RQ_OPCODE, opcode.ibv());
+        p.putInt(r + QpLayout.RQ_BYTE_LEN, byteLen);
+        p.putInt(r + QpLayout.RQ_IMM, immData);
+        p.putInt(r + QpLayout.RQ_FLAGS, imm ? QpLayout.FLAG_IMM : 0);
+        long n = peer.peerRqNext;
+        SharedMemory.putLongRelease(p, r + QpLayout.RQ_DONE_SEQ, n + 1);
+        peer.peerRqNext = n + 1;
+        wakePeerIfArmed(peer);
+    }
+
+    private static void wakePeerIfArmed(PeerLink peer) {
+        if (SharedMemory.getIntVolatile(peer.peerQp, QpLayout.H_NOTIFY_ARMED) != 0
+                && SharedMemory.compareAndSetInt(peer.peerQp, QpLayout.H_NOTIFY_ARMED, 1, 0)) {
+            peer.wakePeer();
+        }
+    }
+
+    private int executeSend(long seq, int w, WrOpcode op, int numSge, int total, PeerLink peer) {
+        int r = claimPeerRecv(seq, w, peer);
+        if (r == -1) {
+            return RNR;
+        }
+        if (r == -2) {
+            return FAILED;
+        }
+        ByteBuffer p = peer.peerQp;
+        int recvSges = p.getInt(r + QpLayout.RQ_NUM_SGE);
+        WcStatus responder = WcStatus.SUCCESS;
+        WcStatus requester = WcStatus.SUCCESS;
+        String detail = null;
+        long capacity = 0;
+        if (recvSges < 0 || recvSges > peer.peerMaxRecvSge) {
+            responder = WcStatus.LOC_QP_OP_ERR;
+            requester = WcStatus.REM_OP_ERR;
+            detail = peer.peerName + " posted a malformed receive (" + recvSges + " scatter/gather entries)";
+        } else {
+            for (int i = 0; i < recvSges; i++) {
+                int g = r + QpLayout.RQ_SGES + i * QpLayout.SGE_SIZE;
+                long addr = p.getLong(g + QpLayout.SGE_ADDR);
+                int len = p.getInt(g + QpLayout.SGE_LENGTH);
+                int lkey = p.getInt(g + QpLayout.SGE_LKEY);
+                ByteBuffer b = len < 0 ? null : peer.resolve(lkey, AccessFlags.LOCAL_WRITE, addr, len);
+                if (b == null) {
+                    responder = WcStatus.LOC_PROT_ERR;
+                    requester = WcStatus.REM_OP_ERR;
+                    detail = peer.peerName + " posted a receive whose buffer is invalid: "
+                            + (len < 0 ? "negative length " + len : peer.resolveError);
+                    break;
+                }
+                remoteBuf[i] = b;
+                remoteOff[i] = peer.resolvedOffset;
+                remoteLen[i] = len;
+                capacity += len;
+            }
+            if (responder == WcStatus.SUCCESS && total > capacity) {
+                responder = WcStatus.LOC_LEN_ERR;
+                requester = WcStatus.REM_INV_REQ_ERR;
+                detail = "message of " + total + " bytes exceeds the " + capacity + "-byte receive buffer posted by " + peer.peerName;
+            }
+        }
+        if (responder == WcStatus.SUCCESS) {
+            copy(localBuf, localOff, localLen, numSge, remoteBuf, remoteOff, remoteLen, recvSges, total);
+        }
+        boolean imm = op == WrOpcode.SEND_WITH_IMM;
+        completePeerRecv(peer, r, responder, WcOpcode.RECV, responder == WcStatus.SUCCESS ? total : 0, imm,
+                imm ? mem.getInt(w + QpLayout.SQ_IMM) : 0);
+        if (requester != WcStatus.SUCCESS) {
+            return fail(seq, w, requester, detail);
+        }
+        complete(seq, w, WcStatus.SUCCESS, total);
+        return DONE;
+    }
+
+    private int executeWrite(long seq, int w, WrOpcode op, int numSge, int total, PeerLink peer) {
+        long remoteAddr = mem.getLong(w + QpLayout.SQ_REMOTE_ADDR);
+        int rkey = mem.getInt(w + QpLayout.SQ_RKEY);
+        ByteBuffer dst = peer.resolve(rkey, AccessFlags.REMOTE_WRITE, remoteAddr, total);
+        if (dst == null) {
+            // The responder sees the access violation too and its queue pair fails (IBV_EVENT_QP_ACCESS_ERR).
+            SharedMemory.putIntVolatile(peer.peerQp, QpLayout.H_REMOTE_ERROR, WcStatus.REM_ACCESS_ERR.ibv());
+            wakePeerIfArmed(peer);
+            return fail(seq, w, WcStatus.REM_ACCESS_ERR, "WRITE to " + peer.resolveError);
+        }
+        int dstOff = peer.resolvedOffset;
+        int r = 0;
+        if (op == WrOpcode.WRITE_WITH_IMM) {
+            r = claimPeerRecv(seq, w, peer);
+            if (r == -1) {
+                return RNR;
+            }
+            if (r == -2) {
+                return FAILED;
+            }
+        }
+        remoteBuf[0] = dst;
+        remoteOff[0] = dstOff;
+        remoteLen[0] = total;
+        copy(localBuf, localOff, localLen, numSge, remoteBuf, remoteOff, remoteLen, 1, total);
+        if (op == WrOpcode.WRITE_WITH_IMM) {
+            completePeerRecv(peer, r, WcStatus.SUCCESS, WcOpcode.RECV_RDMA_WITH_IMM, total, true, mem.getInt(w + QpLayout.SQ_IMM));
+        }
+        complete(seq, w, WcStatus.SUCCESS, total);
+        return DONE;
+    }
+
+    private int executeRead(long seq, int w, int numSge, int total, PeerLink peer) {
+        long remoteAddr = mem.getLong(w + QpLayout.SQ_REMOTE_ADDR);
+        int rkey = mem.getInt(w + QpLayout.SQ_RKEY);
+        ByteBuffer src = peer.resolve(rkey, AccessFlags.REMOTE_READ, remoteAddr, total);
+        if (src == null) {
+            SharedMemory.putIntVolatile(peer.peerQp, QpLayout.H_REMOTE_ERROR, WcStatus.REM_ACCESS_ERR.ibv());
+            wakePeerIfArmed(peer);
+            return fail(seq, w, WcStatus.REM_ACCESS_ERR, "READ from " + peer.resolveError);
+        }
+        remoteBuf[0] = src;
+        remoteOff[0] = peer.resolvedOffset;
+        remoteLen[0] = total;
+        copy(remoteBuf, remoteOff, remoteLen, 1, localBuf, localOff, localLen, numSge, total);
+        complete(seq, w, WcStatus.SUCCESS, total);
+        return DONE;
+    }
+
+    /** Copies {@code total} bytes from a gather list to a scatter list (both long enough). */
+    static void copy(ByteBuffer[] sb, int[] so, int[] sl, int sn, ByteBuffer[] db, int[] dof, int[] dl, int dn, int total) {
+        int si = 0;
+        int sp = 0;
+        int di = 0;
+        int dp = 0;
+        int left = total;
+        while (left > 0) {
+            while (sp == sl[si]) {
+                si++;
+                sp = 0;
+            }
+            while (dp == dl[di]) {
+                di++;
+                dp = 0;
+            }
+            int chunk = Math.min(Math.min(sl[si] - sp, dl[di] - dp), left);
+            db[di].put(dof[di] + dp, sb[si], so[si] + sp, chunk);
+            sp += chunk;
+            dp += chunk;
+            left -= chunk;
+        }
+    }
+
+    // ------------------------------------------------------------ receive completions
+
+    void armNotification() {
+        SharedMemory.putIntVolatile(mem, QpLayout.H_NOTIFY_ARMED, 1);
+    }
+
+    /**
+     * Moves the next receive completion into {@code wc}, if there is one: written by the peer
+     * (checked before it is believed), or a flush once the queue pair is in error.
+     */
+    boolean pollRecv(WorkCompletion wc) {
+        long n = rqPolled;
+        if (n == rqPosted) {
+            if (state != QpState.ERROR && SharedMemory.getIntVolatile(mem, QpLayout.H_REMOTE_ERROR) != 0) {
+                noticeRemoteError();
+            }
+            return false;
+        }
+        int slot = (int) (n % rqDepth);
+        int r = QpLayout.rqSlotOffset(slot, maxRecvSge);
+        long done = SharedMemory.getLongAcquire(mem, r + QpLayout.RQ_DONE_SEQ);
+        if (done == n + 1) {
+            deliverRecv(wc, n, slot, r);
+            return true;
+        }
+        long previous = n + 1 - rqDepth;
+        if (done != 0 && done != previous) {
+            enterError("receive slot " + slot + " of queue pair " + qpn + " holds completion sequence " + done
+                    + " where " + (n + 1) + " was expected: the peer corrupted the shared receive queue");
+            wc.set(rqWrId[slot], WcStatus.LOC_QP_OP_ERR, WcOpcode.RECV, 0, qpn);
+            wc.setErrorDetail(errorCause);
+            rqPolled = n + 1;
+            return true;
+        }
+        if (state != QpState.ERROR) {
+            if (SharedMemory.getIntVolatile(mem, QpLayout.H_REMOTE_ERROR) == 0) {
+                return false;
+            }
+            noticeRemoteError();
+        }
+        // In error: flush the receive unless the peer claimed it and is still writing it.
+        long seq = SharedMemory.compareAndExchangeLong(mem, r + QpLayout.RQ_POST_SEQ, n + 1, 0);
+        PeerLink peer = link;
+        if (seq == -(n + 1) && peer != null && !peer.isDead()) {
+            return false; // the peer is completing it; its completion comes next
+        }
+        wc.set(rqWrId[slot], WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, qpn);
+        wc.setErrorDetail(errorCause);
+        rqPolled = n + 1;
+        return true;
+    }
+
+    private void noticeRemoteError() {
+        int code = SharedMemory.getIntVolatile(mem, QpLayout.H_REMOTE_ERROR);
+        PeerLink peer = link;
+        enterError((peer != null ? peer.peerName : "the peer") + " reported " + SoftCompletionQueue.statusOf(code)
+                + " on a request it sent us (e.g. an rkey we do not have): our queue pair fails too, as on hardware");
+    }
+
+    private void deliverRecv(WorkCompletion wc, long n, int slot, int r) {
+        int statusCode = mem.getInt(r + QpLayout.RQ_STATUS);
+        int opcodeCode = mem.getInt(r + QpLayout.RQ_OPCODE);
+        int byteLen = mem.getInt(r + QpLayout.RQ_BYTE_LEN);
+        int flags = mem.getInt(r + QpLayout.RQ_FLAGS);
+        WcStatus status = WcStatus.fromIbv(statusCode);
+        WcOpcode opcode = WcOpcode.fromIbv(opcodeCode);
+        rqPolled = n + 1;
+        String malformed = null;
+        if (status == null) {
+            malformed = "unknown status " + statusCode;
+        } else if (opcode != WcOpcode.RECV && opcode != WcOpcode.RECV_RDMA_WITH_IMM) {
+            malformed = "opcode " + opcodeCode + " is not a receive opcode";
+        } else if (byteLen < 0 || (opcode == WcOpcode.RECV && byteLen > rqCapacity[slot])) {
+            malformed = "byte length " + byteLen + " does not fit the " + rqCapacity[slot] + "-byte receive posted";
+        } else if ((flags & ~QpLayout.FLAG_IMM) != 0) {
+            malformed = "unknown flags 0x" + Integer.toHexString(flags);
+        }
+        if (malformed != null) {
+            enterError("the peer wrote a malformed completion into receive slot " + slot + " of queue pair " + qpn + ": " + malformed);
+            wc.set(rqWrId[slot], WcStatus.LOC_QP_OP_ERR, WcOpcode.RECV, 0, qpn);
+            wc.setErrorDetail(errorCause);
+            return;
+        }
+        wc.set(rqWrId[slot], status, opcode, byteLen, qpn);
+        if ((flags & QpLayout.FLAG_IMM) != 0) {
+            wc.setImmediate(mem.getInt(r + QpLayout.RQ_IMM));
+        }
+        if (status != WcStatus.SUCCESS) {
+            enterError(status == WcStatus.LOC_LEN_ERR
+                    ? "a message larger than the posted receive buffer (" + rqCapacity[slot] + " bytes) arrived"
+                    : "receive failed: " + status.description());
+            wc.setErrorDetail(errorCause);
+        }
+    }
+
+    // ------------------------------------------------------------ errors and teardown
+
+    /**
+     * Moves the queue pair to ERROR (once): outstanding sends are flushed by whoever runs the send
+     * queue next, receives by the next polls, and blocked pollers are woken.
+     */
+    void enterError(String cause) {
+        synchronized (this) {
+            if (state == QpState.ERROR || state == QpState.DESTROYED) {
+                return;
+            }
+            errorCause = cause;
+            state = QpState.ERROR;
+        }
+        SharedMemory.putIntRelease(mem, QpLayout.H_STATE, QpState.ERROR.ibv());
+        sendCq.notifyEvent();
+        recvCq.notifyEvent();
+        runSendQueue();
+    }
+
+    /** The provider thread found the peer dead: the next request run fails with RETRY_EXC_ERR, the rest are flushed. */
+    void peerDied(String cause) {
+        nextErrorStatus = WcStatus.RETRY_EXC_ERR;
+        enterError(cause);
+    }
+
+    @Override
+    public void close() {
+        SoftConnection c;
+        synchronized (this) {
+            if (state == QpState.DESTROYED) {
+                return;
+            }
+        }
+        PeerLink peer = link;
+        c = peer != null ? peer.connection : null;
+        if (c != null) {
+            c.disconnect();
+        }
+        synchronized (this) {
+            state = QpState.DESTROYED;
+        }
+        SharedMemory.putIntRelease(mem, QpLayout.H_STATE, QpState.DESTROYED.ibv());
+        recvCq.detachRecv(this);
+        sendCq.detachSend(this);
+        context.removeQp(this);
+        if (peer != null) {
+            peer.close();
+        }
+        context.fabric.releaseStructure(structureName);
+    }
+
+    @Override
+    public String toString() {
+        return "QueuePair{qpn=" + qpn + ", " + state + (link != null ? ", peer=" + link.peerName : "")
+                + (errorCause != null ? ", cause=" + errorCause : "") + "}";
+    }
+}
