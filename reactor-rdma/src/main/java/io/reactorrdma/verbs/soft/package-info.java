@@ -1,0 +1,29 @@
+/**
+ * The soft provider: a software RNIC with the semantics of a real one, for machines without RDMA
+ * hardware and for every test.
+ *
+ * <p>Two fabrics share all of the verbs logic ({@link io.reactorrdma.verbs.soft.SoftQueuePair},
+ * {@link io.reactorrdma.verbs.soft.SoftCompletionQueue}) and differ only in a
+ * {@link io.reactorrdma.verbs.soft.SoftFabric}:
+ * <ul>
+ *   <li>{@code loopback} — peers are contexts in one JVM; memory is direct buffers.</li>
+ *   <li>{@code shm} — peers are processes on one host; regions, queue pairs and completion queues
+ *       are memory-mapped files in a per-user directory under /dev/shm, connection setup and
+ *       liveness go over a UNIX-domain socket named after the port.</li>
+ * </ul>
+ *
+ * <p>How work runs: the thread that posts runs the request at once, as a NIC would on the
+ * doorbell — checks it, copies the data straight into the peer's memory (one copy, like DMA) and
+ * writes the completion where the peer polls it. A SEND claims the peer's next posted receive in
+ * the peer's receive queue; when there is none, the request waits and the provider thread retries
+ * after the RNR delay. Byte layouts of everything shared are in {@link io.reactorrdma.verbs.soft.QpLayout},
+ * {@link io.reactorrdma.verbs.soft.CqLayout} and {@link io.reactorrdma.verbs.soft.RegionTableLayout};
+ * every tunable is in {@link io.reactorrdma.verbs.soft.SoftConfig}.
+ *
+ * <p>Trust: what a peer wrote into shared memory is checked before it is believed — sequence
+ * numbers against our own counters, lengths against what we posted, keys and ranges against the
+ * owner's region table — and a bad value fails that queue pair with a message saying what was
+ * wrong. Java buffers are bounds-checked, so no value can make us touch memory outside a mapping.
+ * Out of scope: a same-user process that truncates our files (it could as well ptrace us).
+ */
+package io.reactorrdma.verbs.soft;
