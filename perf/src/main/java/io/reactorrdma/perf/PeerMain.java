@@ -1,0 +1,138 @@
+package io.reactorrdma.perf;
+
+import io.reactorrdma.verbs.Providers;
+import io.reactorrdma.verbs.VerbsContext;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Paths;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The forked peer: {@code PeerMain <send-lat|write-bw|shm-floor> [--port N] [--size N] [--poll spin|block]
+ * [--file PATH] [--max-seconds N]}. Prints {@code KEY value} reports on standard output (see
+ * {@link PeerReporter}); each {@code mark} line on standard input is answered with a {@code CPU}
+ * line (this process's CPU nanoseconds). Exits when its client is done, when standard input closes
+ * (the parent is gone or done), or at --max-seconds, whichever comes first.
+ */
+public final class PeerMain {
+
+    static final byte[] MARK_COMMAND = "mark\n".getBytes(StandardCharsets.US_ASCII);
+    /** How long the peer lets its server end finish after standard input closes. */
+    private static final long GRACE_MILLIS = 2000;
+
+    private static volatile boolean stop;
+
+    private PeerMain() {
+    }
+
+    public static void main(String[] args) {
+        int code;
+        try {
+            code = run(args);
+        } catch (Throwable t) {
+            System.err.println("[peer] failed: " + t);
+            t.printStackTrace();
+            code = 1;
+        }
+        System.out.flush();
+        System.exit(code);
+    }
+
+    private static int run(String[] args) throws Exception {
+        if (args.length == 0) {
+            System.err.println("[peer] usage: PeerMain <send-lat|write-bw|shm-floor> [--port N] [--size N] [--poll spin|block] "
+                    + "[--file PATH] [--max-seconds N]");
+            return 2;
+        }
+        String role = args[0];
+        Map<String, String> opts = new HashMap<>();
+        for (int i = 1; i + 1 < args.length; i += 2) {
+            opts.put(args[i], args[i + 1]);
+        }
+        PrintStream out = System.out;
+        PeerReporter reporter = (key, value) -> {
+            synchronized (out) {
+                out.println(key + " " + value);
+                out.flush();
+            }
+        };
+        startWatchdog(Long.parseLong(opts.getOrDefault("--max-seconds", "600")));
+        startStdinWatcher(reporter);
+        int size = Integer.parseInt(opts.getOrDefault("--size", "8"));
+        int port = Integer.parseInt(opts.getOrDefault("--port", "0"));
+        PollMode mode = PollMode.parse(opts.getOrDefault("--poll", "spin"));
+        switch (role) {
+            case "send-lat":
+            case "write-bw":
+                try (VerbsContext ctx = Providers.open("shm")) {
+                    ServerTask task = role.equals("send-lat") ? SendLatServer.task(ctx, port, size, mode) : WriteBwServer.task(ctx, port, size);
+                    task.serve(reporter, () -> stop);
+                }
+                return 0;
+            case "shm-floor":
+                String file = opts.get("--file");
+                if (file == null) {
+                    System.err.println("[peer] shm-floor needs --file");
+                    return 2;
+                }
+                ShmFloorServer.task(Paths.get(file)).serve(reporter, () -> stop);
+                return 0;
+            default:
+                System.err.println("[peer] unknown role '" + role + "'");
+                return 2;
+        }
+    }
+
+    /** Answers marks with CPU readings; when standard input closes, stops the server end, then the process. */
+    private static void startStdinWatcher(PeerReporter reporter) {
+        CpuMeter cpu = CpuMeter.process();
+        Thread t = new Thread(() -> {
+            InputStream in = System.in;
+            StringBuilder line = new StringBuilder();
+            try {
+                int c;
+                while ((c = in.read()) >= 0) {
+                    if (c != '\n') {
+                        line.append((char) c);
+                        continue;
+                    }
+                    if (line.toString().trim().equals("mark")) {
+                        reporter.report(PeerReporter.CPU, Long.toString(cpu.nanos()));
+                    }
+                    line.setLength(0);
+                }
+            } catch (IOException e) {
+                // treat as closed
+            }
+            stop = true;
+            sleep(GRACE_MILLIS);
+            System.err.println("[peer] standard input closed (the parent is gone); exiting");
+            System.exit(3);
+        }, "perf-peer-stdin");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    /** Halts the process if it is still here long after any run could have ended. */
+    private static void startWatchdog(long maxSeconds) {
+        Thread t = new Thread(() -> {
+            sleep(maxSeconds * 1000);
+            System.err.println("[peer] still running after " + maxSeconds + " s; halting");
+            Runtime.getRuntime().halt(4);
+        }, "perf-peer-watchdog");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

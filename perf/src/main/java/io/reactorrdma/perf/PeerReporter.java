@@ -1,0 +1,19 @@
+package io.reactorrdma.perf;
+
+/**
+ * How the server end tells the client end what it knows: {@link #READY} with its port once it
+ * listens, {@link #VERIFY} with the CRC32 of what it received. A forked peer prints
+ * {@code KEY value} lines on its standard output; a thread peer hands them over directly.
+ */
+@FunctionalInterface
+interface PeerReporter {
+
+    /** Listening; the value is the port. */
+    String READY = "READY";
+    /** The peer's process CPU nanoseconds at a mark (forked peers only). */
+    String CPU = "CPU";
+    /** CRC32 (hex) of the peer's region after the client's last WRITE. */
+    String VERIFY = "VERIFY";
+
+    void report(String key, String value);
+}

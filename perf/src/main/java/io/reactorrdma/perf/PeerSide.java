@@ -1,0 +1,26 @@
+package io.reactorrdma.perf;
+
+import java.time.Duration;
+
+/** The server end of a benchmark as the client sees it: a forked process or a thread of this JVM. */
+interface PeerSide extends AutoCloseable {
+
+    /** How long the client waits for the peer to start listening or to report. */
+    Duration REPORT_TIMEOUT = Duration.ofSeconds(30);
+
+    /** The port the peer listens on (known once started). */
+    int port();
+
+    /** Marks the start, then the end, of the measured phase in the peer's CPU account. Cheap; does not wait. */
+    void markCpu();
+
+    /** The peer's CPU nanoseconds between the two marks, waiting for the figures if need be; -1 if unknown. */
+    long cpuNanosBetweenMarks();
+
+    /** Waits for the value the peer reports under {@code key}. */
+    String awaitReport(String key);
+
+    /** Stops the peer (it should already be finishing, its client gone) and waits, boundedly, for it to end. */
+    @Override
+    void close();
+}

@@ -1,0 +1,82 @@
+package io.reactorrdma.perf;
+
+import java.util.Arrays;
+
+/**
+ * {@code java -jar reactor-rdma-perf.jar <scenario> [options]} runs a scenario on each transport
+ * asked for and prints a line per transport; {@code ... jmh <args>} runs JMH.
+ */
+public final class PerfMain {
+
+    static final int EXIT_OK = 0;
+    static final int EXIT_FAILED = 1;
+    static final int EXIT_USAGE = 2;
+
+    private PerfMain() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length > 0 && args[0].equals("jmh")) {
+            org.openjdk.jmh.Main.main(Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
+        System.exit(run(args));
+    }
+
+    /** Runs the command line; returns the exit status. */
+    static int run(String[] args) {
+        if (Arrays.asList(args).contains("--help") || Arrays.asList(args).contains("-h")) {
+            System.out.println(PerfOptions.help());
+            return EXIT_OK;
+        }
+        PerfOptions o;
+        try {
+            o = PerfOptions.parse(args);
+            if (o.transports.stream().noneMatch(o.scenario::appliesTo)) {
+                throw new UsageException("none of the transports given applies to " + o.scenario.id() + "; it runs on "
+                        + o.scenario.transports().stream().map(Transport::id).reduce((a, b) -> a + ", " + b).orElse(""));
+            }
+        } catch (UsageException e) {
+            System.err.println("error: " + e.getMessage());
+            return EXIT_USAGE;
+        }
+        return runScenario(o);
+    }
+
+    private static int runScenario(PerfOptions o) {
+        ResultWriter writer = new ResultWriter(System.out, o.csv);
+        int failed = 0;
+        boolean headerDone = false;
+        for (Transport t : o.transports) {
+            if (!o.scenario.appliesTo(t)) {
+                Log.info(t.id() + " does not apply to " + o.scenario.id() + "; skipped");
+                continue;
+            }
+            if (!headerDone) {
+                writer.header();
+                headerDone = true;
+            }
+            Log.info(o.scenario.id() + " on " + t.id() + ": size " + o.size + " B, warm-up " + o.warmupSeconds + " s, measured "
+                    + o.durationSeconds + " s, poll " + o.poll.id());
+            try {
+                Result r = ScenarioRunner.run(o, t);
+                writer.row(r);
+                Log.info(t.id() + ": " + r.ops() + " ops; the client thread allocated "
+                        + (r.clientAllocated() < 0 ? "an unknown number of" : Long.toString(r.clientAllocated()))
+                        + " bytes in the measured phase");
+            } catch (RuntimeException | LinkageError e) {
+                failed++;
+                Log.info(t.id() + " failed: " + describe(e));
+                if (Boolean.getBoolean("perf.debug")) {
+                    e.printStackTrace();
+                }
+            }
+        }
+        return failed == 0 ? EXIT_OK : EXIT_FAILED;
+    }
+
+    private static String describe(Throwable e) {
+        String m = e.getMessage();
+        return m == null ? e.toString() : (e instanceof PerfException ? m : e.getClass().getSimpleName() + ": " + m);
+    }
+}

@@ -1,0 +1,210 @@
+package io.reactorrdma.perf;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/** The parsed command line of a scenario run. Immutable. */
+final class PerfOptions {
+
+    /** Largest message and region: the soft provider's limit (1 GiB). */
+    static final int MAX_SIZE = 1 << 30;
+    static final double MAX_SECONDS = 3600;
+
+    final Scenario scenario;
+    /** The transports asked for, in order; those that do not apply to the scenario are dropped by the runner. */
+    final List<Transport> transports;
+    /** Whether --transports was given (otherwise: all that apply). */
+    final boolean transportsExplicit;
+    final int size;
+    final double durationSeconds;
+    final double warmupSeconds;
+    final PollMode poll;
+    final boolean csv;
+
+    private PerfOptions(Scenario scenario, List<Transport> transports, boolean transportsExplicit, int size,
+                        double durationSeconds, double warmupSeconds, PollMode poll, boolean csv) {
+        this.scenario = scenario;
+        this.transports = List.copyOf(transports);
+        this.transportsExplicit = transportsExplicit;
+        this.size = size;
+        this.durationSeconds = durationSeconds;
+        this.warmupSeconds = warmupSeconds;
+        this.poll = poll;
+        this.csv = csv;
+    }
+
+    long durationNanos() {
+        return (long) (durationSeconds * 1e9);
+    }
+
+    long warmupNanos() {
+        return (long) (warmupSeconds * 1e9);
+    }
+
+    /**
+     * Parses {@code <scenario> [options]}; options as {@code --name value} or {@code --name=value}.
+     *
+     * @throws UsageException saying what is wrong
+     */
+    static PerfOptions parse(String[] args) {
+        if (args.length == 0) {
+            throw new UsageException("no scenario given; use one of " + Scenario.ids() + " (or --help)");
+        }
+        Scenario scenario = Scenario.parse(args[0]);
+        List<Transport> transports = null;
+        Integer size = null;
+        double duration = 5;
+        double warmup = 2;
+        PollMode poll = PollMode.SPIN;
+        boolean csv = false;
+        for (int i = 1; i < args.length; i++) {
+            String arg = args[i];
+            String name = arg;
+            String value = null;
+            int eq = arg.indexOf('=');
+            if (arg.startsWith("--") && eq > 0) {
+                name = arg.substring(0, eq);
+                value = arg.substring(eq + 1);
+            }
+            switch (name) {
+                case "--csv":
+                    if (value != null) throw new UsageException("--csv takes no value");
+                    csv = true;
+                    continue;
+                case "--size":
+                case "--duration":
+                case "--warmup":
+                case "--poll":
+                case "--transports":
+                    break;
+                default:
+                    throw new UsageException("unknown option '" + arg + "'; see --help");
+            }
+            if (value == null) {
+                if (i + 1 >= args.length) {
+                    throw new UsageException(name + " needs a value; see --help");
+                }
+                value = args[++i];
+            }
+            switch (name) {
+                case "--size":
+                    size = parseSize(value);
+                    break;
+                case "--duration":
+                    duration = parseSeconds(name, value, false);
+                    break;
+                case "--warmup":
+                    warmup = parseSeconds(name, value, true);
+                    break;
+                case "--poll":
+                    poll = PollMode.parse(value.trim().toLowerCase(Locale.ROOT));
+                    break;
+                default:
+                    transports = parseTransports(value);
+                    break;
+            }
+        }
+        boolean explicit = transports != null;
+        return new PerfOptions(scenario, explicit ? transports : scenario.transports(), explicit,
+                size != null ? size : scenario.defaultSize(), duration, warmup, poll, csv);
+    }
+
+    /** Bytes, with an optional binary suffix: {@code 64}, {@code 4k}, {@code 1m}, {@code 1g}. */
+    static int parseSize(String s) {
+        String v = s.trim().toLowerCase(Locale.ROOT);
+        long unit = 1;
+        if (v.endsWith("k")) {
+            unit = 1L << 10;
+        } else if (v.endsWith("m")) {
+            unit = 1L << 20;
+        } else if (v.endsWith("g")) {
+            unit = 1L << 30;
+        }
+        if (unit != 1) {
+            v = v.substring(0, v.length() - 1);
+        }
+        long n;
+        try {
+            n = Long.parseLong(v);
+        } catch (NumberFormatException e) {
+            throw new UsageException("bad --size '" + s + "': use a whole number of bytes, optionally with k, m or g (binary)");
+        }
+        if (n < 1 || n > MAX_SIZE / unit) {
+            throw new UsageException("bad --size '" + s + "': must be 1.." + MAX_SIZE + " bytes (1 byte to 1g)");
+        }
+        return (int) (n * unit);
+    }
+
+    private static double parseSeconds(String name, String s, boolean zeroAllowed) {
+        double d;
+        try {
+            d = Double.parseDouble(s.trim());
+        } catch (NumberFormatException e) {
+            throw new UsageException("bad " + name + " '" + s + "': use seconds, e.g. 5 or 0.5");
+        }
+        if (!(zeroAllowed ? d >= 0 : d > 0) || d > MAX_SECONDS || Double.isNaN(d)) {
+            throw new UsageException("bad " + name + " '" + s + "': must be " + (zeroAllowed ? "0" : "above 0")
+                    + " .. " + (int) MAX_SECONDS + " seconds");
+        }
+        return d;
+    }
+
+    private static List<Transport> parseTransports(String s) {
+        List<Transport> list = new ArrayList<>();
+        for (String part : s.split(",")) {
+            String p = part.trim().toLowerCase(Locale.ROOT);
+            if (p.isEmpty()) {
+                continue;
+            }
+            Transport t = Transport.parse(p);
+            if (!list.contains(t)) {
+                list.add(t);
+            }
+        }
+        if (list.isEmpty()) {
+            throw new UsageException("--transports is empty; use a comma list of " + Transport.ids());
+        }
+        return list;
+    }
+
+    static String help() {
+        return String.join(System.lineSeparator(),
+                "reactor-rdma perf: perftest-style benchmarks of the verbs layer",
+                "",
+                "usage: java -jar reactor-rdma-perf.jar <scenario> [options]",
+                "       java -jar reactor-rdma-perf.jar jmh [JMH options]      (JMH micro-benchmarks; jmh -h for JMH's help)",
+                "",
+                "scenarios:",
+                "  send-lat   SEND/RECV ping-pong; reports the round-trip time (not half of it). Default size 8 bytes.",
+                "  write-bw   RDMA WRITE bandwidth: a window of up to 128 outstanding WRITEs into the peer's",
+                "             REMOTE_WRITE region, every 16th signaled; the peer checks the data (CRC32) at the end.",
+                "             Default size 1m. The peer is passive (it waits blocked; RDMA WRITE needs no peer CPU).",
+                "",
+                "options:",
+                "  --transports LIST  comma list of:",
+                "                       rdma-shm       soft RDMA provider over /dev/shm; the peer is a forked process",
+                "                       rdma-loopback  soft RDMA provider, both ends in this JVM (peer on a thread)",
+                "                       shm-floor      send-lat floor: two processes ping-pong a counter in a mapped file",
+                "                                      under /dev/shm (always spins)",
+                "                       memcpy         write-bw floor: one thread copying --size bytes between direct buffers",
+                "                     default: all that apply (send-lat: rdma-shm,rdma-loopback,shm-floor;",
+                "                     write-bw: rdma-shm,rdma-loopback,memcpy). Ones that do not apply are skipped with a note.",
+                "  --size BYTES       message size; suffixes k, m, g are binary (1m = 1048576). 1 byte .. 1g",
+                "  --duration SECS    measured phase, default 5 (fractions allowed)",
+                "  --warmup SECS      warm-up phase before it, default 2 (0 for none)",
+                "  --poll spin|block  spin: busy-poll the completion queue (default); block: arm it and sleep until",
+                "                     a completion event. Applies to both ends of send-lat and to the write-bw client.",
+                "  --csv              standard output holds only CSV, one line per transport; logs go to standard error",
+                "  --help, -h         this text",
+                "",
+                "CSV columns: " + ResultWriter.CSV_HEADER,
+                "  latencies in microseconds from an HdrHistogram of nanoseconds; empty where a figure does not apply.",
+                "  cpu_us_per_op: CPU time over the measured phase / ops. rdma-shm, shm-floor: client = this process,",
+                "  server = the peer process. rdma-loopback: client = the client thread, server = the server thread",
+                "  (shared-JVM provider threads, JIT and GC in neither). memcpy: the copying thread.",
+                "",
+                "system properties reactor.rdma.* are passed on to forked peers.",
+                "exit status: 0 all ran, 1 a transport failed, 2 bad command line.");
+    }
+}

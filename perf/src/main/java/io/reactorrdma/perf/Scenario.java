@@ -1,0 +1,54 @@
+package io.reactorrdma.perf;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/** What is measured. */
+enum Scenario {
+    /** SEND/RECV ping-pong: round-trip latency. */
+    SEND_LAT("send-lat", 8, List.of(Transport.RDMA_SHM, Transport.RDMA_LOOPBACK, Transport.SHM_FLOOR)),
+    /** RDMA WRITE with a window of outstanding requests: bandwidth. */
+    WRITE_BW("write-bw", 1 << 20, List.of(Transport.RDMA_SHM, Transport.RDMA_LOOPBACK, Transport.MEMCPY));
+
+    private final String id;
+    private final int defaultSize;
+    private final List<Transport> transports;
+
+    Scenario(String id, int defaultSize, List<Transport> transports) {
+        this.id = id;
+        this.defaultSize = defaultSize;
+        this.transports = transports;
+    }
+
+    /** The name on the command line and in the CSV. */
+    String id() {
+        return id;
+    }
+
+    int defaultSize() {
+        return defaultSize;
+    }
+
+    /** The transports this scenario applies to, in the order they run by default. */
+    List<Transport> transports() {
+        return transports;
+    }
+
+    boolean appliesTo(Transport t) {
+        return transports.contains(t);
+    }
+
+    static Scenario parse(String s) {
+        for (Scenario sc : values()) {
+            if (sc.id.equals(s)) {
+                return sc;
+            }
+        }
+        throw new UsageException("unknown scenario '" + s + "'; use one of " + ids() + " (or 'jmh', or --help)");
+    }
+
+    static String ids() {
+        return Arrays.stream(values()).map(Scenario::id).collect(Collectors.joining(", "));
+    }
+}

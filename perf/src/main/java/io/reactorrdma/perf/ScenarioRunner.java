@@ -1,0 +1,97 @@
+package io.reactorrdma.perf;
+
+import io.reactorrdma.verbs.Providers;
+import io.reactorrdma.verbs.VerbsContext;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+
+/** Sets one transport up for one scenario — contexts, peer, CPU meters — runs the client end and tears it all down. */
+final class ScenarioRunner {
+
+    /** Ports a forked peer listens on: a random one, so that runs side by side do not collide. */
+    static final int PEER_PORT_MIN = 20000;
+    static final int PEER_PORT_MAX = 40000;
+
+    private ScenarioRunner() {
+    }
+
+    static Result run(PerfOptions o, Transport t) {
+        switch (t) {
+            case RDMA_SHM:
+                return rdmaShm(o);
+            case RDMA_LOOPBACK:
+                return rdmaLoopback(o);
+            case SHM_FLOOR:
+                return shmFloor(o);
+            case MEMCPY:
+                return MemcpyBench.run(o);
+            default:
+                throw new IllegalStateException(t.toString());
+        }
+    }
+
+    private static Result rdmaShm(PerfOptions o) {
+        int port = ThreadLocalRandom.current().nextInt(PEER_PORT_MIN, PEER_PORT_MAX);
+        List<String> args = List.of("--port", Integer.toString(port), "--size", Integer.toString(o.size),
+                "--poll", o.poll.id(), "--max-seconds", Long.toString(maxPeerSeconds(o)));
+        try (VerbsContext ctx = Providers.open("shm");
+             PeerSide peer = ForkedPeer.start(o.scenario.id(), args)) {
+            return client(ctx, peer, CpuMeter.process(), o, Transport.RDMA_SHM);
+        }
+    }
+
+    private static Result rdmaLoopback(PerfOptions o) {
+        try (VerbsContext serverCtx = Providers.open("loopback");
+             VerbsContext clientCtx = Providers.open("loopback");
+             PeerSide peer = InJvmPeer.start("perf-server-" + o.scenario.id(), server(serverCtx, o))) {
+            return client(clientCtx, peer, CpuMeter.currentThread(), o, Transport.RDMA_LOOPBACK);
+        }
+    }
+
+    private static ServerTask server(VerbsContext ctx, PerfOptions o) {
+        return o.scenario == Scenario.SEND_LAT
+                ? SendLatServer.task(ctx, 0, o.size, o.poll)
+                : WriteBwServer.task(ctx, 0, o.size);
+    }
+
+    private static Result client(VerbsContext ctx, PeerSide peer, CpuMeter cpu, PerfOptions o, Transport t) {
+        return o.scenario == Scenario.SEND_LAT
+                ? SendLatClient.run(ctx, peer, cpu, o, t)
+                : WriteBwClient.run(ctx, peer, cpu, o, t);
+    }
+
+    private static Result shmFloor(PerfOptions o) {
+        if (o.poll == PollMode.BLOCK) {
+            Log.info("shm-floor always spins: --poll block does not apply to it");
+        }
+        if (o.size != 8) {
+            Log.info("shm-floor moves one 8-byte counter whatever --size says");
+        }
+        Path file = ShmFloorChannel.newFile();
+        try (ShmFloorChannel channel = ShmFloorChannel.map(file, true);
+             PeerSide peer = ForkedPeer.start(Transport.SHM_FLOOR.id(),
+                     List.of("--file", file.toString(), "--max-seconds", Long.toString(maxPeerSeconds(o))))) {
+            deleteQuietly(file); // both ends have it mapped now; nothing is left behind whatever happens next
+            return ShmFloorClient.run(channel, peer, CpuMeter.process(), o);
+        } finally {
+            deleteQuietly(file);
+        }
+    }
+
+    private static void deleteQuietly(Path file) {
+        try {
+            Files.deleteIfExists(file);
+        } catch (IOException e) {
+            Log.info("cannot delete " + file + ": " + e.getMessage());
+        }
+    }
+
+    /** The peer's own limit: the run plus generous time for start-up, connection and teardown. */
+    private static long maxPeerSeconds(PerfOptions o) {
+        return (long) Math.ceil(o.warmupSeconds + o.durationSeconds) + 120;
+    }
+}

@@ -1,0 +1,39 @@
+package io.reactorrdma.perf;
+
+import java.util.Arrays;
+import java.util.stream.Collectors;
+
+/** Where the bytes go. */
+enum Transport {
+    /** The soft RDMA provider over /dev/shm, the peer in a forked process. */
+    RDMA_SHM("rdma-shm"),
+    /** The soft RDMA provider within this JVM: two loopback contexts, the peer on a thread. */
+    RDMA_LOOPBACK("rdma-loopback"),
+    /** Floor: two processes ping-ponging a counter in a mapped file (send-lat only). */
+    SHM_FLOOR("shm-floor"),
+    /** Floor: one thread copying between direct buffers (write-bw only). */
+    MEMCPY("memcpy");
+
+    private final String id;
+
+    Transport(String id) {
+        this.id = id;
+    }
+
+    String id() {
+        return id;
+    }
+
+    static Transport parse(String s) {
+        for (Transport t : values()) {
+            if (t.id.equals(s)) {
+                return t;
+            }
+        }
+        throw new UsageException("unknown transport '" + s + "'; use a comma list of " + ids());
+    }
+
+    static String ids() {
+        return Arrays.stream(values()).map(Transport::id).collect(Collectors.joining(", "));
+    }
+}
