@@ -1,0 +1,90 @@
+package io.reactorrdma.memory;
+
+import io.netty.util.internal.CleanableDirectBuffer;
+import io.reactorrdma.verbs.MemoryRegion;
+
+import java.nio.ByteBuffer;
+
+/**
+ * One allocation of the registered allocator: a slot of a size-class run, pages of a block, or a
+ * dedicated region. Slot chunks are created once per slot and reused, with their buffer view, so
+ * that an allocation from a thread cache allocates nothing.
+ *
+ * <p>Implements Netty's {@link CleanableDirectBuffer} so that a Netty direct buffer can live in
+ * it: {@link #clean()} gives the memory back.
+ */
+public final class Chunk implements CleanableDirectBuffer {
+
+    final RegisteredPool owner;
+    final Block block;
+    /** Byte offset of this chunk in its block. */
+    final int offset;
+    /** Usable bytes (the size class, or the page-rounded size). */
+    final int capacity;
+    final int sizeClass;
+    /** The run this slot belongs to, or null for page and dedicated allocations. */
+    final Run run;
+    final int slot;
+    private final ByteBuffer view;
+    /** Bytes the caller asked for; set on every allocation. */
+    int requested;
+    boolean inUse;
+
+    Chunk(RegisteredPool owner, Block block, int offset, int capacity, int sizeClass, Run run, int slot) {
+        this.owner = owner;
+        this.block = block;
+        this.offset = offset;
+        this.capacity = capacity;
+        this.sizeClass = sizeClass;
+        this.run = run;
+        this.slot = slot;
+        this.view = block.memory.slice(offset, capacity).order(java.nio.ByteOrder.nativeOrder());
+    }
+
+    /** The memory: index 0 is {@link #address()}, limit the requested size. */
+    @Override
+    public ByteBuffer buffer() {
+        view.clear().limit(requested);
+        return view;
+    }
+
+    /** Gives the memory back to the allocator (Netty calls this when the buffer's last reference goes). */
+    @Override
+    public void clean() {
+        owner.free(this);
+    }
+
+    /** The region this chunk lies in. */
+    public MemoryRegion region() {
+        return block.region;
+    }
+
+    /** The chunk's address in the provider's address space (for scatter/gather entries and rkeys). */
+    public long address() {
+        return block.region.address() + offset;
+    }
+
+    public int lkey() {
+        return block.region.lkey();
+    }
+
+    public int rkey() {
+        return block.region.rkey();
+    }
+
+    /** Bytes the caller asked for. */
+    public int size() {
+        return requested;
+    }
+
+    /** Bytes the chunk really spans (at least {@link #size()}). */
+    public int capacity() {
+        return capacity;
+    }
+
+    @Override
+    public String toString() {
+        return "Chunk{addr=0x" + Long.toHexString(address()) + ", size=" + requested + ", capacity=" + capacity
+                + ", key=0x" + Integer.toHexString(lkey()) + (inUse ? "" : ", free") + "}";
+    }
+}

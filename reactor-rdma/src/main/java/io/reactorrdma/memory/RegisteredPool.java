@@ -1,0 +1,187 @@
+package io.reactorrdma.memory;
+
+import io.reactorrdma.verbs.AccessFlags;
+import io.reactorrdma.verbs.ProtectionDomain;
+
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Registered memory of one access kind, allocated like a general-purpose allocator (paper §5.2):
+ * <ul>
+ *   <li>sizes up to 1 MiB round up to a size class and come from the calling thread's cache
+ *       (no lock, no allocation), which refills from and flushes to a per-class pool in batches;</li>
+ *   <li>larger sizes up to the block size take whole 64 KiB pages of a block;</li>
+ *   <li>larger still get a region of their own;</li>
+ *   <li>blocks are registered when acquired and deregistered when released, with empty blocks kept
+ *       up to {@link AllocatorConfig#retainedBytes()}, so a steady workload registers nothing.</li>
+ * </ul>
+ * Any thread may free any chunk; the chunk then joins the freeing thread's cache.
+ * A chunk's region, address and keys are fields of the chunk: lookup is O(1).
+ */
+public final class RegisteredPool implements AutoCloseable {
+
+    private static final System.Logger LOG = System.getLogger(RegisteredPool.class.getName());
+
+    private final String name;
+    private final AllocatorConfig config;
+    private final BlockSource source;
+    private final SizeClassPool[] pools = new SizeClassPool[SizeClasses.COUNT];
+    private final ThreadLocal<ThreadCache> caches;
+    private final LongAdder liveBuffers = new LongAdder();
+    private final LongAdder liveBytes = new LongAdder();
+    private final int[] firstPage = new int[1];
+    private volatile boolean closed;
+    private final AtomicBoolean released = new AtomicBoolean();
+
+    public RegisteredPool(String name, ProtectionDomain pd, int access, AllocatorConfig config) {
+        this.name = name;
+        this.config = config;
+        this.source = new BlockSource(pd, AccessFlags.validate(access), config.blockSize(), config.retainedBytes());
+        for (int c = 0; c < SizeClasses.COUNT; c++) {
+            pools[c] = new SizeClassPool(this, source, c);
+        }
+        int cacheBytes = config.threadCacheBytesPerClass();
+        this.caches = ThreadLocal.withInitial(() -> new ThreadCache(cacheBytes));
+    }
+
+    /** The pool's name, for messages and metrics ({@code local} or {@code remote-writable}). */
+    public String name() {
+        return name;
+    }
+
+    /** The {@link AccessFlags} every chunk of this pool is registered with. */
+    public int access() {
+        return source.access();
+    }
+
+    /**
+     * Allocates {@code size} bytes of registered memory.
+     *
+     * @throws IllegalArgumentException for a size ≤ 0 or above {@link AllocatorConfig#maxAllocation()}
+     * @throws IllegalStateException    after {@link #close()}
+     */
+    public Chunk allocate(int size) {
+        if (size <= 0 || size > config.maxAllocation()) {
+            throw new IllegalArgumentException("cannot allocate " + size + " bytes from the " + name + " pool: sizes are 1.."
+                    + config.maxAllocation() + " (AllocatorConfig.withMaxAllocation)");
+        }
+        return allocateAtLeast(size);
+    }
+
+    /** As {@link #allocate} but also takes 0 (Netty asks for empty buffers). */
+    Chunk allocateAtLeast(int size) {
+        if (closed) {
+            throw new IllegalStateException("the " + name + " registered pool is closed");
+        }
+        if (size > config.maxAllocation()) {
+            throw new IllegalArgumentException("cannot allocate " + size + " bytes from the " + name + " pool: the maximum is "
+                    + config.maxAllocation() + " (AllocatorConfig.withMaxAllocation)");
+        }
+        Chunk c;
+        if (size <= SizeClasses.MAX_CACHED_SIZE) {
+            int sizeClass = SizeClasses.classOf(Math.max(1, size));
+            c = caches.get().pop(sizeClass, pools[sizeClass]);
+        } else if (size <= config.blockSize()) {
+            int pages = (size + SizeClasses.PAGE_SIZE - 1) / SizeClasses.PAGE_SIZE;
+            c = takePages(pages);
+        } else {
+            Block b = source.dedicated(size);
+            c = new Chunk(this, b, 0, size, -2, null, 0);
+        }
+        c.requested = size;
+        c.inUse = true;
+        liveBuffers.increment();
+        liveBytes.add(size);
+        return c;
+    }
+
+    private Chunk takePages(int pages) {
+        int first;
+        Block b;
+        synchronized (firstPage) {
+            b = source.takePages(pages, firstPage);
+            first = firstPage[0];
+        }
+        return new Chunk(this, b, first * SizeClasses.PAGE_SIZE, pages * SizeClasses.PAGE_SIZE, -1, null, first);
+    }
+
+    /**
+     * Gives a chunk back; any thread may do it, once.
+     *
+     * @throws IllegalArgumentException for a chunk of another pool
+     * @throws IllegalStateException    for a chunk already freed
+     */
+    public void free(Chunk c) {
+        if (c.owner != this) {
+            throw new IllegalArgumentException(c + " belongs to the " + c.owner.name + " pool, not to " + name + "; free it there");
+        }
+        if (!c.inUse) {
+            throw new IllegalStateException("double release: " + c + " was already given back to the " + name + " pool");
+        }
+        c.inUse = false;
+        liveBuffers.decrement();
+        liveBytes.add(-c.requested);
+        if (closed) {
+            freeAfterClose();
+            return;
+        }
+        if (c.sizeClass >= 0) {
+            caches.get().push(c, pools[c.sizeClass]);
+        } else if (c.sizeClass == -1) {
+            source.givePages(c.block, c.slot, c.capacity / SizeClasses.PAGE_SIZE);
+        } else {
+            source.releaseDedicated(c.block);
+        }
+    }
+
+    private void freeAfterClose() {
+        if (liveBuffers.sum() == 0 && released.compareAndSet(false, true)) {
+            source.releaseAll();
+            LOG.log(System.Logger.Level.INFO, "registered pool {0}: the last live buffer came back after close; all blocks released", name);
+        }
+    }
+
+    public AllocatorStatistics statistics() {
+        return new AllocatorStatistics(source.registeredBytes(), source.peakRegisteredBytes(), source.blocks(),
+                source.registrations(), source.deregistrations(), liveBuffers.sum(), liveBytes.sum());
+    }
+
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /**
+     * Closes the pool: new allocations fail. With no live buffers every block is released now;
+     * otherwise the live buffers are reported (count and bytes) and their memory stays registered
+     * until the last of them is released — never freed under a live buffer.
+     *
+     * @return the number of live buffers at close (0 when everything was released)
+     */
+    public long closeAndReport() {
+        if (closed) {
+            return liveBuffers.sum();
+        }
+        closed = true;
+        long live = liveBuffers.sum();
+        if (live == 0) {
+            if (released.compareAndSet(false, true)) {
+                source.releaseAll();
+            }
+            return 0;
+        }
+        LOG.log(System.Logger.Level.WARNING, "registered pool {0} closed with {1} live buffers ({2} bytes); their memory stays "
+                + "registered until they are released", name, live, liveBytes.sum());
+        return live;
+    }
+
+    @Override
+    public void close() {
+        closeAndReport();
+    }
+
+    @Override
+    public String toString() {
+        return "RegisteredPool{" + name + ", " + AccessFlags.toString(access()) + ", " + statistics() + "}";
+    }
+}

@@ -1,0 +1,49 @@
+package io.reactorrdma.memory;
+
+/**
+ * A thread's stacks of free slots, one per size class: an allocation pops, a free pushes — from
+ * whichever thread frees, so memory moves with the buffers (the receive path frees on application
+ * threads). Full stacks flush half to the class's pool; empty ones refill half. Touched only by its
+ * thread: no atomics, no locks.
+ */
+final class ThreadCache {
+
+    private final Chunk[][] stacks = new Chunk[SizeClasses.COUNT][];
+    private final int[] counts = new int[SizeClasses.COUNT];
+    private final int bytesPerClass;
+
+    ThreadCache(int bytesPerClass) {
+        this.bytesPerClass = bytesPerClass;
+    }
+
+    Chunk pop(int sizeClass, SizeClassPool pool) {
+        int n = counts[sizeClass];
+        Chunk[] stack = stacks[sizeClass];
+        if (n == 0) {
+            if (stack == null) {
+                stack = stacks[sizeClass] = new Chunk[SizeClasses.threadCacheSlots(sizeClass, bytesPerClass)];
+            }
+            n = pool.refill(stack, 0, Math.max(1, stack.length / 2));
+        }
+        Chunk c = stack[--n];
+        stack[n] = null;
+        counts[sizeClass] = n;
+        return c;
+    }
+
+    void push(Chunk c, SizeClassPool pool) {
+        int sizeClass = c.sizeClass;
+        Chunk[] stack = stacks[sizeClass];
+        if (stack == null) {
+            stack = stacks[sizeClass] = new Chunk[SizeClasses.threadCacheSlots(sizeClass, bytesPerClass)];
+        }
+        int n = counts[sizeClass];
+        if (n == stack.length) {
+            int keep = stack.length / 2;
+            pool.giveBack(stack, keep, n - keep);
+            n = keep;
+        }
+        stack[n++] = c;
+        counts[sizeClass] = n;
+    }
+}

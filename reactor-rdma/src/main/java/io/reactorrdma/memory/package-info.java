@@ -1,0 +1,13 @@
+/**
+ * bemalloc, the registered-memory allocator (DESIGN.md §3, paper §5.2): every buffer it hands out
+ * is already registered, so zero-copy RDMA needs no per-message registration.
+ *
+ * <p>{@link io.reactorrdma.memory.RegisteredAllocator} holds two
+ * {@link io.reactorrdma.memory.RegisteredPool}s (local-only and remote-writable memory) over one
+ * protection domain, a Netty view ({@link io.reactorrdma.memory.RegisteredByteBufAllocator}) and
+ * Micrometer meters ({@link io.reactorrdma.memory.AllocatorMetrics}). Inside a pool: blocks
+ * (default 4 MiB) registered once, divided into 64 KiB pages; size classes up to 1 MiB served from
+ * runs of pages through per-thread caches; page runs for larger sizes; dedicated regions beyond
+ * the block size; empty blocks retained with hysteresis.
+ */
+package io.reactorrdma.memory;
