@@ -10,7 +10,6 @@ public enum WcOpcode {
     /** A receive consumed by a WRITE_WITH_IMM; the completion carries the immediate data. */
     RECV_RDMA_WITH_IMM(129);
 
-    private static final WcOpcode[] VALUES = values();
     private final int ibv;
 
     WcOpcode(int ibv) {
@@ -37,9 +36,13 @@ public enum WcOpcode {
 
     /** The opcode with this {@code ibv_wc_opcode} value, or null. */
     public static WcOpcode fromIbv(int ibv) {
-        for (WcOpcode op : VALUES) {
-            if (op.ibv == ibv) return op;
+        switch (ibv) {
+            case 0: return SEND;
+            case 1: return RDMA_WRITE;
+            case 2: return RDMA_READ;
+            case 128: return RECV;
+            case 129: return RECV_RDMA_WITH_IMM;
+            default: return null;
         }
-        return null;
     }
 }

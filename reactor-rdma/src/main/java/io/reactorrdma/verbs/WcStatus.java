@@ -25,7 +25,12 @@ public enum WcStatus {
     RNR_RETRY_EXC_ERR(13, "receiver-not-ready retry counter exceeded: the peer posted no receive in time"),
     GENERAL_ERR(21, "general error");
 
-    private static final WcStatus[] VALUES = values();
+    private static final WcStatus[] BY_IBV = new WcStatus[32];
+
+    static {
+        for (WcStatus s : values()) BY_IBV[s.ibv] = s;
+    }
+
     private final int ibv;
     private final String description;
 
@@ -45,9 +50,6 @@ public enum WcStatus {
 
     /** The status with this {@code ibv_wc_status} value, or null. */
     public static WcStatus fromIbv(int ibv) {
-        for (WcStatus s : VALUES) {
-            if (s.ibv == ibv) return s;
-        }
-        return null;
+        return ibv >= 0 && ibv < BY_IBV.length ? BY_IBV[ibv] : null;
     }
 }

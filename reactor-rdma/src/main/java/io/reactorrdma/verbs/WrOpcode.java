@@ -13,7 +13,7 @@ public enum WrOpcode {
     /** {@code IBV_WR_RDMA_READ}: read from a peer's region into local buffers. */
     READ(4);
 
-    private static final WrOpcode[] VALUES = values();
+    private static final WrOpcode[] BY_IBV = {WRITE, WRITE_WITH_IMM, SEND, SEND_WITH_IMM, READ};
     private final int ibv;
 
     WrOpcode(int ibv) {
@@ -42,9 +42,6 @@ public enum WrOpcode {
 
     /** The opcode with this {@code ibv_wr_opcode} value, or null. */
     public static WrOpcode fromIbv(int ibv) {
-        for (WrOpcode op : VALUES) {
-            if (op.ibv == ibv) return op;
-        }
-        return null;
+        return ibv >= 0 && ibv < BY_IBV.length ? BY_IBV[ibv] : null;
     }
 }

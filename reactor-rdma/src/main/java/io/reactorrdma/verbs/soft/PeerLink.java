@@ -19,6 +19,7 @@ abstract class PeerLink {
     final int peerRqDepth;
     final int peerMaxRecvSge;
     final int peerPdId;
+    final int peerRqSlotSize;
     /** The next peer receive to consume. */
     long peerRqNext;
     /** Offset into the buffer {@link #resolve} returned last. */
@@ -35,6 +36,7 @@ abstract class PeerLink {
         this.peerRqDepth = peerRqDepth;
         this.peerMaxRecvSge = peerMaxRecvSge;
         this.peerPdId = peerPdId;
+        this.peerRqSlotSize = QpLayout.rqSlotSize(peerMaxRecvSge);
     }
 
     /**

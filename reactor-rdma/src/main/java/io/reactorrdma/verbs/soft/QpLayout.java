@@ -23,17 +23,19 @@ import java.nio.ByteBuffer;
  *                                     error of ours (REM_ACCESS_ERR on a WRITE); we then enter ERROR
  *
  * Receive queue: rqDepth slots of rqSlotSize(maxRecvSge) bytes; slot of receive n is n % rqDepth.
+ * A receive with one scatter/gather entry fits one cache line: the peer's claim, its completion
+ * and the owner's poll each touch that line only.
  *   0  long postSeq     owner: n+1 (release) once the slot is filled;
  *                       peer: CAS n+1 -> -(n+1) when it claims the receive;
  *                       owner: CAS n+1 -> 0 when it flushes an unclaimed receive
- *   8  int  numSge      owner
- *  16  long doneSeq     peer: n+1 (release) after the data and the fields below are written
- *  24  int  status      peer: WcStatus.ibv
- *  28  int  opcode      peer: WcOpcode.ibv (RECV or RECV_RDMA_WITH_IMM)
- *  32  int  byteLen     peer
- *  36  int  immData     peer
- *  40  int  flags       peer: FLAG_IMM when immData is valid
- *  64  sge[i] = { long addr, int length, int lkey }, 16 bytes each, owner
+ *   8  long doneSeq     peer: n+1 (release) after the data and the fields below are written
+ *  16  int  numSge      owner
+ *  20  int  status      peer: WcStatus.ibv
+ *  24  int  opcode      peer: WcOpcode.ibv (RECV or RECV_RDMA_WITH_IMM)
+ *  28  int  byteLen     peer
+ *  32  int  immData     peer
+ *  36  int  flags       peer: FLAG_IMM when immData is valid
+ *  48  sge[i] = { long addr, int length, int lkey }, 16 bytes each, owner
  *
  * Send queue: sqDepth slots of sqSlotSize(maxSendSge) bytes, owner only.
  *   0  long wrId
@@ -43,7 +45,7 @@ import java.nio.ByteBuffer;
  *  24  int  immData
  *  28  int  rkey
  *  32  int  numSge
- *  64  sge[i] as above
+ *  48  sge[i] as above
  * </pre>
  *
  * Everything the peer wrote is untrusted: the owner checks sequence numbers against its own
@@ -68,14 +70,14 @@ final class QpLayout {
     static final int HEADER_SIZE = 192;
 
     static final int RQ_POST_SEQ = 0;
-    static final int RQ_NUM_SGE = 8;
-    static final int RQ_DONE_SEQ = 16;
-    static final int RQ_STATUS = 24;
-    static final int RQ_OPCODE = 28;
-    static final int RQ_BYTE_LEN = 32;
-    static final int RQ_IMM = 36;
-    static final int RQ_FLAGS = 40;
-    static final int RQ_SGES = 64;
+    static final int RQ_DONE_SEQ = 8;
+    static final int RQ_NUM_SGE = 16;
+    static final int RQ_STATUS = 20;
+    static final int RQ_OPCODE = 24;
+    static final int RQ_BYTE_LEN = 28;
+    static final int RQ_IMM = 32;
+    static final int RQ_FLAGS = 36;
+    static final int RQ_SGES = 48;
     static final int FLAG_IMM = 1;
 
     static final int SQ_WR_ID = 0;
@@ -85,7 +87,7 @@ final class QpLayout {
     static final int SQ_IMM = 24;
     static final int SQ_RKEY = 28;
     static final int SQ_NUM_SGE = 32;
-    static final int SQ_SGES = 64;
+    static final int SQ_SGES = 48;
     static final int SQ_SIGNALED = 1;
 
     static final int SGE_SIZE = 16;
@@ -115,10 +117,6 @@ final class QpLayout {
 
     static int rqSlotOffset(int slot, int maxRecvSge) {
         return HEADER_SIZE + slot * rqSlotSize(maxRecvSge);
-    }
-
-    static int sqSlotOffset(int slot, int rqDepth, int maxRecvSge, int maxSendSge) {
-        return sharedSize(rqDepth, maxRecvSge) + slot * sqSlotSize(maxSendSge);
     }
 
     static void writeHeader(ByteBuffer b, int qpn, int rqDepth, int maxRecvSge, int sqDepth, int maxSendSge) {

@@ -42,6 +42,9 @@ final class SoftQueuePair implements QueuePair {
     private final String structureName;
     /** Our {@link QpLayout} structure: header, receive queue (peer-visible), send queue. */
     final ByteBuffer mem;
+    private final int rqSlotSize;
+    private final int sqBase;
+    private final int sqSlotSize;
 
     // send queue
     private volatile long sqPosted;
@@ -87,6 +90,9 @@ final class SoftQueuePair implements QueuePair {
         this.recvCq = recvCq;
         this.structureName = structureName;
         this.mem = mem;
+        this.rqSlotSize = QpLayout.rqSlotSize(maxRecvSge);
+        this.sqBase = QpLayout.sharedSize(rqDepth, maxRecvSge);
+        this.sqSlotSize = QpLayout.sqSlotSize(maxSendSge);
         this.rqWrId = new long[rqDepth];
         this.rqCapacity = new long[rqDepth];
         this.localBuf = new ByteBuffer[SoftConfig.MAX_SGE];
@@ -226,7 +232,7 @@ final class SoftQueuePair implements QueuePair {
             RecvWr wr = wrs[from + i];
             long seq = posted + i;
             int slot = (int) (seq % rqDepth);
-            int r = QpLayout.rqSlotOffset(slot, maxRecvSge);
+            int r = QpLayout.HEADER_SIZE + slot * rqSlotSize;
             int n = wr.numSge();
             mem.putInt(r + QpLayout.RQ_NUM_SGE, n);
             for (int j = 0; j < n; j++) {
@@ -257,7 +263,7 @@ final class SoftQueuePair implements QueuePair {
     }
 
     private int sqSlot(long seq) {
-        return QpLayout.sqSlotOffset((int) (seq % sqDepth), rqDepth, maxRecvSge, maxSendSge);
+        return sqBase + (int) (seq % sqDepth) * sqSlotSize;
     }
 
     /** Polling a send completion retires its slot and every earlier one. */
@@ -419,7 +425,7 @@ final class SoftQueuePair implements QueuePair {
      */
     private int claimPeerRecv(long seq, int w, PeerLink peer) {
         long n = peer.peerRqNext;
-        int r = QpLayout.rqSlotOffset((int) (n % peer.peerRqDepth), peer.peerMaxRecvSge);
+        int r = QpLayout.HEADER_SIZE + (int) (n % peer.peerRqDepth) * peer.peerRqSlotSize;
         long posted = SharedMemory.getLongAcquire(peer.peerQp, r + QpLayout.RQ_POST_SEQ);
         if (posted != n + 1) {
             long previous = n + 1 - peer.peerRqDepth;
@@ -606,7 +612,7 @@ final class SoftQueuePair implements QueuePair {
             return false;
         }
         int slot = (int) (n % rqDepth);
-        int r = QpLayout.rqSlotOffset(slot, maxRecvSge);
+        int r = QpLayout.HEADER_SIZE + slot * rqSlotSize;
         long done = SharedMemory.getLongAcquire(mem, r + QpLayout.RQ_DONE_SEQ);
         if (done == n + 1) {
             deliverRecv(wc, n, slot, r);
