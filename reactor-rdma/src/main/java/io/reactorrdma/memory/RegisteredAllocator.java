@@ -16,11 +16,13 @@ import io.reactorrdma.verbs.ProtectionDomain;
  */
 public final class RegisteredAllocator implements AutoCloseable {
 
+    private final ProtectionDomain pd;
     private final RegisteredPool local;
     private final RegisteredPool remoteWritable;
     private final RegisteredByteBufAllocator byteBufAllocator;
 
     public RegisteredAllocator(ProtectionDomain pd, AllocatorConfig config) {
+        this.pd = pd;
         this.local = new RegisteredPool("local", pd, AllocatorConfig.LOCAL_ACCESS, config);
         this.remoteWritable = new RegisteredPool("remote-writable", pd, AllocatorConfig.REMOTE_WRITABLE_ACCESS, config);
         this.byteBufAllocator = new RegisteredByteBufAllocator(local);
@@ -28,6 +30,11 @@ public final class RegisteredAllocator implements AutoCloseable {
 
     public RegisteredAllocator(ProtectionDomain pd) {
         this(pd, AllocatorConfig.defaults());
+    }
+
+    /** The protection domain every region of this allocator belongs to: queue pairs using its memory must share it. */
+    public ProtectionDomain protectionDomain() {
+        return pd;
     }
 
     /** Send and receive buffers: registered for the local NIC only. */

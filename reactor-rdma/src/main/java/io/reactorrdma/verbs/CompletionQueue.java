@@ -37,6 +37,13 @@ public interface CompletionQueue extends AutoCloseable {
      */
     boolean awaitNotification(long timeout, TimeUnit unit) throws InterruptedException;
 
+    /**
+     * Wakes a thread blocked in {@link #awaitNotification} without a completion (it returns false):
+     * how another thread hands an idle I/O thread new work (as an eventfd next to the completion
+     * channel would). A wakeup while nobody waits makes the next wait return at once.
+     */
+    void wakeup();
+
     /** How many completions the queue holds at most (the {@code cqe} of {@code ibv_create_cq}). */
     int capacity();
 

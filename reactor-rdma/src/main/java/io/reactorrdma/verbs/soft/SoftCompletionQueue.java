@@ -43,6 +43,7 @@ final class SoftCompletionQueue implements CompletionQueue {
     private int attachedQps;
     private volatile int armed;
     private final AtomicInteger event = new AtomicInteger();
+    private final AtomicInteger wakeups = new AtomicInteger();
     private volatile Thread waiter;
     private volatile boolean closed;
 
@@ -202,6 +203,9 @@ final class SoftCompletionQueue implements CompletionQueue {
                 if (event.getAndSet(0) != 0) {
                     return true;
                 }
+                if (wakeups.getAndSet(0) != 0) {
+                    return false;
+                }
                 if (Thread.interrupted()) {
                     throw new InterruptedException();
                 }
@@ -213,6 +217,15 @@ final class SoftCompletionQueue implements CompletionQueue {
             }
         } finally {
             waiter = null;
+        }
+    }
+
+    @Override
+    public void wakeup() {
+        wakeups.set(1);
+        Thread w = waiter;
+        if (w != null) {
+            LockSupport.unpark(w);
         }
     }
 

@@ -1,0 +1,681 @@
+package io.reactorrdma.engine;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.util.collection.IntObjectHashMap;
+import io.reactorrdma.memory.Chunk;
+import io.reactorrdma.memory.RegisteredAllocator;
+import io.reactorrdma.memory.RegisteredByteBufAllocator;
+import io.reactorrdma.verbs.CmConnection;
+import io.reactorrdma.verbs.QueuePair;
+import io.reactorrdma.verbs.RecvWr;
+import io.reactorrdma.verbs.SendWr;
+import io.reactorrdma.verbs.WcOpcode;
+import io.reactorrdma.verbs.WcStatus;
+import io.reactorrdma.verbs.WorkCompletion;
+import io.reactorrdma.verbs.WrOpcode;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * An engine: one RC queue pair to one peer and everything that rides on it (paper §5.3–§6,
+ * DESIGN.md §4) — the work-request chain, receive buffers and receive credits, eager and
+ * rendezvous messages, the send window, and the sockets multiplexed on it. Every method but
+ * {@link #socketReady} runs on its thread domain's I/O thread, so nothing here locks.
+ *
+ * <p>Send path, per scheduling turn: control messages first (rendezvous answers, socket and
+ * credit messages), then the sockets with work, round-robin, each preparing at most one
+ * fragment; then one post call for everything prepared. A message up to the peer's eager size is
+ * one SEND of a header and the payload (two scatter/gather entries, no copy when the payload is
+ * registered memory); a larger one asks the peer for a destination (RNDV_REQUEST), then WRITEs
+ * fragments into it, the last with WRITE_WITH_IMM naming the message.
+ */
+public final class Engine {
+
+    /** Credits kept for control messages, so that credit returns can never be starved. */
+    static final int RESERVED_CONTROL_CREDITS = 1;
+    private static final int HEADER_SLOT = 32;
+
+    final ThreadDomain domain;
+    final EngineConfig config;
+    private final CmConnection connection;
+    private final QueuePair qp;
+    private final String peerName;
+    private final RegisteredAllocator memory;
+    private final RegisteredByteBufAllocator destinations;
+    private final WorkRequestChain chain;
+    private final ByteBuf headerArea;
+    private final long headerAddress;
+    private final int headerLkey;
+    private final boolean client;
+    private final Consumer<EngineSocket> acceptor;
+    private final EngineMetrics metrics;
+
+    // receive side
+    private final int recvDepth;
+    private final int replenishBatch;
+    private final ByteBuf[] recvBufs;
+    private final RecvWr[] recvBatch;
+    private final int[] toRepost;
+    private int toRepostCount;
+    private int creditsToReturn;
+
+    // send side
+    private final int peerDepth;
+    private final int peerEagerSize;
+    private int peerCredits;
+    private long windowInFlight;
+
+    // sockets and messages
+    private final IntObjectHashMap<EngineSocket> sockets = new IntObjectHashMap<>();
+    private final ArrayDeque<EngineSocket> ready = new ArrayDeque<>();
+    private final java.util.concurrent.ConcurrentLinkedQueue<EngineSocket> readyFromOtherThreads = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private final ArrayDeque<ControlMessage> control = new ArrayDeque<>();
+    private final IntObjectHashMap<OutboundMessage> awaitingAnswer = new IntObjectHashMap<>();
+    private final IntObjectHashMap<InboundRendezvous> receiving = new IntObjectHashMap<>();
+    private int nextSocketId;
+    private int nextToken = 1;
+    private long lastSendNanos = System.nanoTime();
+    private boolean failed;
+    private final WorkRequestChain.Releaser releaser = this::releaseSlot;
+
+    /** A destination we answered a rendezvous request with. */
+    private static final class InboundRendezvous {
+        final EngineSocket socket;
+        final ByteBuf destination;
+        final int size;
+
+        InboundRendezvous(EngineSocket socket, ByteBuf destination, int size) {
+            this.socket = socket;
+            this.destination = destination;
+            this.size = size;
+        }
+    }
+
+    /** A message of the engine itself, sent before data. */
+    private static final class ControlMessage {
+        final byte type;
+        final int socket;
+        final int length;
+        final int token;
+        final long address;
+        final int rkey;
+
+        ControlMessage(byte type, int socket, int length, int token, long address, int rkey) {
+            this.type = type;
+            this.socket = socket;
+            this.length = length;
+            this.token = token;
+            this.address = address;
+            this.rkey = rkey;
+        }
+    }
+
+    Engine(ThreadDomain domain, EngineConfig config, CmConnection connection, ConnectionParameters peer, ByteBuf[] postedReceives,
+           boolean client, Consumer<EngineSocket> acceptor) {
+        this.domain = domain;
+        this.config = config;
+        this.connection = connection;
+        this.qp = connection.qp();
+        this.peerName = "peer " + connection.remoteAddress() + " (qp " + qp.qpNum() + ")";
+        this.memory = domain.memory();
+        this.destinations = domain.destinations();
+        this.client = client;
+        this.acceptor = acceptor;
+        this.metrics = domain.metrics();
+        this.chain = new WorkRequestChain(config.sendQueueDepth(), 2);
+        this.headerArea = memory.byteBufAllocator().directBuffer(config.sendQueueDepth() * HEADER_SLOT);
+        this.headerAddress = RegisteredByteBufAllocator.addressOf(headerArea);
+        this.headerLkey = RegisteredByteBufAllocator.regionOf(headerArea).lkey();
+        this.recvDepth = config.recvQueueDepth();
+        this.replenishBatch = Math.max(1, recvDepth / 2);
+        this.recvBufs = postedReceives;
+        this.recvBatch = new RecvWr[recvDepth];
+        for (int i = 0; i < recvDepth; i++) recvBatch[i] = new RecvWr();
+        this.toRepost = new int[recvDepth];
+        this.peerDepth = peer.recvDepth();
+        this.peerEagerSize = Math.min(peer.eagerSize(), config.eagerSize());
+        this.peerCredits = peerDepth;
+        this.nextSocketId = client ? 1 : 2;
+        connection.onDisconnect().thenAccept(reason -> domain.execute(() -> fail(new EngineException(peerName + " disconnected: " + reason))));
+    }
+
+    /** Allocates and posts the receive buffers a new queue pair needs before it connects. */
+    static ByteBuf[] postInitialReceives(QueuePair qp, RegisteredAllocator memory, EngineConfig config) {
+        int depth = config.recvQueueDepth();
+        ByteBuf[] bufs = new ByteBuf[depth];
+        RecvWr[] wrs = new RecvWr[depth];
+        for (int i = 0; i < depth; i++) {
+            bufs[i] = memory.byteBufAllocator().directBuffer(config.recvBufferSize(), config.recvBufferSize());
+            wrs[i] = new RecvWr().wrId(i);
+            wrs[i].setSge(RegisteredByteBufAllocator.addressOf(bufs[i]), config.recvBufferSize(),
+                    RegisteredByteBufAllocator.regionOf(bufs[i]).lkey());
+        }
+        qp.postRecv(wrs, 0, depth);
+        return bufs;
+    }
+
+    public String peerName() {
+        return peerName;
+    }
+
+    int qpNum() {
+        return qp.qpNum();
+    }
+
+    boolean isFailed() {
+        return failed;
+    }
+
+    /** Opens a socket to the peer (I/O thread). */
+    EngineSocket openSocket() {
+        int id = nextSocketId;
+        nextSocketId += 2;
+        EngineSocket s = new EngineSocket(this, id, config.socketMessageWindow());
+        sockets.put(id, s);
+        control.add(new ControlMessage(WireHeader.SOCKET_OPEN, id, 0, 0, 0, 0));
+        metrics.socketOpened();
+        return s;
+    }
+
+    /** Any thread: the socket has something to send. */
+    void socketReady(EngineSocket s) {
+        if (s.scheduled.compareAndSet(false, true)) {
+            readyFromOtherThreads.add(s);
+            domain.wakeup();
+        }
+    }
+
+    /** Sends the peer more allowance for socket {@code s} (I/O thread). */
+    void grant(EngineSocket s, int messages) {
+        if (!s.isEnded() && !failed) {
+            control.add(new ControlMessage(WireHeader.SOCKET_CREDIT, s.id, messages, 0, 0, 0));
+        }
+    }
+
+    /** Closes a socket (I/O thread); {@code tellPeer} sends SOCKET_CLOSE. */
+    void closeSocket(EngineSocket s, Throwable error, boolean tellPeer) {
+        if (sockets.remove(s.id) != null) {
+            metrics.socketClosed();
+            if (tellPeer && !failed) {
+                control.add(new ControlMessage(WireHeader.SOCKET_CLOSE, s.id, error == null ? 0 : 1, 0, 0, 0));
+            }
+        }
+        s.end(error);
+    }
+
+    // ------------------------------------------------------------------ completions
+
+    /** A completion of this engine's queue pair (I/O thread). */
+    void onCompletion(WorkCompletion wc) {
+        if (failed) {
+            return;
+        }
+        if (!wc.isSuccess()) {
+            if (wc.status() == WcStatus.RNR_RETRY_EXC_ERR) {
+                metrics.rnr();
+            }
+            fail(new EngineException(peerName + ": " + wc.status() + " — " + wc.status().description()
+                    + (wc.errorDetail() != null ? " (" + wc.errorDetail() + ")" : "")));
+            return;
+        }
+        metrics.completion();
+        try {
+            if (wc.opcode() == WcOpcode.RECV) {
+                onReceive(wc);
+            } else if (wc.opcode() == WcOpcode.RECV_RDMA_WITH_IMM) {
+                onWriteWithImmediate(wc);
+            } else {
+                chain.retire(wc.wrId(), releaser);
+            }
+        } catch (EngineException e) {
+            fail(e);
+        }
+    }
+
+    private void onReceive(WorkCompletion wc) {
+        int slot = (int) wc.wrId();
+        ByteBuf buf = takeReceive(slot);
+        int n = wc.byteLen();
+        boolean handedOver = false;
+        try {
+            if (n < WireHeader.SIZE) {
+                throw new ProtocolException(peerName + " sent a " + n + "-byte message, shorter than the " + WireHeader.SIZE + "-byte header");
+            }
+            int base = buf.readerIndex();
+            byte type = WireHeader.type(buf, base);
+            if (WireHeader.flags(buf, base) != 0) {
+                throw new ProtocolException(peerName + " sent header flags " + WireHeader.flags(buf, base) + " (must be 0)");
+            }
+            addPeerCredits(WireHeader.credits(buf, base));
+            int socketId = WireHeader.socket(buf, base);
+            int length = WireHeader.length(buf, base);
+            int token = WireHeader.token(buf, base);
+            metrics.received(n);
+            switch (type) {
+                case WireHeader.DATA: {
+                    if (length != n - WireHeader.SIZE) {
+                        throw new ProtocolException(peerName + " sent DATA whose header says " + length + " bytes but " + (n - WireHeader.SIZE) + " came");
+                    }
+                    EngineSocket s = sockets.get(socketId);
+                    if (s != null) {
+                        buf.setIndex(base + WireHeader.SIZE, base + n);
+                        handedOver = true;
+                        s.deliver(buf);
+                    }
+                    break;
+                }
+                case WireHeader.RNDV_REQUEST:
+                    onRendezvousRequest(socketId, length, token);
+                    break;
+                case WireHeader.RNDV_ANSWER:
+                    onRendezvousAnswer(buf, base, n, length, token);
+                    break;
+                case WireHeader.CREDIT:
+                case WireHeader.HEARTBEAT:
+                    break;
+                case WireHeader.SOCKET_OPEN: {
+                    if (sockets.containsKey(socketId) || (socketId & 1) == (client ? 1 : 0)) {
+                        throw new ProtocolException(peerName + " opened socket " + socketId + ", which is taken or not its to open");
+                    }
+                    EngineSocket s = new EngineSocket(this, socketId, config.socketMessageWindow());
+                    sockets.put(socketId, s);
+                    metrics.socketOpened();
+                    if (acceptor == null) {
+                        closeSocket(s, null, true);
+                    } else {
+                        acceptor.accept(s);
+                    }
+                    break;
+                }
+                case WireHeader.SOCKET_CLOSE: {
+                    EngineSocket s = sockets.remove(socketId);
+                    if (s != null) {
+                        metrics.socketClosed();
+                        s.end(length == 0 ? null : new EngineException(peerName + " closed socket " + socketId + " with an error"));
+                    }
+                    break;
+                }
+                case WireHeader.SOCKET_CREDIT: {
+                    EngineSocket s = sockets.get(socketId);
+                    if (length < 1) {
+                        throw new ProtocolException(peerName + " granted " + length + " messages on socket " + socketId);
+                    }
+                    if (s != null) {
+                        s.allowance += length;
+                        if (s.hasOutbound()) makeReady(s); // no-op when parked: the next turn retries it
+                    }
+                    break;
+                }
+                case WireHeader.CLOSE:
+                    fail(new EngineException(peerName + " closed the connection"));
+                    break;
+                default:
+                    throw new ProtocolException(peerName + " sent a message of " + WireHeader.typeName(type));
+            }
+        } finally {
+            if (!handedOver) {
+                buf.release();
+            }
+        }
+    }
+
+    private ByteBuf takeReceive(int slot) {
+        if (slot < 0 || slot >= recvDepth || recvBufs[slot] == null) {
+            throw new ProtocolException("receive completion for slot " + slot + ", which holds no buffer");
+        }
+        ByteBuf buf = recvBufs[slot];
+        recvBufs[slot] = null;
+        toRepost[toRepostCount++] = slot;
+        return buf;
+    }
+
+    private void addPeerCredits(int credits) {
+        if (credits == 0) {
+            return;
+        }
+        if (peerCredits + credits > peerDepth) {
+            throw new ProtocolException(peerName + " returned " + credits + " credits, more than it was owed (" + (peerDepth - peerCredits) + ")");
+        }
+        peerCredits += credits;
+    }
+
+    private void onRendezvousRequest(int socketId, int size, int token) {
+        if (size <= 0 || size > config.maxMessageSize()) {
+            throw new ProtocolException(peerName + " asked to send a " + size + "-byte message; the maximum is " + config.maxMessageSize());
+        }
+        if (receiving.containsKey(token)) {
+            throw new ProtocolException(peerName + " reused rendezvous token " + token + " while it was in use");
+        }
+        EngineSocket s = sockets.get(socketId);
+        ByteBuf dest = destinations.directBuffer(size, size);
+        Chunk chunk = RegisteredByteBufAllocator.regionOf(dest);
+        receiving.put(token, new InboundRendezvous(s, dest, size));
+        control.add(new ControlMessage(WireHeader.RNDV_ANSWER, socketId, size, token,
+                RegisteredByteBufAllocator.addressOf(dest), chunk.rkey()));
+        metrics.rendezvous();
+    }
+
+    private void onRendezvousAnswer(ByteBuf buf, int base, int n, int length, int token) {
+        if (n < WireHeader.RNDV_ANSWER_SIZE) {
+            throw new ProtocolException(peerName + " sent a " + n + "-byte rendezvous answer");
+        }
+        OutboundMessage m = awaitingAnswer.remove(token);
+        if (m == null) {
+            throw new ProtocolException(peerName + " answered rendezvous token " + token + ", which we never asked about");
+        }
+        if (length != m.size) {
+            m.release();
+            throw new ProtocolException(peerName + " answered for " + length + " bytes, the message has " + m.size);
+        }
+        m.remoteAddress = buf.getLongLE(base + WireHeader.OFF_ADDRESS);
+        m.rkey = buf.getIntLE(base + WireHeader.OFF_RKEY);
+        m.answered = true; // the socket is parked; the next turn retries it
+    }
+
+    private void onWriteWithImmediate(WorkCompletion wc) {
+        int slot = (int) wc.wrId();
+        takeReceive(slot).release();
+        InboundRendezvous r = receiving.remove(wc.immData());
+        if (r == null) {
+            throw new ProtocolException(peerName + " finished a WRITE for token " + wc.immData() + ", which we never answered");
+        }
+        r.destination.writerIndex(r.size);
+        metrics.received(r.size);
+        if (r.socket != null && !r.socket.isEnded()) {
+            r.socket.deliver(r.destination);
+        } else {
+            r.destination.release();
+        }
+    }
+
+    // ------------------------------------------------------------------ scheduling
+
+    private void makeReady(EngineSocket s) {
+        if (s.scheduled.compareAndSet(false, true)) {
+            ready.add(s);
+        }
+    }
+
+    /**
+     * One scheduling turn (I/O thread): repost receives, prepare what may go, post it in one call.
+     *
+     * @return whether anything was posted
+     */
+    boolean run() {
+        if (failed) {
+            return false;
+        }
+        try {
+            replenishReceives();
+            if (!parked.isEmpty()) {
+                ready.addAll(parked); // capacity may have come back since the last turn
+                parked.clear();
+            }
+            EngineSocket s;
+            while ((s = readyFromOtherThreads.poll()) != null) {
+                ready.add(s);
+            }
+            while (!control.isEmpty() && chain.free() > 0 && peerCredits > 0) {
+                prepareControl(control.poll());
+            }
+            int turns = ready.size();
+            while (turns-- > 0 && chain.free() > 0) {
+                s = ready.poll();
+                if (s.isEnded()) {
+                    s.scheduled.set(false);
+                } else if (prepareOne(s)) {
+                    if (s.hasOutbound()) {
+                        ready.add(s);
+                    } else {
+                        s.scheduled.set(false);
+                        if (s.hasOutbound()) makeReady(s); // raced with an offer
+                    }
+                } else {
+                    parked.add(s); // waits for credits, window, allowance or an answer; stays scheduled
+                }
+            }
+            if (creditsToReturn >= replenishBatch && chain.pending() == 0 && chain.free() > 0 && peerCredits > 0) {
+                prepareControl(new ControlMessage(WireHeader.CREDIT, 0, 0, 0, 0, 0));
+            }
+            long now = System.nanoTime();
+            if (chain.pending() == 0 && now - lastSendNanos > config.heartbeatInterval().toNanos() && chain.free() > 0 && peerCredits > 0) {
+                prepareControl(new ControlMessage(WireHeader.HEARTBEAT, 0, 0, 0, 0, 0));
+            }
+            if (chain.pending() > 0) {
+                int n = chain.post(qp);
+                metrics.doorbell(n);
+                lastSendNanos = now;
+                return true;
+            }
+            return false;
+        } catch (RuntimeException e) {
+            fail(e instanceof EngineException ? e : new EngineException(peerName + ": " + e.getMessage(), e));
+            return true;
+        }
+    }
+
+    /** Sockets that could not progress last turn (credits, window, allowance, rendezvous answer); retried each turn. */
+    private final List<EngineSocket> parked = new ArrayList<>();
+
+    private void replenishReceives() {
+        if (toRepostCount < replenishBatch) {
+            return;
+        }
+        int n = toRepostCount;
+        int size = config.recvBufferSize();
+        for (int i = 0; i < n; i++) {
+            int slot = toRepost[i];
+            ByteBuf b = memory.byteBufAllocator().directBuffer(size, size);
+            recvBufs[slot] = b;
+            recvBatch[i].wrId(slot).setSge(RegisteredByteBufAllocator.addressOf(b), size, RegisteredByteBufAllocator.regionOf(b).lkey());
+        }
+        qp.postRecv(recvBatch, 0, n);
+        toRepostCount = 0;
+        creditsToReturn += n;
+    }
+
+    private int takeCreditsToReturn() {
+        int c = Math.min(creditsToReturn, WireHeader.MAX_CREDITS);
+        creditsToReturn -= c;
+        return c;
+    }
+
+    private void prepareControl(ControlMessage c) {
+        SendWr wr = chain.prepare(null, 0); // control messages are outside the send window
+        int slot = (int) (wr.wrId() % chain.depth());
+        int at = slot * HEADER_SLOT;
+        WireHeader.write(headerArea, at, c.type, takeCreditsToReturn(), c.socket, c.length, c.token);
+        int bytes = WireHeader.SIZE;
+        if (c.type == WireHeader.RNDV_ANSWER) {
+            headerArea.setLongLE(at + WireHeader.OFF_ADDRESS, c.address);
+            headerArea.setIntLE(at + WireHeader.OFF_RKEY, c.rkey);
+            bytes = WireHeader.RNDV_ANSWER_SIZE;
+        }
+        wr.opcode(WrOpcode.SEND).addSge(headerAddress + at, bytes, headerLkey);
+        peerCredits--;
+        metrics.sent(bytes);
+    }
+
+    /** Prepares at most one fragment of socket {@code s}; false when it must wait (credits, window, allowance). */
+    private boolean prepareOne(EngineSocket s) {
+        OutboundMessage m = s.current;
+        if (m != null) {
+            return m.answered && prepareFragment(s, m);
+        }
+        ByteBuf msg = s.peekOutbound();
+        if (msg == null) {
+            return false;
+        }
+        int size = msg.readableBytes();
+        if (size > config.maxMessageSize()) {
+            s.pollOutbound();
+            s.sent(1);
+            s.rejected(msg, new MessageTooLargeException("a " + size + "-byte message exceeds the maximum message size of "
+                    + config.maxMessageSize() + " bytes (EngineConfig.withMaxMessageSize); it was not sent, the connection goes on"));
+            return true;
+        }
+        if (s.allowance == 0) {
+            metrics.socketStall();
+            return false;
+        }
+        if (peerCredits <= RESERVED_CONTROL_CREDITS) {
+            metrics.creditStall();
+            return false;
+        }
+        if (size <= peerEagerSize) {
+            int bytes = WireHeader.SIZE + size;
+            if (!windowAllows(bytes)) {
+                metrics.windowStall();
+                return false;
+            }
+            s.pollOutbound();
+            ByteBuf payload = registered(msg);
+            SendWr wr = chain.prepare(payload, bytes);
+            int at = (int) (wr.wrId() % chain.depth()) * HEADER_SLOT;
+            WireHeader.write(headerArea, at, WireHeader.DATA, takeCreditsToReturn(), s.id, size, 0);
+            wr.opcode(WrOpcode.SEND).addSge(headerAddress + at, WireHeader.SIZE, headerLkey);
+            if (size > 0) {
+                wr.addSge(RegisteredByteBufAllocator.addressOf(payload), size, RegisteredByteBufAllocator.regionOf(payload).lkey());
+            }
+            windowInFlight += bytes;
+            peerCredits--;
+            s.allowance--;
+            s.sent(1);
+            metrics.sent(bytes);
+            return true;
+        }
+        // rendezvous: ask for a destination, send the fragments once it is known
+        s.pollOutbound();
+        ByteBuf payload = registered(msg);
+        int token = nextToken++;
+        if (nextToken == 0) nextToken = 1;
+        m = new OutboundMessage(s, payload, token);
+        awaitingAnswer.put(token, m);
+        s.current = m;
+        SendWr wr = chain.prepare(null, 0); // the request is control traffic; the WRITEs count against the window
+        int at = (int) (wr.wrId() % chain.depth()) * HEADER_SLOT;
+        WireHeader.write(headerArea, at, WireHeader.RNDV_REQUEST, takeCreditsToReturn(), s.id, size, token);
+        wr.opcode(WrOpcode.SEND).addSge(headerAddress + at, WireHeader.SIZE, headerLkey);
+        peerCredits--;
+        s.allowance--;
+        s.sent(1);
+        metrics.sent(WireHeader.SIZE);
+        return true;
+    }
+
+    private boolean prepareFragment(EngineSocket s, OutboundMessage m) {
+        int fragment = Math.min(config.fragmentSize(), m.size - m.offset);
+        boolean last = m.offset + fragment == m.size;
+        if (!windowAllows(fragment)) {
+            metrics.windowStall();
+            return false;
+        }
+        if (last && peerCredits <= RESERVED_CONTROL_CREDITS) {
+            metrics.creditStall();
+            return false;
+        }
+        SendWr wr = chain.prepare(m.payload.retain(), fragment);
+        wr.opcode(last ? WrOpcode.WRITE_WITH_IMM : WrOpcode.WRITE).remote(m.remoteAddress + m.offset, m.rkey);
+        if (last) {
+            wr.immData(m.token);
+            peerCredits--;
+        }
+        wr.addSge(RegisteredByteBufAllocator.addressOf(m.payload) + m.offset, fragment, RegisteredByteBufAllocator.regionOf(m.payload).lkey());
+        windowInFlight += fragment;
+        m.offset += fragment;
+        metrics.sent(fragment);
+        if (last) {
+            m.release();
+            s.current = null;
+        }
+        return true;
+    }
+
+    /** Window check: a request larger than the whole window may go when nothing is in flight. */
+    private boolean windowAllows(long bytes) {
+        return windowInFlight == 0 || windowInFlight + bytes <= config.sendWindowBytes();
+    }
+
+    /** The payload in registered, contiguous memory: as is when it already is, else copied once (counted). */
+    private ByteBuf registered(ByteBuf msg) {
+        if (RegisteredByteBufAllocator.regionOf(msg) != null && msg.nioBufferCount() == 1 && msg.hasMemoryAddress()) {
+            return msg;
+        }
+        int n = msg.readableBytes();
+        ByteBuf copy = memory.byteBufAllocator().directBuffer(Math.max(n, 1), Math.max(n, 1));
+        copy.writeBytes(msg, msg.readerIndex(), n);
+        msg.release();
+        metrics.copyOnSend(n);
+        return copy;
+    }
+
+    private void releaseSlot(Object attachment, int bytes, boolean success) {
+        windowInFlight -= bytes;
+        if (attachment instanceof ByteBuf) {
+            ((ByteBuf) attachment).release();
+        }
+    }
+
+    // ------------------------------------------------------------------ failure and close
+
+    /** Fails the engine: every socket ends with {@code cause}, every buffer is released, the connection closes. */
+    void fail(Throwable cause) {
+        if (failed) {
+            return;
+        }
+        failed = true;
+        connection.disconnect(); // the queue pair stops touching our buffers before they are released
+        chain.abandonAll(releaser);
+        for (int i = 0; i < recvBufs.length; i++) {
+            if (recvBufs[i] != null) {
+                recvBufs[i].release();
+                recvBufs[i] = null;
+            }
+        }
+        for (InboundRendezvous r : receiving.values()) {
+            r.destination.release();
+        }
+        receiving.clear();
+        for (OutboundMessage m : awaitingAnswer.values()) {
+            m.release();
+        }
+        awaitingAnswer.clear();
+        EngineException error = cause instanceof EngineException ? (EngineException) cause
+                : new EngineException("engine to " + peerName + " failed: " + cause.getMessage(), cause);
+        for (EngineSocket s : new ArrayList<>(sockets.values())) {
+            s.end(error);
+            metrics.socketClosed();
+        }
+        sockets.clear();
+        control.clear();
+        parked.clear();
+        headerArea.release();
+        qp.close();
+        domain.removed(this, error);
+    }
+
+    /** Closes the engine (I/O thread): sockets end normally, the connection is closed. */
+    void close() {
+        if (!failed) {
+            for (EngineSocket s : new ArrayList<>(sockets.values())) {
+                s.end(null);
+            }
+            sockets.clear();
+            fail(new EngineException("engine to " + peerName + " closed"));
+        }
+    }
+
+    /** Sockets open on this engine (I/O thread). */
+    int socketCount() {
+        return sockets.size();
+    }
+
+    @Override
+    public String toString() {
+        return "Engine{" + peerName + ", sockets=" + sockets.size() + ", credits=" + peerCredits + ", window=" + windowInFlight
+                + (failed ? ", failed" : "") + "}";
+    }
+}

@@ -1,0 +1,136 @@
+package io.reactorrdma.engine;
+
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+
+/**
+ * A thread domain's counters (DESIGN.md §8), written by its I/O thread only (plain fields: a
+ * reader on another thread may see a slightly stale value, never a torn one) and published to
+ * Micrometer under {@code rdma.}.
+ */
+public final class EngineMetrics {
+
+    long doorbells;
+    long requestsPosted;
+    long completions;
+    long creditStalls;
+    long windowStalls;
+    long socketStalls;
+    long rnrEvents;
+    long rendezvousRoundTrips;
+    long bytesSent;
+    long bytesReceived;
+    long messagesReceived;
+    long copiesOnSend;
+    long copiedBytesOnSend;
+    long socketsOpen;
+    long engines;
+
+    void doorbell(int requests) {
+        doorbells++;
+        requestsPosted += requests;
+    }
+
+    void completion() {
+        completions++;
+    }
+
+    void creditStall() {
+        creditStalls++;
+    }
+
+    void windowStall() {
+        windowStalls++;
+    }
+
+    void socketStall() {
+        socketStalls++;
+    }
+
+    void rnr() {
+        rnrEvents++;
+    }
+
+    void rendezvous() {
+        rendezvousRoundTrips++;
+    }
+
+    void sent(long bytes) {
+        bytesSent += bytes;
+    }
+
+    void received(long bytes) {
+        bytesReceived += bytes;
+        messagesReceived++;
+    }
+
+    void copyOnSend(long bytes) {
+        copiesOnSend++;
+        copiedBytesOnSend += bytes;
+    }
+
+    void socketOpened() {
+        socketsOpen++;
+    }
+
+    void socketClosed() {
+        socketsOpen--;
+    }
+
+    void engineAdded() {
+        engines++;
+    }
+
+    void engineRemoved() {
+        engines--;
+    }
+
+    public long doorbells() { return doorbells; }
+    public long requestsPosted() { return requestsPosted; }
+    public long completions() { return completions; }
+    public long creditStalls() { return creditStalls; }
+    public long windowStalls() { return windowStalls; }
+    public long socketStalls() { return socketStalls; }
+    public long rnrEvents() { return rnrEvents; }
+    public long rendezvousRoundTrips() { return rendezvousRoundTrips; }
+    public long bytesSent() { return bytesSent; }
+    public long bytesReceived() { return bytesReceived; }
+    public long copiesOnSend() { return copiesOnSend; }
+    public long copiedBytesOnSend() { return copiedBytesOnSend; }
+    public long socketsOpen() { return socketsOpen; }
+    public long engines() { return engines; }
+
+    /** Binds the counters to {@code registry}, tagged with {@code tags} (e.g. the domain). */
+    public void bindTo(MeterRegistry registry, Tags tags) {
+        counter(registry, "rdma.doorbells", "post calls (each one doorbell)", EngineMetrics::doorbells, tags);
+        counter(registry, "rdma.posts", "work requests posted", EngineMetrics::requestsPosted, tags);
+        counter(registry, "rdma.completions", "work completions processed", EngineMetrics::completions, tags);
+        counter(registry, "rdma.credit.stalls", "turns a socket waited for receive credits", EngineMetrics::creditStalls, tags);
+        counter(registry, "rdma.window.stalls", "turns a socket waited for send-window room", EngineMetrics::windowStalls, tags);
+        counter(registry, "rdma.socket.stalls", "turns a socket waited for its peer's message allowance", EngineMetrics::socketStalls, tags);
+        counter(registry, "rdma.rnr", "receiver-not-ready errors (must stay 0)", EngineMetrics::rnrEvents, tags);
+        counter(registry, "rdma.rendezvous", "rendezvous round trips", EngineMetrics::rendezvousRoundTrips, tags);
+        counter(registry, "rdma.bytes.sent", "bytes sent", EngineMetrics::bytesSent, tags);
+        counter(registry, "rdma.bytes.received", "bytes received", EngineMetrics::bytesReceived, tags);
+        counter(registry, "rdma.copies.on.send", "payloads copied into registered memory before sending", EngineMetrics::copiesOnSend, tags);
+        Gauge.builder("rdma.sockets", this, EngineMetrics::socketsOpen).tags(tags).description("open sockets").register(registry);
+        Gauge.builder("rdma.engines", this, EngineMetrics::engines).tags(tags).description("engines (queue pairs)").register(registry);
+    }
+
+    private void counter(MeterRegistry registry, String name, String description,
+                         java.util.function.ToDoubleFunction<EngineMetrics> f, Tags tags) {
+        FunctionCounter.builder(name, this, f).tags(tags).description(description).register(registry);
+    }
+
+    /** The signaled fraction of posted requests is {@code completions of sends / posts}; doorbells per message likewise. */
+    @Override
+    public String toString() {
+        return "EngineMetrics{doorbells=" + doorbells + ", posts=" + requestsPosted + ", completions=" + completions
+                + ", creditStalls=" + creditStalls + ", windowStalls=" + windowStalls + ", socketStalls=" + socketStalls
+                + ", rnr=" + rnrEvents + ", rendezvous=" + rendezvousRoundTrips + ", bytesSent=" + bytesSent
+                + ", bytesReceived=" + bytesReceived + ", copiesOnSend=" + copiesOnSend + ", sockets=" + socketsOpen
+                + ", engines=" + engines + "}";
+    }
+}

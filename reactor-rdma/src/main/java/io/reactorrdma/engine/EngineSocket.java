@@ -1,0 +1,211 @@
+package io.reactorrdma.engine;
+
+import io.netty.buffer.ByteBuf;
+
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A socket: one logical connection (one RSocket connection, one {@code RdmaConnection}) carried by
+ * an engine that other sockets to the same peer share. Messages keep their order per socket.
+ *
+ * <p>Threads: {@link #offer}, {@link #consumed} and {@link #close} may be called from any thread;
+ * everything else runs on the engine's I/O thread.
+ *
+ * <p>Flow control per socket: the sender may have at most {@code allowance} messages the peer's
+ * subscriber has not yet taken; the receiver grants more ({@code SOCKET_CREDIT}) as its subscriber
+ * takes messages, in batches of half the window. A slow consumer therefore stops its sender across
+ * the wire, and the receiver never holds more than the window of unread messages per socket.
+ */
+public final class EngineSocket {
+
+    /** What the socket delivers to, on the I/O thread. */
+    public interface Inbound {
+        /** A message; ownership passes to the receiver (release it). */
+        void onMessage(ByteBuf message);
+
+        /** The socket ended: {@code error} is null for a normal close. */
+        void onClose(Throwable error);
+    }
+
+    /** Told, on the I/O thread, that queued messages left the socket's queue (room for more). */
+    public interface OutboundListener {
+        void onSent(int messages);
+
+        /** A message could not be sent (too large); the socket goes on. */
+        void onRejected(ByteBuf message, RuntimeException error);
+    }
+
+    final Engine engine;
+    final int id;
+    private final ConcurrentLinkedQueue<ByteBuf> outbound = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger queued = new AtomicInteger();
+    final AtomicBoolean scheduled = new AtomicBoolean();
+    private final AtomicInteger consumedNotGranted = new AtomicInteger();
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private volatile Inbound inbound;
+    private volatile OutboundListener outboundListener;
+    /** I/O thread: messages we may still send before the peer grants more. */
+    int allowance;
+    /** I/O thread: the rendezvous message in progress, which the socket's later messages wait behind. */
+    OutboundMessage current;
+    /** I/O thread: messages that arrived before an inbound was attached. */
+    private java.util.ArrayDeque<ByteBuf> early;
+    private boolean ended;
+
+    EngineSocket(Engine engine, int id, int allowance) {
+        this.engine = engine;
+        this.id = id;
+        this.allowance = allowance;
+    }
+
+    public int id() {
+        return id;
+    }
+
+    /** The peer this socket talks to, for messages. */
+    public String peer() {
+        return engine.peerName();
+    }
+
+    /** Attaches the receiver; messages that arrived before are delivered first (on the I/O thread). */
+    public void inbound(Inbound in) {
+        this.inbound = in;
+        engine.domain.execute(this::flushEarly);
+    }
+
+    public void outboundListener(OutboundListener l) {
+        this.outboundListener = l;
+    }
+
+    /** Messages queued and not yet handed to the engine. */
+    public int queued() {
+        return queued.get();
+    }
+
+    /**
+     * Queues a message (ownership passes to the socket). The caller bounds how many it queues
+     * (the Reactive Streams bridge requests only what {@link OutboundListener#onSent} frees).
+     *
+     * @return false if the socket is closed; the message was released
+     */
+    public boolean offer(ByteBuf message) {
+        if (closed.get()) {
+            message.release();
+            return false;
+        }
+        outbound.add(message);
+        queued.incrementAndGet();
+        engine.socketReady(this);
+        return true;
+    }
+
+    /** The receiver's subscriber took {@code n} messages: grant the peer more, in batches. */
+    public void consumed(int n) {
+        int half = Math.max(1, engine.config.socketMessageWindow() / 2);
+        int total = consumedNotGranted.addAndGet(n);
+        if (total >= half && consumedNotGranted.compareAndSet(total, 0)) {
+            engine.domain.execute(() -> engine.grant(this, total));
+        }
+    }
+
+    /** Closes the socket: the peer's socket ends normally; queued messages are dropped. */
+    public void close() {
+        if (closed.compareAndSet(false, true)) {
+            engine.domain.execute(() -> engine.closeSocket(this, null, true));
+        }
+    }
+
+    public boolean isClosed() {
+        return closed.get();
+    }
+
+    // ---------------------------------------------------------------- I/O thread
+
+    ByteBuf peekOutbound() {
+        return outbound.peek();
+    }
+
+    ByteBuf pollOutbound() {
+        ByteBuf b = outbound.poll();
+        if (b != null) {
+            queued.decrementAndGet();
+        }
+        return b;
+    }
+
+    boolean hasOutbound() {
+        return current != null || !outbound.isEmpty();
+    }
+
+    void sent(int n) {
+        OutboundListener l = outboundListener;
+        if (l != null) l.onSent(n);
+    }
+
+    void rejected(ByteBuf message, RuntimeException error) {
+        OutboundListener l = outboundListener;
+        if (l != null) {
+            l.onRejected(message, error);
+        } else {
+            message.release();
+        }
+    }
+
+    void deliver(ByteBuf message) {
+        Inbound in = inbound;
+        if (ended) {
+            message.release();
+        } else if (in == null) {
+            if (early == null) early = new java.util.ArrayDeque<>();
+            early.add(message);
+        } else {
+            in.onMessage(message);
+        }
+    }
+
+    private void flushEarly() {
+        Inbound in = inbound;
+        if (early != null && in != null) {
+            ByteBuf m;
+            while ((m = early.poll()) != null) {
+                if (ended) m.release(); else in.onMessage(m);
+            }
+        }
+    }
+
+    /** Ends the socket on the I/O thread: releases what it holds and tells the receiver. */
+    void end(Throwable error) {
+        if (ended) {
+            return;
+        }
+        flushEarly();
+        ended = true;
+        closed.set(true);
+        ByteBuf m;
+        while ((m = pollOutbound()) != null) {
+            m.release();
+        }
+        if (early != null) {
+            while ((m = early.poll()) != null) m.release();
+        }
+        if (current != null) {
+            current.release();
+            current = null;
+        }
+        Inbound in = inbound;
+        if (in != null) {
+            in.onClose(error);
+        }
+    }
+
+    boolean isEnded() {
+        return ended;
+    }
+
+    @Override
+    public String toString() {
+        return "EngineSocket{" + id + " to " + engine.peerName() + (closed.get() ? ", closed" : "") + "}";
+    }
+}

@@ -1,0 +1,105 @@
+package io.reactorrdma.engine;
+
+import io.netty.buffer.ByteBuf;
+
+/**
+ * The engine's wire protocol: every SEND starts with this 16-byte header (little-endian, as the
+ * host writes it; both ends of a soft or RoCE link in this project are little-endian machines,
+ * and the connection's private data carries a byte-order check).
+ *
+ * <pre>
+ *  0  byte   type       DATA, RNDV_REQUEST, RNDV_ANSWER, CREDIT, SOCKET_OPEN, SOCKET_CLOSE,
+ *                       SOCKET_CREDIT, HEARTBEAT, CLOSE
+ *  1  byte   flags      0 (reserved; anything else is a protocol error)
+ *  2  ushort credits    receive credits returned to the peer (piggybacked on any message)
+ *  4  int    socket     socket id (0 for engine-level messages)
+ *  8  int    length     DATA: payload bytes that follow; RNDV_REQUEST / RNDV_ANSWER: message size;
+ *                       SOCKET_CREDIT: messages granted; SOCKET_CLOSE: 0 (normal) or 1 (error)
+ * 12  int    token      RNDV_REQUEST / RNDV_ANSWER: the message's token, also the immediate
+ *                       data of its final WRITE_WITH_IMM
+ * 16  ...    DATA: payload; RNDV_ANSWER: long address, int rkey (the destination)
+ * </pre>
+ * A WRITE_WITH_IMM completion carries no header: its immediate data is the token of a
+ * rendezvous message the receiver answered. Anything that does not parse — unknown type, flags,
+ * a length that disagrees with the byte count, an unknown token or socket where one is required —
+ * is a protocol error that closes that engine only.
+ */
+final class WireHeader {
+
+    static final int SIZE = 16;
+    static final int RNDV_ANSWER_SIZE = SIZE + 12;
+
+    static final byte DATA = 1;
+    static final byte RNDV_REQUEST = 2;
+    static final byte RNDV_ANSWER = 3;
+    static final byte CREDIT = 4;
+    static final byte SOCKET_OPEN = 5;
+    static final byte SOCKET_CLOSE = 6;
+    static final byte SOCKET_CREDIT = 7;
+    static final byte HEARTBEAT = 8;
+    static final byte CLOSE = 9;
+
+    static final int OFF_TYPE = 0;
+    static final int OFF_FLAGS = 1;
+    static final int OFF_CREDITS = 2;
+    static final int OFF_SOCKET = 4;
+    static final int OFF_LENGTH = 8;
+    static final int OFF_TOKEN = 12;
+    static final int OFF_ADDRESS = 16;
+    static final int OFF_RKEY = 24;
+
+    /** Most credits one header can return. */
+    static final int MAX_CREDITS = 0xFFFF;
+
+    private WireHeader() {
+    }
+
+    /** Writes a header at {@code index} of {@code buf} (absolute; indices unchanged). */
+    static void write(ByteBuf buf, int index, byte type, int credits, int socket, int length, int token) {
+        buf.setByte(index + OFF_TYPE, type);
+        buf.setByte(index + OFF_FLAGS, 0);
+        buf.setShortLE(index + OFF_CREDITS, credits);
+        buf.setIntLE(index + OFF_SOCKET, socket);
+        buf.setIntLE(index + OFF_LENGTH, length);
+        buf.setIntLE(index + OFF_TOKEN, token);
+    }
+
+    static byte type(ByteBuf buf, int index) {
+        return buf.getByte(index + OFF_TYPE);
+    }
+
+    static int flags(ByteBuf buf, int index) {
+        return buf.getUnsignedByte(index + OFF_FLAGS);
+    }
+
+    static int credits(ByteBuf buf, int index) {
+        return buf.getUnsignedShortLE(index + OFF_CREDITS);
+    }
+
+    static int socket(ByteBuf buf, int index) {
+        return buf.getIntLE(index + OFF_SOCKET);
+    }
+
+    static int length(ByteBuf buf, int index) {
+        return buf.getIntLE(index + OFF_LENGTH);
+    }
+
+    static int token(ByteBuf buf, int index) {
+        return buf.getIntLE(index + OFF_TOKEN);
+    }
+
+    static String typeName(byte type) {
+        switch (type) {
+            case DATA: return "DATA";
+            case RNDV_REQUEST: return "RNDV_REQUEST";
+            case RNDV_ANSWER: return "RNDV_ANSWER";
+            case CREDIT: return "CREDIT";
+            case SOCKET_OPEN: return "SOCKET_OPEN";
+            case SOCKET_CLOSE: return "SOCKET_CLOSE";
+            case SOCKET_CREDIT: return "SOCKET_CREDIT";
+            case HEARTBEAT: return "HEARTBEAT";
+            case CLOSE: return "CLOSE";
+            default: return "unknown type " + type;
+        }
+    }
+}
