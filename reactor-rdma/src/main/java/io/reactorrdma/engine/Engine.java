@@ -512,9 +512,9 @@ public final class Engine {
         int size = msg.readableBytes();
         if (size > config.maxMessageSize()) {
             s.pollOutbound();
-            s.sent(1);
             s.rejected(msg, new MessageTooLargeException("a " + size + "-byte message exceeds the maximum message size of "
                     + config.maxMessageSize() + " bytes (EngineConfig.withMaxMessageSize); it was not sent, the connection goes on"));
+            s.sent(1);
             return true;
         }
         if (s.allowance == 0) {

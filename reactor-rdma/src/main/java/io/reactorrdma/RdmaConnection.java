@@ -1,0 +1,218 @@
+package io.reactorrdma;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.util.ReferenceCountUtil;
+import io.reactorrdma.engine.EngineSocket;
+import org.reactivestreams.Publisher;
+import org.reactivestreams.Subscription;
+import reactor.core.CoreSubscriber;
+import reactor.core.Disposable;
+import reactor.core.publisher.BaseSubscriber;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.util.concurrent.Queues;
+
+import java.nio.channels.ClosedChannelException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * One logical RDMA connection (an engine socket): an {@link RdmaInbound} and an
+ * {@link RdmaOutbound}. Connections to the same peer from one thread domain share one queue pair.
+ * Dispose it to close; {@link #onDispose()} completes when it is closed from either side.
+ */
+public final class RdmaConnection implements RdmaInbound, Disposable {
+
+    private final EngineSocket socket;
+    private final ByteBufAllocator alloc;
+    private final Sinks.Many<ByteBuf> inbound = Sinks.many().unicast().onBackpressureBuffer(Queues.<ByteBuf>unboundedMultiproducer().get());
+    private final Sinks.Empty<Void> closed = Sinks.empty();
+    private final AtomicReference<SendSubscriber> activeSend = new AtomicReference<>();
+    private final int sendWindow;
+
+    RdmaConnection(EngineSocket socket, ByteBufAllocator alloc, int sendWindow) {
+        this.socket = socket;
+        this.alloc = alloc;
+        this.sendWindow = sendWindow;
+        socket.outboundListener(new EngineSocket.OutboundListener() {
+            @Override
+            public void onSent(int messages) {
+                SendSubscriber s = activeSend.get();
+                if (s != null) s.sent(messages);
+            }
+
+            @Override
+            public void onRejected(ByteBuf message, RuntimeException error) {
+                message.release();
+                SendSubscriber s = activeSend.get();
+                if (s != null) s.fail(error);
+            }
+        });
+        socket.inbound(new EngineSocket.Inbound() {
+            @Override
+            public void onMessage(ByteBuf message) {
+                if (inbound.tryEmitNext(message).isFailure()) {
+                    message.release();
+                }
+            }
+
+            @Override
+            public void onClose(Throwable error) {
+                if (error == null) {
+                    inbound.tryEmitComplete();
+                } else {
+                    inbound.tryEmitError(error);
+                }
+                SendSubscriber s = activeSend.get();
+                if (s != null) {
+                    s.fail(error != null ? error : new ClosedChannelException());
+                }
+                closed.tryEmitEmpty();
+            }
+        });
+    }
+
+    public RdmaInbound inbound() {
+        return this;
+    }
+
+    public RdmaOutbound outbound() {
+        return new Outbound(Mono.empty());
+    }
+
+    @Override
+    public Flux<ByteBuf> receive() {
+        return inbound.asFlux()
+                .doOnNext(m -> socket.consumed(1))
+                .doOnDiscard(ByteBuf.class, ReferenceCountUtil::safeRelease);
+    }
+
+    /** The peer, for messages and logs. */
+    public String peer() {
+        return socket.peer();
+    }
+
+    /** The registered allocator's Netty view. */
+    public ByteBufAllocator alloc() {
+        return alloc;
+    }
+
+    @Override
+    public void dispose() {
+        socket.close();
+    }
+
+    @Override
+    public boolean isDisposed() {
+        return socket.isClosed();
+    }
+
+    /** Completes when the connection is closed, from either side or by a failure. */
+    public Mono<Void> onDispose() {
+        return closed.asMono();
+    }
+
+    private Mono<Void> sendMono(Publisher<? extends ByteBuf> messages) {
+        return Mono.defer(() -> {
+            SendSubscriber s = new SendSubscriber();
+            if (!activeSend.compareAndSet(null, s)) {
+                Flux.from(messages).subscribe(ReferenceCountUtil::safeRelease);
+                return Mono.error(new IllegalStateException("another send is still running on this connection; chain sends with then()"));
+            }
+            if (socket.isClosed()) {
+                activeSend.compareAndSet(s, null);
+                return Mono.error(new ClosedChannelException());
+            }
+            Flux.from(messages).subscribe(s);
+            return s.done.asMono()
+                    .doOnCancel(s::cancel)
+                    .doFinally(signal -> activeSend.compareAndSet(s, null));
+        });
+    }
+
+    /**
+     * Feeds one publisher to the socket: requests at most {@code sendWindow} messages ahead of what
+     * the engine has taken; the engine's {@code onSent} (on the I/O thread) requests more.
+     */
+    private final class SendSubscriber extends BaseSubscriber<ByteBuf> {
+        final Sinks.Empty<Void> done = Sinks.empty();
+        private final AtomicInteger outstanding = new AtomicInteger();
+        private volatile boolean upstreamDone;
+
+        @Override
+        protected void hookOnSubscribe(Subscription subscription) {
+            request(sendWindow);
+        }
+
+        @Override
+        protected void hookOnNext(ByteBuf message) {
+            outstanding.incrementAndGet();
+            if (!socket.offer(message)) {
+                fail(new ClosedChannelException());
+            }
+        }
+
+        @Override
+        protected void hookOnComplete() {
+            upstreamDone = true;
+            if (outstanding.get() == 0) {
+                done.tryEmitEmpty();
+            }
+        }
+
+        @Override
+        protected void hookOnError(Throwable error) {
+            done.tryEmitError(error);
+        }
+
+        void sent(int n) {
+            int left = outstanding.addAndGet(-n);
+            if (upstreamDone) {
+                if (left == 0) done.tryEmitEmpty();
+            } else {
+                request(n);
+            }
+        }
+
+        void fail(Throwable error) {
+            cancel();
+            done.tryEmitError(error);
+        }
+    }
+
+    /** An outbound whose {@link #then()} is the chain of sends so far. */
+    private final class Outbound implements RdmaOutbound {
+        private final Mono<Void> sends;
+
+        Outbound(Mono<Void> sends) {
+            this.sends = sends;
+        }
+
+        @Override
+        public RdmaOutbound send(Publisher<? extends ByteBuf> messages) {
+            return new Outbound(sends.then(sendMono(messages)));
+        }
+
+        @Override
+        public Mono<Void> then() {
+            return sends;
+        }
+
+        @Override
+        public ByteBufAllocator alloc() {
+            return alloc;
+        }
+
+        @Override
+        public void subscribe(org.reactivestreams.Subscriber<? super Void> s) {
+            sends.subscribe(s);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RdmaConnection{" + socket + "}";
+    }
+}
