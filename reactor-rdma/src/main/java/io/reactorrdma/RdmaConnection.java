@@ -3,12 +3,10 @@ package io.reactorrdma;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.util.ReferenceCountUtil;
+import io.reactorrdma.backpressure.CapacityGatedSubscriber;
 import io.reactorrdma.engine.EngineSocket;
 import org.reactivestreams.Publisher;
-import org.reactivestreams.Subscription;
-import reactor.core.CoreSubscriber;
 import reactor.core.Disposable;
-import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
@@ -29,7 +27,7 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
     private final ByteBufAllocator alloc;
     private final Sinks.Many<ByteBuf> inbound = Sinks.many().unicast().onBackpressureBuffer(Queues.<ByteBuf>unboundedMultiproducer().get());
     private final Sinks.Empty<Void> closed = Sinks.empty();
-    private final AtomicReference<SendSubscriber> activeSend = new AtomicReference<>();
+    private final AtomicReference<Send> activeSend = new AtomicReference<>();
     private final int sendWindow;
 
     RdmaConnection(EngineSocket socket, ByteBufAllocator alloc, int sendWindow) {
@@ -39,14 +37,14 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
         socket.outboundListener(new EngineSocket.OutboundListener() {
             @Override
             public void onSent(int messages) {
-                SendSubscriber s = activeSend.get();
+                Send s = activeSend.get();
                 if (s != null) s.sent(messages);
             }
 
             @Override
             public void onRejected(ByteBuf message, RuntimeException error) {
                 message.release();
-                SendSubscriber s = activeSend.get();
+                Send s = activeSend.get();
                 if (s != null) s.fail(error);
             }
         });
@@ -65,7 +63,7 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
                 } else {
                     inbound.tryEmitError(error);
                 }
-                SendSubscriber s = activeSend.get();
+                Send s = activeSend.get();
                 if (s != null) {
                     s.fail(error != null ? error : new ClosedChannelException());
                 }
@@ -116,69 +114,60 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
 
     private Mono<Void> sendMono(Publisher<? extends ByteBuf> messages) {
         return Mono.defer(() -> {
-            SendSubscriber s = new SendSubscriber();
-            if (!activeSend.compareAndSet(null, s)) {
+            Send send = new Send();
+            if (!activeSend.compareAndSet(null, send)) {
                 Flux.from(messages).subscribe(ReferenceCountUtil::safeRelease);
                 return Mono.error(new IllegalStateException("another send is still running on this connection; chain sends with then()"));
             }
             if (socket.isClosed()) {
-                activeSend.compareAndSet(s, null);
+                activeSend.compareAndSet(send, null);
                 return Mono.error(new ClosedChannelException());
             }
-            Flux.from(messages).subscribe(s);
-            return s.done.asMono()
-                    .doOnCancel(s::cancel)
-                    .doFinally(signal -> activeSend.compareAndSet(s, null));
+            Flux.from(messages).subscribe(send.gated);
+            return send.gated.completion()
+                    .then(Mono.defer(send::allSent))
+                    .doOnCancel(send.gated::cancel)
+                    .doFinally(signal -> activeSend.compareAndSet(send, null));
         });
     }
 
     /**
-     * Feeds one publisher to the socket: requests at most {@code sendWindow} messages ahead of what
-     * the engine has taken; the engine's {@code onSent} (on the I/O thread) requests more.
+     * One {@code send}: a {@link CapacityGatedSubscriber} requests from the publisher only what the
+     * socket's queue has room for (the queue drains as work requests, credits, window and the peer's
+     * allowance permit); the send completes when the engine has taken every message, and fails when
+     * it refused one (too large) or the connection ended.
      */
-    private final class SendSubscriber extends BaseSubscriber<ByteBuf> {
-        final Sinks.Empty<Void> done = Sinks.empty();
-        private final AtomicInteger outstanding = new AtomicInteger();
-        private volatile boolean upstreamDone;
+    private final class Send {
+        final AtomicInteger outstanding = new AtomicInteger();
+        final Sinks.Empty<Void> drained = Sinks.empty();
+        volatile boolean upstreamDone;
+        final CapacityGatedSubscriber<ByteBuf> gated = new CapacityGatedSubscriber<>(
+                () -> Math.max(0, sendWindow - socket.queued()),
+                message -> {
+                    outstanding.incrementAndGet();
+                    if (!socket.offer(message)) { // the socket released it
+                        throw new IllegalStateException("connection to " + socket.peer() + " is closed", new ClosedChannelException());
+                    }
+                });
 
-        @Override
-        protected void hookOnSubscribe(Subscription subscription) {
-            request(sendWindow);
-        }
-
-        @Override
-        protected void hookOnNext(ByteBuf message) {
-            outstanding.incrementAndGet();
-            if (!socket.offer(message)) {
-                fail(new ClosedChannelException());
-            }
-        }
-
-        @Override
-        protected void hookOnComplete() {
+        Mono<Void> allSent() {
             upstreamDone = true;
             if (outstanding.get() == 0) {
-                done.tryEmitEmpty();
+                drained.tryEmitEmpty();
             }
-        }
-
-        @Override
-        protected void hookOnError(Throwable error) {
-            done.tryEmitError(error);
+            return drained.asMono();
         }
 
         void sent(int n) {
-            int left = outstanding.addAndGet(-n);
-            if (upstreamDone) {
-                if (left == 0) done.tryEmitEmpty();
-            } else {
-                request(n);
+            if (outstanding.addAndGet(-n) == 0 && upstreamDone) {
+                drained.tryEmitEmpty();
             }
+            gated.capacityAvailable();
         }
 
         void fail(Throwable error) {
-            cancel();
-            done.tryEmitError(error);
+            drained.tryEmitError(error);
+            gated.fail(error);
         }
     }
 

@@ -2,6 +2,8 @@ package io.reactorrdma.engine;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.util.collection.IntObjectHashMap;
+import io.reactorrdma.backpressure.ByteWindow;
+import io.reactorrdma.backpressure.CreditCounter;
 import io.reactorrdma.memory.Chunk;
 import io.reactorrdma.memory.RegisteredAllocator;
 import io.reactorrdma.memory.RegisteredByteBufAllocator;
@@ -65,8 +67,10 @@ public final class Engine {
     // send side
     private final int peerDepth;
     private final int peerEagerSize;
-    private int peerCredits;
-    private long windowInFlight;
+    /** Receive credits at the peer (one kept for control messages). */
+    private final CreditCounter credits;
+    /** Bytes posted and not completed (the incast send window). */
+    private final ByteWindow window;
 
     // sockets and messages
     private final IntObjectHashMap<EngineSocket> sockets = new IntObjectHashMap<>();
@@ -137,7 +141,8 @@ public final class Engine {
         this.toRepost = new int[recvDepth];
         this.peerDepth = peer.recvDepth();
         this.peerEagerSize = Math.min(peer.eagerSize(), config.eagerSize());
-        this.peerCredits = peerDepth;
+        this.credits = new CreditCounter(peerDepth, RESERVED_CONTROL_CREDITS);
+        this.window = new ByteWindow(config.sendWindowBytes());
         this.nextSocketId = client ? 1 : 2;
         connection.onDisconnect().thenAccept(reason -> domain.execute(() -> fail(new EngineException(peerName + " disconnected: " + reason))));
     }
@@ -336,10 +341,11 @@ public final class Engine {
         if (credits == 0) {
             return;
         }
-        if (peerCredits + credits > peerDepth) {
-            throw new ProtocolException(peerName + " returned " + credits + " credits, more than it was owed (" + (peerDepth - peerCredits) + ")");
+        try {
+            this.credits.release(credits);
+        } catch (IllegalStateException e) {
+            throw new ProtocolException(peerName + " returned " + credits + " credits, more than it was owed (" + this.credits.inUse() + ")");
         }
-        peerCredits += credits;
     }
 
     private void onRendezvousRequest(int socketId, int size, int token) {
@@ -418,7 +424,7 @@ public final class Engine {
             while ((s = readyFromOtherThreads.poll()) != null) {
                 ready.add(s);
             }
-            while (!control.isEmpty() && chain.free() > 0 && peerCredits > 0) {
+            while (!control.isEmpty() && chain.free() > 0 && credits.available() > 0) {
                 prepareControl(control.poll());
             }
             int turns = ready.size();
@@ -437,11 +443,11 @@ public final class Engine {
                     parked.add(s); // waits for credits, window, allowance or an answer; stays scheduled
                 }
             }
-            if (creditsToReturn >= replenishBatch && chain.pending() == 0 && chain.free() > 0 && peerCredits > 0) {
+            if (creditsToReturn >= replenishBatch && chain.pending() == 0 && chain.free() > 0 && credits.available() > 0) {
                 prepareControl(new ControlMessage(WireHeader.CREDIT, 0, 0, 0, 0, 0));
             }
             long now = System.nanoTime();
-            if (chain.pending() == 0 && now - lastSendNanos > config.heartbeatInterval().toNanos() && chain.free() > 0 && peerCredits > 0) {
+            if (chain.pending() == 0 && now - lastSendNanos > config.heartbeatInterval().toNanos() && chain.free() > 0 && credits.available() > 0) {
                 prepareControl(new ControlMessage(WireHeader.HEARTBEAT, 0, 0, 0, 0, 0));
             }
             if (chain.pending() > 0) {
@@ -495,7 +501,7 @@ public final class Engine {
             bytes = WireHeader.RNDV_ANSWER_SIZE;
         }
         wr.opcode(WrOpcode.SEND).addSge(headerAddress + at, bytes, headerLkey);
-        peerCredits--;
+        credits.tryAcquireControl(); // checked available() > 0 before: always succeeds on this thread
         metrics.sent(bytes);
     }
 
@@ -521,16 +527,17 @@ public final class Engine {
             metrics.socketStall();
             return false;
         }
-        if (peerCredits <= RESERVED_CONTROL_CREDITS) {
+        if (credits.availableForData() == 0) {
             metrics.creditStall();
             return false;
         }
         if (size <= peerEagerSize) {
             int bytes = WireHeader.SIZE + size;
-            if (!windowAllows(bytes)) {
+            if (!window.tryAcquire(bytes)) {
                 metrics.windowStall();
                 return false;
             }
+            credits.tryAcquireData(); // available, checked above, on this thread
             s.pollOutbound();
             ByteBuf payload = registered(msg);
             SendWr wr = chain.prepare(payload, bytes);
@@ -540,8 +547,6 @@ public final class Engine {
             if (size > 0) {
                 wr.addSge(RegisteredByteBufAllocator.addressOf(payload), size, RegisteredByteBufAllocator.regionOf(payload).lkey());
             }
-            windowInFlight += bytes;
-            peerCredits--;
             s.allowance--;
             s.sent(1);
             metrics.sent(bytes);
@@ -559,7 +564,7 @@ public final class Engine {
         int at = (int) (wr.wrId() % chain.depth()) * HEADER_SLOT;
         WireHeader.write(headerArea, at, WireHeader.RNDV_REQUEST, takeCreditsToReturn(), s.id, size, token);
         wr.opcode(WrOpcode.SEND).addSge(headerAddress + at, WireHeader.SIZE, headerLkey);
-        peerCredits--;
+        credits.tryAcquireData(); // available, checked above, on this thread
         s.allowance--;
         s.sent(1);
         metrics.sent(WireHeader.SIZE);
@@ -569,22 +574,21 @@ public final class Engine {
     private boolean prepareFragment(EngineSocket s, OutboundMessage m) {
         int fragment = Math.min(config.fragmentSize(), m.size - m.offset);
         boolean last = m.offset + fragment == m.size;
-        if (!windowAllows(fragment)) {
-            metrics.windowStall();
+        if (last && credits.availableForData() == 0) {
+            metrics.creditStall();
             return false;
         }
-        if (last && peerCredits <= RESERVED_CONTROL_CREDITS) {
-            metrics.creditStall();
+        if (!window.tryAcquire(fragment)) {
+            metrics.windowStall();
             return false;
         }
         SendWr wr = chain.prepare(m.payload.retain(), fragment);
         wr.opcode(last ? WrOpcode.WRITE_WITH_IMM : WrOpcode.WRITE).remote(m.remoteAddress + m.offset, m.rkey);
         if (last) {
             wr.immData(m.token);
-            peerCredits--;
+            credits.tryAcquireData();
         }
         wr.addSge(RegisteredByteBufAllocator.addressOf(m.payload) + m.offset, fragment, RegisteredByteBufAllocator.regionOf(m.payload).lkey());
-        windowInFlight += fragment;
         m.offset += fragment;
         metrics.sent(fragment);
         if (last) {
@@ -592,11 +596,6 @@ public final class Engine {
             s.current = null;
         }
         return true;
-    }
-
-    /** Window check: a request larger than the whole window may go when nothing is in flight. */
-    private boolean windowAllows(long bytes) {
-        return windowInFlight == 0 || windowInFlight + bytes <= config.sendWindowBytes();
     }
 
     /** The payload in registered, contiguous memory: as is when it already is, else copied once (counted). */
@@ -613,7 +612,9 @@ public final class Engine {
     }
 
     private void releaseSlot(Object attachment, int bytes, boolean success) {
-        windowInFlight -= bytes;
+        if (bytes > 0) {
+            window.release(bytes);
+        }
         if (attachment instanceof ByteBuf) {
             ((ByteBuf) attachment).release();
         }
@@ -675,7 +676,7 @@ public final class Engine {
 
     @Override
     public String toString() {
-        return "Engine{" + peerName + ", sockets=" + sockets.size() + ", credits=" + peerCredits + ", window=" + windowInFlight
+        return "Engine{" + peerName + ", sockets=" + sockets.size() + ", credits=" + credits.available() + ", window=" + window.inFlight()
                 + (failed ? ", failed" : "") + "}";
     }
 }
