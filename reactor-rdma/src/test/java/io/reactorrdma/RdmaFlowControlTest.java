@@ -1,0 +1,141 @@
+package io.reactorrdma;
+
+import io.netty.buffer.ByteBuf;
+import io.reactorrdma.engine.EngineConfig;
+import io.reactorrdma.engine.EngineMetrics;
+import io.reactorrdma.engine.IdleStrategy;
+import io.reactorrdma.verbs.soft.SoftConfig;
+import io.reactorrdma.verbs.soft.SoftContext;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.reactivestreams.Subscription;
+import reactor.core.publisher.BaseSubscriber;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Fairness between sockets, a slow consumer stopping its sender, and a vanished peer, end to end over loopback. */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class RdmaFlowControlTest {
+
+    private RdmaResources serverResources;
+    private RdmaResources clientResources;
+    private DisposableRdmaServer server;
+
+    private void start(EngineConfig engine, java.util.function.BiFunction<RdmaInbound, RdmaOutbound, org.reactivestreams.Publisher<Void>> handler) {
+        SoftConfig soft = SoftConfig.defaults().withPeerTimeout(Duration.ofMillis(400));
+        serverResources = RdmaResources.builder("server").provider("loopback").softConfig(soft).threads(1).idle(IdleStrategy.BACK_OFF).engine(engine).build();
+        clientResources = RdmaResources.builder("client").provider("loopback").softConfig(soft).threads(1).idle(IdleStrategy.BACK_OFF).engine(engine).build();
+        server = RdmaServer.create().port(0).runOn(serverResources).handle(handler::apply).bindNow();
+    }
+
+    @AfterEach
+    void stop() {
+        server.disposeNow(Duration.ofSeconds(10));
+        clientResources.dispose();
+        serverResources.dispose();
+        assertThat(clientResources.allocator().liveBuffers()).as("client live buffers").isZero();
+        assertThat(serverResources.allocator().liveBuffers()).as("server live buffers").isZero();
+    }
+
+    private RdmaConnection connect() {
+        return RdmaClient.create().port(server.port()).runOn(clientResources).connectNow();
+    }
+
+    private static ByteBuf filled(RdmaConnection c, int size, int value) {
+        ByteBuf b = c.alloc().directBuffer(size);
+        b.writerIndex(size);
+        b.setByte(0, value);
+        return b;
+    }
+
+    @Test
+    void aHugeMessageOnOneSocketDoesNotHoldBackASmallOneOnAnother() {
+        List<Integer> arrivals = new CopyOnWriteArrayList<>();
+        start(EngineConfig.defaults().withMaxMessageSize(32 << 20), (in, out) -> in.receive().doOnNext(b -> {
+            arrivals.add(b.readableBytes());
+            b.release();
+        }).then());
+        RdmaConnection big = connect();
+        RdmaConnection small = connect();
+        assertThat(clientResources.domains()[0].metrics().engines()).isEqualTo(1);
+        EngineMetrics m = clientResources.domains()[0].metrics();
+        big.outbound().send(Mono.just(filled(big, 16 << 20, 1))).then().subscribe();
+        Eventually.until(Duration.ofSeconds(30), () -> m.bytesSent() > 2 << 20); // fragments of the big one are flowing
+        small.outbound().send(Mono.just(filled(small, 100, 2))).then().block(Duration.ofSeconds(30));
+        Eventually.until(Duration.ofSeconds(60), () -> arrivals.size() == 2);
+        assertThat(arrivals).as("the small message overtakes the 16 MiB one sharing its queue pair").containsExactly(100, 16 << 20);
+        assertThat(m.rnrEvents()).isZero();
+        big.dispose();
+        small.dispose();
+    }
+
+    @Test
+    void aSlowConsumerStopsItsSenderAndEverythingArrivesOnceItReads() throws Exception {
+        int window = EngineConfig.DEFAULT_SOCKET_MESSAGE_WINDOW;
+        AtomicReference<Subscription> consumer = new AtomicReference<>();
+        List<Integer> received = new CopyOnWriteArrayList<>();
+        Sinks.Empty<Void> done = Sinks.empty();
+        start(EngineConfig.defaults(), (in, out) -> {
+            in.receive().subscribe(new BaseSubscriber<ByteBuf>() {
+                @Override
+                protected void hookOnSubscribe(Subscription s) {
+                    consumer.set(s); // requests nothing until the test says so
+                }
+
+                @Override
+                protected void hookOnNext(ByteBuf b) {
+                    received.add((int) b.getByte(b.readerIndex()));
+                    b.release();
+                }
+
+                @Override
+                protected void hookOnComplete() {
+                    done.tryEmitEmpty();
+                }
+            });
+            return done.asMono();
+        });
+        RdmaConnection c = connect();
+        int total = 500;
+        Mono<Void> sending = c.outbound().send(Flux.range(0, total).map(i -> filled(c, 64, i % 100))).then();
+        var sent = sending.toFuture();
+        Thread.sleep(500);
+        assertThat(sent).as("the sender is stopped by the consumer's missing demand").isNotDone();
+        EngineMetrics serverMetrics = serverResources.domains()[0].metrics();
+        EngineMetrics clientMetrics = clientResources.domains()[0].metrics();
+        long arrived = serverMetrics.bytesReceived();
+        assertThat(arrived).as("the receiver holds at most one window of unread messages (plus control traffic)")
+                .isLessThanOrEqualTo((long) (window + 8) * (64 + 16) + 4096);
+        assertThat(clientMetrics.socketStalls()).as("the sender waited for the peer's allowance").isPositive();
+        Eventually.until(() -> consumer.get() != null);
+        consumer.get().request(Long.MAX_VALUE);
+        sent.get(60, TimeUnit.SECONDS);
+        Eventually.until(Duration.ofSeconds(60), () -> received.size() == total);
+        for (int i = 0; i < total; i++) assertThat(received.get(i)).isEqualTo(i % 100);
+        assertThat(clientMetrics.rnrEvents()).isZero();
+        assertThat(serverMetrics.rnrEvents()).isZero();
+        c.dispose();
+    }
+
+    @Test
+    void aVanishedPeerEndsItsConnectionsWithAnErrorNamingIt() {
+        AtomicReference<Throwable> serverSide = new AtomicReference<>();
+        start(EngineConfig.defaults(), (in, out) -> in.receive().doOnNext(ByteBuf::release).doOnError(serverSide::set).then());
+        RdmaConnection c = connect();
+        c.outbound().send(Mono.just(filled(c, 10, 1))).then().block(Duration.ofSeconds(30));
+        Eventually.until(() -> serverResources.domains()[0].metrics().socketsOpen() == 1);
+        ((SoftContext) clientResources.context()).vanish();
+        Eventually.until(Duration.ofSeconds(30), () -> serverSide.get() != null);
+        assertThat(serverSide.get()).hasMessageContaining("peer");
+    }
+}
