@@ -1,0 +1,124 @@
+package io.reactorrdma;
+
+import io.netty.buffer.ByteBuf;
+import io.reactorrdma.engine.EngineConfig;
+import io.reactorrdma.engine.IdleStrategy;
+import io.reactorrdma.verbs.soft.SoftConfig;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import java.util.zip.CRC32;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The public API between two processes over shm: integrity under random sizes on many sockets, and a killed server. */
+@Timeout(value = 180, unit = TimeUnit.SECONDS)
+class RdmaCrossProcessTest {
+
+    private Path dir;
+    private Process serverProcess;
+    private int port;
+    private RdmaResources client;
+
+    @BeforeEach
+    void start() throws IOException {
+        dir = Paths.get("/dev/shm", "reactor-rdma-api-xp-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
+        String java = ProcessHandle.current().info().command().orElse("java");
+        serverProcess = new ProcessBuilder(java, "-Xmx512m", "-cp", System.getProperty("java.class.path"),
+                ShmEchoServerMain.class.getName(), dir.toString(), "500")
+                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        String line = new BufferedReader(new InputStreamReader(serverProcess.getInputStream(), StandardCharsets.UTF_8)).readLine();
+        assertThat(line).isNotNull().startsWith("READY ");
+        port = Integer.parseInt(line.substring(6).trim());
+        SoftConfig soft = SoftConfig.defaults().withShmDirectory(dir).withPeerTimeout(Duration.ofMillis(500));
+        client = RdmaResources.builder("client").provider("shm").softConfig(soft).threads(2).idle(IdleStrategy.BACK_OFF)
+                .engine(EngineConfig.defaults()).build();
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        client.dispose();
+        assertThat(client.allocator().liveBuffers()).as("client live buffers").isZero();
+        serverProcess.getOutputStream().close();
+        if (!serverProcess.waitFor(20, TimeUnit.SECONDS)) {
+            serverProcess.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+        if (Files.exists(dir)) {
+            try (Stream<Path> w = Files.walk(dir)) {
+                for (Path p : w.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
+            }
+        }
+    }
+
+    private static long crc(ByteBuf b) {
+        CRC32 c = new CRC32();
+        c.update(b.nioBuffer());
+        return c.getValue();
+    }
+
+    @Test
+    void randomSizesOnManySocketsComeBackIntactAndInOrder() {
+        int sockets = 6;
+        int perSocket = 40;
+        List<Long> verified = Flux.range(0, sockets)
+                .flatMap(s -> RdmaClient.create().port(port).runOn(client).connect().flatMap(c -> {
+                    Random r = new Random(s);
+                    int[] sizes = new int[perSocket];
+                    for (int i = 0; i < perSocket; i++) {
+                        sizes[i] = r.nextInt(8) == 0 ? r.nextInt(4 << 20) : r.nextInt(20_000);
+                    }
+                    long[] sums = new long[perSocket];
+                    Mono<Void> send = c.outbound().send(Flux.range(0, perSocket).map(i -> {
+                        byte[] bytes = new byte[sizes[i]];
+                        r.nextBytes(bytes);
+                        ByteBuf b = c.alloc().directBuffer(Math.max(1, sizes[i])).writeBytes(bytes);
+                        sums[i] = crc(b);
+                        return b;
+                    })).then();
+                    Mono<Long> check = c.inbound().receive().take(perSocket).index().map(t -> {
+                        ByteBuf b = t.getT2();
+                        try {
+                            int i = t.getT1().intValue();
+                            assertThat(b.readableBytes()).isEqualTo(sizes[i]);
+                            assertThat(crc(b)).isEqualTo(sums[i]);
+                            return i;
+                        } finally {
+                            b.release();
+                        }
+                    }).count();
+                    return Mono.zip(send.thenReturn(0), check).map(t -> t.getT2()).doFinally(x -> c.dispose());
+                }))
+                .collectList().block(Duration.ofSeconds(150));
+        assertThat(verified).hasSize(sockets).containsOnly((long) perSocket);
+        assertThat(client.domains()[0].metrics().rnrEvents() + client.domains()[1].metrics().rnrEvents()).isZero();
+    }
+
+    @Test
+    void killingTheServerEndsTheConnectionWithAClearError() {
+        RdmaConnection c = RdmaClient.create().port(port).runOn(client).connectNow();
+        c.outbound().send(Mono.just(c.alloc().directBuffer(8).writeLong(7))).then().block(Duration.ofSeconds(30));
+        reactor.test.StepVerifier.create(c.inbound().receive().doOnNext(ByteBuf::release))
+                .expectNextCount(1)
+                .then(serverProcess::destroyForcibly) // SIGKILL: no goodbye
+                .expectErrorSatisfies(e -> assertThat(e).hasMessageContaining("peer"))
+                .verify(Duration.ofSeconds(30));
+        reactor.test.StepVerifier.create(c.onDispose()).verifyComplete();
+    }
+}
