@@ -138,4 +138,22 @@ class RdmaFlowControlTest {
         Eventually.until(Duration.ofSeconds(30), () -> serverSide.get() != null);
         assertThat(serverSide.get()).hasMessageContaining("peer");
     }
+
+    @Test
+    void incastNeverPutsMoreThanTheWindowInFlightNorSpendsCreditsItHasNot() {
+        long window = 256 * 1024;
+        start(EngineConfig.defaults().withSendWindowBytes(window), (in, out) -> in.receive().doOnNext(ByteBuf::release).then());
+        List<RdmaConnection> connections = Flux.range(0, 6).flatMap(i -> RdmaClient.create().port(server.port()).runOn(clientResources).connect())
+                .collectList().block(Duration.ofSeconds(30));
+        Flux.fromIterable(connections)
+                .flatMap(c -> c.outbound().send(Flux.range(0, 20).map(i -> filled(c, i % 2 == 0 ? 1 << 20 : 3000, i))).then())
+                .then().block(Duration.ofSeconds(60));
+        EngineMetrics m = clientResources.domains()[0].metrics();
+        Eventually.until(() -> serverResources.domains()[0].metrics().bytesReceived() >= 6L * 10 * (1 << 20));
+        assertThat(m.windowStalls()).as("the window held fragments back").isPositive();
+        assertThat(m.peakWindowBytes()).as("bytes in flight never above the window").isLessThanOrEqualTo(window);
+        assertThat(m.minCredits()).as("credits never negative").isGreaterThanOrEqualTo(0);
+        assertThat(m.rnrEvents()).isZero();
+        connections.forEach(RdmaConnection::dispose);
+    }
 }

@@ -136,4 +136,28 @@ class RdmaServerClientTest {
         c.dispose();
         StepVerifier.create(c.onDispose()).verifyComplete();
     }
+
+    @Test
+    void metersDescribeTheTraffic() {
+        io.micrometer.core.instrument.simple.SimpleMeterRegistry registry = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+        RdmaResources metered = RdmaResources.builder("metered").provider("loopback").threads(1).metrics(registry).build();
+        try {
+            RdmaConnection c = RdmaClient.create().port(server.port()).runOn(metered).connectNow();
+            // read while sending: an echo peer stops echoing (and so stops reading) when nobody reads its answers
+            Mono<Void> receive = c.inbound().receive().take(100).doOnNext(ByteBuf::release).then();
+            Mono.when(receive, c.outbound().send(Flux.range(0, 100).map(i -> message(c, 200, i))).then()).block(Duration.ofSeconds(30));
+            double doorbells = registry.get("rdma.doorbells").functionCounter().count();
+            double posts = registry.get("rdma.posts").functionCounter().count();
+            assertThat(doorbells).isPositive().isLessThanOrEqualTo(posts);
+            assertThat(registry.get("rdma.bytes.received").functionCounter().count()).isGreaterThanOrEqualTo(100 * 216);
+            assertThat(registry.get("rdma.rnr").functionCounter().count()).isZero();
+            assertThat(registry.get("rdma.engines").gauge().value()).isEqualTo(1);
+            assertThat(registry.get("rdma.sockets").gauge().value()).isEqualTo(1);
+            assertThat(registry.get("rdma.memory.registered.bytes").tag("pool", "local").gauge().value()).isPositive();
+            c.dispose();
+        } finally {
+            metered.dispose();
+        }
+        assertThat(metered.allocator().liveBuffers()).isZero();
+    }
 }

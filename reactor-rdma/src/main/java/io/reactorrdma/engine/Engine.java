@@ -451,6 +451,7 @@ public final class Engine {
                 prepareControl(new ControlMessage(WireHeader.HEARTBEAT, 0, 0, 0, 0, 0));
             }
             if (chain.pending() > 0) {
+                metrics.inFlight(window.inFlight(), credits.available());
                 int n = chain.post(qp);
                 metrics.doorbell(n);
                 lastSendNanos = now;

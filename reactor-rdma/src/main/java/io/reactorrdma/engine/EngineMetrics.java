@@ -27,6 +27,8 @@ public final class EngineMetrics {
     long copiedBytesOnSend;
     long socketsOpen;
     long engines;
+    long peakWindowBytes;
+    long minCredits = Long.MAX_VALUE;
 
     void doorbell(int requests) {
         doorbells++;
@@ -71,6 +73,12 @@ public final class EngineMetrics {
         copiedBytesOnSend += bytes;
     }
 
+    /** Bytes in flight and credits left after a request was prepared: tracks the extremes. */
+    void inFlight(long windowBytes, int creditsLeft) {
+        if (windowBytes > peakWindowBytes) peakWindowBytes = windowBytes;
+        if (creditsLeft < minCredits) minCredits = creditsLeft;
+    }
+
     void socketOpened() {
         socketsOpen++;
     }
@@ -101,6 +109,10 @@ public final class EngineMetrics {
     public long copiedBytesOnSend() { return copiedBytesOnSend; }
     public long socketsOpen() { return socketsOpen; }
     public long engines() { return engines; }
+    /** Most bytes ever in flight on one engine of this domain (never above the send window). */
+    public long peakWindowBytes() { return peakWindowBytes; }
+    /** Fewest receive credits an engine of this domain was ever left with (never negative). */
+    public long minCredits() { return minCredits == Long.MAX_VALUE ? 0 : minCredits; }
 
     /** Binds the counters to {@code registry}, tagged with {@code tags} (e.g. the domain). */
     public void bindTo(MeterRegistry registry, Tags tags) {
@@ -115,6 +127,8 @@ public final class EngineMetrics {
         counter(registry, "rdma.bytes.sent", "bytes sent", EngineMetrics::bytesSent, tags);
         counter(registry, "rdma.bytes.received", "bytes received", EngineMetrics::bytesReceived, tags);
         counter(registry, "rdma.copies.on.send", "payloads copied into registered memory before sending", EngineMetrics::copiesOnSend, tags);
+        Gauge.builder("rdma.window.peak.bytes", this, EngineMetrics::peakWindowBytes).tags(tags).baseUnit("bytes")
+                .description("most bytes in flight on one engine").register(registry);
         Gauge.builder("rdma.sockets", this, EngineMetrics::socketsOpen).tags(tags).description("open sockets").register(registry);
         Gauge.builder("rdma.engines", this, EngineMetrics::engines).tags(tags).description("engines (queue pairs)").register(registry);
     }
