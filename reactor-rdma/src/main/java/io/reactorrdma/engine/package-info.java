@@ -1,10 +1,21 @@
 /**
  * The RDMA engine (DESIGN.md §4, paper §5.3–§6): from logical sockets to RC queue pairs.
  *
- * <p>Landed so far: the {@link io.reactorrdma.engine.WorkRequestChain} — the circular chain of
- * send work requests with its in-flight / pending / free segments, one doorbell per batch and
- * one signaled request per batch. The engine, its receive path, credits, rendezvous, send window,
- * sockets and thread domains build on it (issue "The RDMA engine, the backpressure module and the
- * public Reactor API").
+ * <ul>
+ *   <li>{@link io.reactorrdma.engine.ThreadDomain} — one I/O thread, its completion queue, the
+ *       engines it drives; other threads hand work over through a queue; idle strategies
+ *       busy-spin, back-off and block-on-notification.</li>
+ *   <li>{@link io.reactorrdma.engine.Engine} — one RC queue pair: the
+ *       {@link io.reactorrdma.engine.WorkRequestChain} (one doorbell and one signaled request per
+ *       batch), receive buffers replenished d/2 at a time, receive credits with a reserved control
+ *       credit, eager SENDs and rendezvous WRITEs, the send window, and the sockets multiplexed on
+ *       it, served round-robin one fragment per turn.</li>
+ *   <li>{@link io.reactorrdma.engine.EngineSocket} — one logical connection, with per-socket
+ *       message allowance so a slow consumer stops its sender.</li>
+ *   <li>The wire protocol: {@link io.reactorrdma.engine.WireHeader} and
+ *       {@link io.reactorrdma.engine.ConnectionParameters} (byte layouts), {@code docs/PROTOCOL.md}.</li>
+ *   <li>Tunables: {@link io.reactorrdma.engine.EngineConfig}; meters:
+ *       {@link io.reactorrdma.engine.EngineMetrics}.</li>
+ * </ul>
  */
 package io.reactorrdma.engine;
