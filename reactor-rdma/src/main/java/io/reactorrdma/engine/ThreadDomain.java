@@ -140,13 +140,10 @@ public final class ThreadDomain implements AutoCloseable {
     private CompletableFuture<Engine> connect(InetSocketAddress address, Duration timeout) {
         CompletableFuture<Engine> result = new CompletableFuture<>();
         connector.execute(() -> {
-            QueuePair qp = null;
-            ByteBuf[] receives = null;
+            PreparedQp prepared = null;
             try {
-                qp = context.createQp(pd, attributes());
-                receives = Engine.postInitialReceives(qp, memory, config);
-                connecting.add(qp.qpNum());
-                var conn = context.connect(address, qp, parameters().encode(), timeout);
+                prepared = prepareQp();
+                var conn = context.connect(address, prepared.qp, parameters().encode(), timeout);
                 ConnectionParameters peer;
                 try {
                     peer = ConnectionParameters.decode(conn.remotePrivateData(), "peer " + address);
@@ -154,17 +151,13 @@ public final class ThreadDomain implements AutoCloseable {
                     conn.disconnect();
                     throw e;
                 }
-                Engine engine = new Engine(this, config, conn, peer, receives, true, null);
+                Engine engine = new Engine(this, config, conn, peer, prepared.receives, true, null);
                 execute(() -> {
                     register(engine);
                     result.complete(engine);
                 });
             } catch (RuntimeException e) {
-                releaseAll(receives);
-                if (qp != null) {
-                    connecting.remove(qp.qpNum());
-                    qp.close();
-                }
+                abandon(prepared);
                 result.completeExceptionally(e);
             }
         });
@@ -183,22 +176,40 @@ public final class ThreadDomain implements AutoCloseable {
             request.reject(null);
             return;
         }
-        QueuePair qp = null;
-        ByteBuf[] receives = null;
+        PreparedQp prepared = null;
         try {
-            qp = context.createQp(pd, attributes());
-            receives = Engine.postInitialReceives(qp, memory, config);
-            connecting.add(qp.qpNum());
-            var conn = request.accept(qp, parameters().encode());
-            Engine engine = new Engine(this, config, conn, peer, receives, false, acceptor);
+            prepared = prepareQp();
+            var conn = request.accept(prepared.qp, parameters().encode());
+            Engine engine = new Engine(this, config, conn, peer, prepared.receives, false, acceptor);
             execute(() -> register(engine));
         } catch (RuntimeException e) {
-            releaseAll(receives);
-            if (qp != null) {
-                connecting.remove(qp.qpNum());
-                qp.close();
-            }
+            abandon(prepared);
             throw e;
+        }
+    }
+
+    /** A queue pair on this domain's completion queue with its receives posted, about to connect. */
+    private record PreparedQp(QueuePair qp, ByteBuf[] receives) {
+    }
+
+    /** Creates the queue pair and posts its receives before connecting, so the peer's first SEND finds one. */
+    private PreparedQp prepareQp() {
+        QueuePair qp = context.createQp(pd, attributes());
+        try {
+            ByteBuf[] receives = Engine.postInitialReceives(qp, memory, config);
+            connecting.add(qp.qpNum());
+            return new PreparedQp(qp, receives);
+        } catch (RuntimeException e) {
+            qp.close();
+            throw e;
+        }
+    }
+
+    private void abandon(PreparedQp prepared) {
+        if (prepared != null) {
+            releaseAll(prepared.receives);
+            connecting.remove(prepared.qp.qpNum());
+            prepared.qp.close();
         }
     }
 
