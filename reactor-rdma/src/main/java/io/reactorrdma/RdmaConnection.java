@@ -92,6 +92,31 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
         return socket.peer();
     }
 
+    public java.net.InetSocketAddress remoteAddress() {
+        return socket.remoteAddress();
+    }
+
+    /** The largest message the connection sends ({@code EngineConfig.maxMessageSize}). */
+    public int maxMessageSize() {
+        return socket.maxMessageSize();
+    }
+
+    /**
+     * Queues one message without waiting for demand: for protocols that do their own flow control
+     * (RSocket's REQUEST_N) and send push-style. Ownership passes; a message that cannot be sent
+     * (too large, or the connection closed) is released. Prefer {@link RdmaOutbound#send} otherwise.
+     *
+     * @return false when the connection is closed
+     */
+    public boolean sendNow(ByteBuf message) {
+        return socket.offer(message);
+    }
+
+    /** Messages queued and not yet taken by the engine: how far sending lags behind. */
+    public int queuedMessages() {
+        return socket.queued();
+    }
+
     /** The registered allocator's Netty view. */
     public ByteBufAllocator alloc() {
         return alloc;

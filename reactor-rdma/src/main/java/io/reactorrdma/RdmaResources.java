@@ -66,6 +66,27 @@ public final class RdmaResources implements Disposable {
         }
     }
 
+    private static RdmaResources global;
+
+    /**
+     * The JVM-wide default resources (like Reactor Netty's {@code TcpResources}), created with the
+     * defaults on first use; used by the transports' {@code create(host, port)} shortcuts.
+     */
+    public static synchronized RdmaResources global() {
+        if (global == null || global.isDisposed()) {
+            global = create("reactor-rdma");
+        }
+        return global;
+    }
+
+    /** Disposes the JVM-wide default resources, if they were created. */
+    public static synchronized void disposeGlobal() {
+        if (global != null) {
+            global.dispose();
+            global = null;
+        }
+    }
+
     /** Resources with defaults: provider {@code auto}, one thread per two cores, back-off idling. */
     public static RdmaResources create(String name) {
         return builder(name).build();

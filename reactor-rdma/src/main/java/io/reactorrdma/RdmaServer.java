@@ -27,16 +27,16 @@ import java.util.function.BiFunction;
  */
 public final class RdmaServer {
 
-    private static final BiFunction<RdmaInbound, RdmaOutbound, Publisher<Void>> NOTHING = (in, out) -> Mono.never();
+    private static final java.util.function.Function<RdmaConnection, Publisher<Void>> NOTHING = c -> Mono.never();
 
     private final String host;
     private final int port;
     private final RdmaResources resources;
-    private final BiFunction<? super RdmaInbound, ? super RdmaOutbound, ? extends Publisher<Void>> handler;
+    private final java.util.function.Function<? super RdmaConnection, ? extends Publisher<Void>> handler;
     private final int backlog;
 
     private RdmaServer(String host, int port, RdmaResources resources,
-                       BiFunction<? super RdmaInbound, ? super RdmaOutbound, ? extends Publisher<Void>> handler, int backlog) {
+                       java.util.function.Function<? super RdmaConnection, ? extends Publisher<Void>> handler, int backlog) {
         this.host = host;
         this.port = port;
         this.resources = resources;
@@ -62,6 +62,12 @@ public final class RdmaServer {
     }
 
     public RdmaServer handle(BiFunction<? super RdmaInbound, ? super RdmaOutbound, ? extends Publisher<Void>> handler) {
+        Objects.requireNonNull(handler, "handler");
+        return new RdmaServer(host, port, resources, c -> handler.apply(c.inbound(), c.outbound()), backlog);
+    }
+
+    /** Like {@link #handle} but given the whole connection (what a transport adapter needs). */
+    public RdmaServer handleConnection(java.util.function.Function<? super RdmaConnection, ? extends Publisher<Void>> handler) {
         return new RdmaServer(host, port, resources, Objects.requireNonNull(handler, "handler"), backlog);
     }
 
@@ -125,7 +131,7 @@ public final class RdmaServer {
                                     resources.engineConfig().sendQueueDepth());
                             Publisher<Void> p;
                             try {
-                                p = handler.apply(c, c.outbound());
+                                p = handler.apply(c);
                             } catch (RuntimeException e) {
                                 c.dispose();
                                 return;

@@ -38,6 +38,8 @@ public final class Engine {
 
     /** Credits kept for control messages, so that credit returns can never be starved. */
     static final int RESERVED_CONTROL_CREDITS = 1;
+    /** How long a closing socket may take to send what it has queued before the rest is dropped. */
+    static final long CLOSE_DRAIN_NANOS = 10_000_000_000L;
     private static final int HEADER_SLOT = 32;
 
     final ThreadDomain domain;
@@ -166,6 +168,11 @@ public final class Engine {
         return peerName;
     }
 
+    /** The peer's address as the connection manager reports it. */
+    java.net.InetSocketAddress remoteAddress() {
+        return connection.remoteAddress();
+    }
+
     int qpNum() {
         return qp.qpNum();
     }
@@ -197,6 +204,22 @@ public final class Engine {
     void grant(EngineSocket s, int messages) {
         if (!s.isEnded() && !failed) {
             control.add(new ControlMessage(WireHeader.SOCKET_CREDIT, s.id, messages, 0, 0, 0));
+        }
+    }
+
+    /**
+     * Closes a socket once what it queued has been posted (I/O thread): SOCKET_CLOSE then goes in a
+     * later batch than the socket's last message, so the peer receives everything first.
+     */
+    void closeWhenDrained(EngineSocket s) {
+        if (s.isEnded()) {
+            return;
+        }
+        if (!s.hasOutbound()) {
+            closeSocket(s, null, true);
+        } else {
+            s.closeDeadline = System.nanoTime() + CLOSE_DRAIN_NANOS;
+            closing.add(s);
         }
     }
 
@@ -424,7 +447,9 @@ public final class Engine {
             while ((s = readyFromOtherThreads.poll()) != null) {
                 ready.add(s);
             }
-            while (!control.isEmpty() && chain.free() > 0 && credits.available() > 0) {
+            // Only CREDIT may use the reserved credit: were anything else to take it, both sides could end
+            // up owing each other credits with none left to say so.
+            while (!control.isEmpty() && chain.free() > 0 && credits.availableForData() > 0) {
                 prepareControl(control.poll());
             }
             int turns = ready.size();
@@ -443,11 +468,14 @@ public final class Engine {
                     parked.add(s); // waits for credits, window, allowance or an answer; stays scheduled
                 }
             }
+            if (!closing.isEmpty()) {
+                closeDrainedSockets();
+            }
             if (creditsToReturn >= replenishBatch && chain.pending() == 0 && chain.free() > 0 && credits.available() > 0) {
                 prepareControl(new ControlMessage(WireHeader.CREDIT, 0, 0, 0, 0, 0));
             }
             long now = System.nanoTime();
-            if (chain.pending() == 0 && now - lastSendNanos > config.heartbeatInterval().toNanos() && chain.free() > 0 && credits.available() > 0) {
+            if (chain.pending() == 0 && now - lastSendNanos > config.heartbeatInterval().toNanos() && chain.free() > 0 && credits.availableForData() > 0) {
                 prepareControl(new ControlMessage(WireHeader.HEARTBEAT, 0, 0, 0, 0, 0));
             }
             if (chain.pending() > 0) {
@@ -464,8 +492,22 @@ public final class Engine {
         }
     }
 
+    /** Sockets closing gracefully, waiting for their queued messages to be posted. */
+    private final List<EngineSocket> closing = new ArrayList<>();
+
     /** Sockets that could not progress last turn (credits, window, allowance, rendezvous answer); retried each turn. */
     private final List<EngineSocket> parked = new ArrayList<>();
+
+    private void closeDrainedSockets() {
+        long now = System.nanoTime();
+        for (int i = closing.size() - 1; i >= 0; i--) {
+            EngineSocket s = closing.get(i);
+            if (s.isEnded() || !s.hasOutbound() || now - s.closeDeadline > 0) {
+                closing.remove(i);
+                closeSocket(s, null, true);
+            }
+        }
+    }
 
     private void replenishReceives() {
         if (toRepostCount < replenishBatch) {
@@ -502,7 +544,11 @@ public final class Engine {
             bytes = WireHeader.RNDV_ANSWER_SIZE;
         }
         wr.opcode(WrOpcode.SEND).addSge(headerAddress + at, bytes, headerLkey);
-        credits.tryAcquireControl(); // checked available() > 0 before: always succeeds on this thread
+        if (c.type == WireHeader.CREDIT) {
+            credits.tryAcquireControl(); // may take the reserve; checked available() > 0 before, on this thread
+        } else {
+            credits.tryAcquireData(); // checked availableForData() > 0 before, on this thread
+        }
         metrics.sent(bytes);
     }
 
@@ -654,6 +700,7 @@ public final class Engine {
         sockets.clear();
         control.clear();
         parked.clear();
+        closing.clear();
         headerArea.release();
         qp.close();
         domain.removed(this, error);

@@ -50,6 +50,8 @@ public final class EngineSocket {
     int allowance;
     /** I/O thread: the rendezvous message in progress, which the socket's later messages wait behind. */
     OutboundMessage current;
+    /** I/O thread: when a graceful close gives up waiting for the queue to drain. */
+    long closeDeadline;
     /** I/O thread: messages that arrived before an inbound was attached. */
     private java.util.ArrayDeque<ByteBuf> early;
     private boolean ended;
@@ -67,6 +69,16 @@ public final class EngineSocket {
     /** The peer this socket talks to, for messages. */
     public String peer() {
         return engine.peerName();
+    }
+
+    /** The peer's address. */
+    public java.net.InetSocketAddress remoteAddress() {
+        return engine.remoteAddress();
+    }
+
+    /** The largest message this socket's engine sends. */
+    public int maxMessageSize() {
+        return engine.config.maxMessageSize();
     }
 
     /** Attaches the receiver; messages that arrived before are delivered first (on the I/O thread). */
@@ -110,10 +122,14 @@ public final class EngineSocket {
         }
     }
 
-    /** Closes the socket: the peer's socket ends normally; queued messages are dropped. */
+    /**
+     * Closes the socket gracefully: no new messages are taken, those already queued are sent, then
+     * the peer's socket ends normally (messages still queued after {@link Engine#CLOSE_DRAIN_NANOS}
+     * — a peer that reads nothing — are dropped).
+     */
     public void close() {
         if (closed.compareAndSet(false, true)) {
-            engine.domain.execute(() -> engine.closeSocket(this, null, true));
+            engine.domain.execute(() -> engine.closeWhenDrained(this));
         }
     }
 

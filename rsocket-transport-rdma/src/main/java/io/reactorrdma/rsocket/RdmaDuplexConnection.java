@@ -1,0 +1,109 @@
+package io.reactorrdma.rsocket;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.reactorrdma.RdmaConnection;
+import io.rsocket.DuplexConnection;
+import io.rsocket.RSocketErrorException;
+import io.rsocket.frame.ErrorFrameCodec;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import java.net.SocketAddress;
+import java.nio.channels.ClosedChannelException;
+
+/**
+ * RSocket's {@link DuplexConnection} over one reactor-rdma connection: one RSocket frame is one
+ * RDMA message, so frames need no length prefix. Frames sent from {@link #alloc()} live in
+ * registered memory and go without a copy; received frames are the registered buffers they
+ * arrived in and stay valid until their reference count reaches zero: the transport drops its
+ * reference after {@code onNext}, so a frame RSocket retains lives on.
+ */
+public final class RdmaDuplexConnection implements DuplexConnection {
+
+    /** RSocket frames carry their length in 24 bits: the transports never claim more. */
+    static final int RSOCKET_FRAME_LENGTH_LIMIT = 0xFF_FFFF;
+
+    private final RdmaConnection connection;
+    private final Flux<ByteBuf> inbound;
+    private final int pressureLimit;
+
+    public RdmaDuplexConnection(RdmaConnection connection) {
+        this.connection = connection;
+        this.pressureLimit = 64;
+        this.inbound = connection.inbound().receive()
+                .onErrorMap(e -> !(e instanceof ClosedChannelException), e -> (Throwable) closed(e))
+                .concatWith(Flux.defer(() -> Flux.error(new ClosedChannelException())))
+                .transform(ReleaseAfterNext::apply);
+    }
+
+    private static ClosedChannelException closed(Throwable cause) {
+        ClosedChannelException e = new ClosedChannelException();
+        e.initCause(cause);
+        return e;
+    }
+
+    /** RSocket sends push-style; its REQUEST_N is the flow control, {@link #availability()} reports pressure. */
+    @Override
+    public void sendFrame(int streamId, ByteBuf frame) {
+        connection.sendNow(frame);
+    }
+
+    @Override
+    public void sendErrorAndClose(RSocketErrorException error) {
+        ByteBuf frame = ErrorFrameCodec.encode(alloc(), 0, error);
+        connection.sendNow(frame);
+        connection.dispose(); // graceful: the error frame goes first
+    }
+
+    /**
+     * The frames, in order; each is released after {@code onNext} returns (RSocket retains what it
+     * keeps), as Reactor Netty's inbound does. Ends with {@link ClosedChannelException} when the connection closes
+     * (RSocket expects the receive stream to end with an error then), carrying the cause when the
+     * peer failed.
+     */
+    @Override
+    public Flux<ByteBuf> receive() {
+        return inbound;
+    }
+
+    @Override
+    public ByteBufAllocator alloc() {
+        return connection.alloc();
+    }
+
+    @Override
+    public SocketAddress remoteAddress() {
+        return connection.remoteAddress();
+    }
+
+    /** 1.0 while nothing waits to be sent, falling towards 0 as frames queue behind the engine. */
+    @Override
+    public double availability() {
+        if (connection.isDisposed()) {
+            return 0.0;
+        }
+        int queued = connection.queuedMessages();
+        return queued == 0 ? 1.0 : Math.max(0.0, 1.0 - (double) queued / pressureLimit);
+    }
+
+    @Override
+    public Mono<Void> onClose() {
+        return connection.onDispose();
+    }
+
+    @Override
+    public void dispose() {
+        connection.dispose();
+    }
+
+    @Override
+    public boolean isDisposed() {
+        return connection.isDisposed();
+    }
+
+    @Override
+    public String toString() {
+        return "RdmaDuplexConnection{" + connection.peer() + "}";
+    }
+}
