@@ -27,6 +27,7 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
     private final ByteBufAllocator alloc;
     private final Sinks.Many<ByteBuf> inbound = Sinks.many().unicast().onBackpressureBuffer(Queues.<ByteBuf>unboundedMultiproducer().get());
     private final Sinks.Empty<Void> closed = Sinks.empty();
+    private final Sinks.Many<Integer> remoteWrites = Sinks.many().multicast().onBackpressureBuffer();
     private final AtomicReference<Send> activeSend = new AtomicReference<>();
     private final int sendWindow;
 
@@ -57,7 +58,13 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
             }
 
             @Override
+            public void onRemoteWrite(int lastFragmentBytes) {
+                remoteWrites.tryEmitNext(lastFragmentBytes);
+            }
+
+            @Override
             public void onClose(Throwable error) {
+                remoteWrites.tryEmitComplete();
                 if (error == null) {
                     inbound.tryEmitComplete();
                 } else {
@@ -110,6 +117,28 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
      */
     public boolean sendNow(ByteBuf message) {
         return socket.offer(message);
+    }
+
+    /**
+     * Writes {@code payload} straight into a buffer of the peer whose address and rkey the caller
+     * already knows — a buffer the peer allocated with {@link #allocateRemoteWritable} and
+     * announced — skipping the rendezvous round trip. Ownership of the payload passes. The peer
+     * learns of it on {@link #remoteWrites()}.
+     *
+     * @return false when the connection is closed (the payload was released)
+     */
+    public boolean writeNow(ByteBuf payload, long remoteAddress, int rkey) {
+        return socket.offer(new io.reactorrdma.engine.DirectWrite(payload, remoteAddress, rkey));
+    }
+
+    /** A buffer peers may write into with {@link #writeNow}; announce its address and rkey to them. */
+    public ByteBuf allocateRemoteWritable(int size) {
+        return socket.allocateRemoteWritable(size);
+    }
+
+    /** One element per direct write the peer finished into our memory: the bytes of its last fragment. */
+    public Flux<Integer> remoteWrites() {
+        return remoteWrites.asFlux();
     }
 
     /** Messages queued and not yet taken by the engine: how far sending lags behind. */

@@ -160,4 +160,38 @@ class RdmaServerClientTest {
         }
         assertThat(metered.allocator().liveBuffers()).isZero();
     }
+
+    @Test
+    void aDirectWriteIntoAKnownRemoteBufferSkipsTheRendezvous() throws Exception {
+        java.util.concurrent.CompletableFuture<RdmaConnection> serverSide = new java.util.concurrent.CompletableFuture<>();
+        DisposableRdmaServer tensors = RdmaServer.create().port(0).runOn(serverResources)
+                .handleConnection(c -> {
+                    serverSide.complete(c);
+                    return c.onDispose();
+                })
+                .bindNow();
+        try {
+            RdmaConnection client = RdmaClient.create().port(tensors.port()).runOn(clientResources).connectNow();
+            RdmaConnection server = serverSide.get(30, TimeUnit.SECONDS);
+            int size = 1 << 20;
+            ByteBuf destination = server.allocateRemoteWritable(size);
+            long address = io.reactorrdma.memory.RegisteredByteBufAllocator.addressOf(destination);
+            int rkey = io.reactorrdma.memory.RegisteredByteBufAllocator.regionOf(destination).rkey();
+            var notices = server.remoteWrites().take(1).collectList().toFuture();
+            long rendezvousBefore = clientResources.domains()[0].metrics().rendezvousRoundTrips()
+                    + serverResources.domains()[0].metrics().rendezvousRoundTrips();
+            ByteBuf payload = message(client, size, 99);
+            long sum = crc(payload);
+            assertThat(client.writeNow(payload, address, rkey)).isTrue();
+            assertThat(notices.get(30, TimeUnit.SECONDS)).hasSize(1);
+            destination.writerIndex(size);
+            assertThat(crc(destination)).as("the bytes landed in the announced buffer").isEqualTo(sum);
+            assertThat(clientResources.domains()[0].metrics().rendezvousRoundTrips()
+                    + serverResources.domains()[0].metrics().rendezvousRoundTrips()).as("no round trip").isEqualTo(rendezvousBefore);
+            destination.release();
+            client.dispose();
+        } finally {
+            tensors.disposeNow(Duration.ofSeconds(10));
+        }
+    }
 }

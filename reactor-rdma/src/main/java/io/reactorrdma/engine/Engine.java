@@ -181,6 +181,11 @@ public final class Engine {
         return failed;
     }
 
+    /** A destination buffer peers may WRITE into (the remote-writable pool). */
+    ByteBuf allocateRemoteWritable(int size) {
+        return destinations.directBuffer(size, size);
+    }
+
     /** Opens a socket to the peer (I/O thread). */
     EngineSocket openSocket() {
         int id = nextSocketId;
@@ -407,6 +412,14 @@ public final class Engine {
     private void onWriteWithImmediate(WorkCompletion wc) {
         int slot = (int) wc.wrId();
         takeReceive(slot).release();
+        if ((wc.immData() & DirectWrite.IMM_FLAG) != 0) {
+            EngineSocket s = sockets.get(wc.immData() & ~DirectWrite.IMM_FLAG);
+            metrics.received(wc.byteLen());
+            if (s != null) {
+                s.remoteWrite(wc.byteLen());
+            }
+            return;
+        }
         InboundRendezvous r = receiving.remove(wc.immData());
         if (r == null) {
             throw new ProtocolException(peerName + " finished a WRITE for token " + wc.immData() + ", which we never answered");
@@ -558,10 +571,14 @@ public final class Engine {
         if (m != null) {
             return m.answered && prepareFragment(s, m);
         }
-        ByteBuf msg = s.peekOutbound();
-        if (msg == null) {
+        Object head = s.peekOutbound();
+        if (head == null) {
             return false;
         }
+        if (head instanceof DirectWrite) {
+            return prepareDirectWrite(s, (DirectWrite) head);
+        }
+        ByteBuf msg = (ByteBuf) head;
         int size = msg.readableBytes();
         if (size > config.maxMessageSize()) {
             s.pollOutbound();
@@ -602,7 +619,8 @@ public final class Engine {
         // rendezvous: ask for a destination, send the fragments once it is known
         s.pollOutbound();
         ByteBuf payload = registered(msg);
-        int token = nextToken++;
+        int token = nextToken;
+        nextToken = (nextToken + 1) & ~DirectWrite.IMM_FLAG; // rendezvous tokens never have the direct-write bit
         if (nextToken == 0) nextToken = 1;
         m = new OutboundMessage(s, payload, token);
         awaitingAnswer.put(token, m);
@@ -615,6 +633,28 @@ public final class Engine {
         s.allowance--;
         s.sent(1);
         metrics.sent(WireHeader.SIZE);
+        return true;
+    }
+
+    /** Starts a direct write: its fragments go like a rendezvous message's, without the request and answer. */
+    private boolean prepareDirectWrite(EngineSocket s, DirectWrite w) {
+        int size = w.payload().readableBytes();
+        if (size == 0 || size > config.maxMessageSize()) {
+            s.pollOutbound();
+            s.rejected(w.payload(), new MessageTooLargeException("a direct write of " + size + " bytes: it must be 1.."
+                    + config.maxMessageSize() + " bytes (EngineConfig.withMaxMessageSize); it was not sent, the connection goes on"));
+            s.sent(1);
+            return true;
+        }
+        if (s.allowance == 0) {
+            metrics.socketStall();
+            return false;
+        }
+        s.pollOutbound();
+        s.current = OutboundMessage.direct(s, registered(w.payload()), w.remoteAddress(), w.rkey());
+        s.allowance--;
+        s.sent(1);
+        prepareFragment(s, s.current); // may wait for window room or a credit; the socket made progress either way
         return true;
     }
 

@@ -27,6 +27,10 @@ public final class EngineSocket {
 
         /** The socket ended: {@code error} is null for a normal close. */
         void onClose(Throwable error);
+
+        /** The peer finished a {@link DirectWrite} into our memory; {@code lastFragmentBytes} of it came last. */
+        default void onRemoteWrite(int lastFragmentBytes) {
+        }
     }
 
     /** Told, on the I/O thread, that queued messages left the socket's queue (room for more). */
@@ -39,7 +43,8 @@ public final class EngineSocket {
 
     final Engine engine;
     final int id;
-    private final ConcurrentLinkedQueue<ByteBuf> outbound = new ConcurrentLinkedQueue<>();
+    /** {@link ByteBuf} messages and {@link DirectWrite}s, in order. */
+    private final ConcurrentLinkedQueue<Object> outbound = new ConcurrentLinkedQueue<>();
     private final AtomicInteger queued = new AtomicInteger();
     final AtomicBoolean scheduled = new AtomicBoolean();
     private final AtomicInteger consumedNotGranted = new AtomicInteger();
@@ -74,6 +79,15 @@ public final class EngineSocket {
     /** The peer's address. */
     public java.net.InetSocketAddress remoteAddress() {
         return engine.remoteAddress();
+    }
+
+    /**
+     * A buffer of {@code size} bytes in remote-writable registered memory: hand its address and
+     * rkey ({@code RegisteredByteBufAllocator.addressOf / regionOf}) to the peer, which can then
+     * {@link DirectWrite} into it.
+     */
+    public ByteBuf allocateRemoteWritable(int size) {
+        return engine.allocateRemoteWritable(size);
     }
 
     /** The largest message this socket's engine sends. */
@@ -113,6 +127,23 @@ public final class EngineSocket {
         return true;
     }
 
+    /**
+     * Queues a direct write into a remote buffer the caller knows, in order with the socket's
+     * messages (ownership of the payload passes). Counts as one message for flow control.
+     *
+     * @return false if the socket is closed; the payload was released
+     */
+    public boolean offer(DirectWrite write) {
+        if (closed.get()) {
+            write.payload().release();
+            return false;
+        }
+        outbound.add(write);
+        queued.incrementAndGet();
+        engine.socketReady(this);
+        return true;
+    }
+
     /** The receiver's subscriber took {@code n} messages: grant the peer more, in batches. */
     public void consumed(int n) {
         int half = Math.max(1, engine.config.socketMessageWindow() / 2);
@@ -139,16 +170,17 @@ public final class EngineSocket {
 
     // ---------------------------------------------------------------- I/O thread
 
-    ByteBuf peekOutbound() {
+    /** The next queued {@link ByteBuf} or {@link DirectWrite}. */
+    Object peekOutbound() {
         return outbound.peek();
     }
 
-    ByteBuf pollOutbound() {
-        ByteBuf b = outbound.poll();
-        if (b != null) {
+    Object pollOutbound() {
+        Object o = outbound.poll();
+        if (o != null) {
             queued.decrementAndGet();
         }
-        return b;
+        return o;
     }
 
     boolean hasOutbound() {
@@ -158,6 +190,13 @@ public final class EngineSocket {
     void sent(int n) {
         OutboundListener l = outboundListener;
         if (l != null) l.onSent(n);
+    }
+
+    void remoteWrite(int lastFragmentBytes) {
+        Inbound in = inbound;
+        if (in != null && !ended) {
+            in.onRemoteWrite(lastFragmentBytes);
+        }
     }
 
     void rejected(ByteBuf message, RuntimeException error) {
@@ -199,10 +238,11 @@ public final class EngineSocket {
         flushEarly();
         ended = true;
         closed.set(true);
-        ByteBuf m;
-        while ((m = pollOutbound()) != null) {
-            m.release();
+        Object o;
+        while ((o = pollOutbound()) != null) {
+            (o instanceof DirectWrite ? ((DirectWrite) o).payload() : (ByteBuf) o).release();
         }
+        ByteBuf m;
         if (early != null) {
             while ((m = early.poll()) != null) m.release();
         }

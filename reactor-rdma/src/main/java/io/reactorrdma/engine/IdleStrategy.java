@@ -4,7 +4,7 @@ package io.reactorrdma.engine;
 public enum IdleStrategy {
     /** Spin: lowest latency, one core per thread domain. */
     BUSY_SPIN,
-    /** Spin a little, then yield, then park for growing intervals up to 1 ms: low latency under load, little CPU when idle. */
+    /** Spin a little, then yield, then wait up to 1 ms on completion notification: low latency under load, little CPU when idle. */
     BACK_OFF,
     /** Block on completion notification: no CPU while idle; a wake-up costs a few microseconds. */
     BLOCK

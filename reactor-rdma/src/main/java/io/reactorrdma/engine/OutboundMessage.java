@@ -27,6 +27,15 @@ final class OutboundMessage {
         this.size = payload.readableBytes();
     }
 
+    /** A direct write: the destination is known, no answer to wait for. */
+    static OutboundMessage direct(EngineSocket socket, ByteBuf payload, long remoteAddress, int rkey) {
+        OutboundMessage m = new OutboundMessage(socket, payload, DirectWrite.IMM_FLAG | socket.id);
+        m.remoteAddress = remoteAddress;
+        m.rkey = rkey;
+        m.answered = true;
+        return m;
+    }
+
     /**
      * Drops the message's own reference to the payload (each posted fragment holds one more, given
      * back when its slot retires). Idempotent.

@@ -101,12 +101,8 @@ public final class ThreadDomain implements AutoCloseable {
 
     /** Wakes the I/O thread if it is idle. */
     void wakeup() {
-        if (Thread.currentThread() != thread) {
-            if (idle == IdleStrategy.BLOCK) {
-                cq.wakeup();
-            } else if (idle == IdleStrategy.BACK_OFF) {
-                LockSupport.unpark(thread);
-            }
+        if (idle != IdleStrategy.BUSY_SPIN && Thread.currentThread() != thread) {
+            cq.wakeup();
         }
     }
 
@@ -337,26 +333,31 @@ public final class ThreadDomain implements AutoCloseable {
                 } else if (idleTurns < 300) {
                     Thread.yield();
                 } else {
-                    LockSupport.parkNanos(Math.min(1_000_000L, 1_000L << Math.min(10, (idleTurns - 300) / 8)));
+                    block(TimeUnit.MILLISECONDS.toNanos(1)); // a completion or handed-over work ends it early
                 }
                 break;
             default:
                 if (idleTurns < 50) {
                     Thread.onSpinWait();
-                    break;
+                } else {
+                    block(config.heartbeatInterval().toNanos() / 2);
                 }
-                cq.requestNotification();
-                int n = cq.poll(wcs, POLL_BATCH);
-                if (n > 0) {
-                    dispatch(n);
-                    idleTurns = 0;
-                } else if (tasks.isEmpty()) {
-                    try {
-                        cq.awaitNotification(Math.max(1, config.heartbeatInterval().toMillis() / 2), TimeUnit.MILLISECONDS);
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
-                }
+        }
+    }
+
+    /** Arms the completion queue and waits for a completion, a wakeup, or the timeout. */
+    private void block(long nanos) {
+        cq.requestNotification();
+        int n = cq.poll(wcs, POLL_BATCH);
+        if (n > 0) {
+            dispatch(n);
+            idleTurns = 0;
+        } else if (tasks.isEmpty()) {
+            try {
+                cq.awaitNotification(Math.max(1, nanos), TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
@@ -364,7 +365,7 @@ public final class ThreadDomain implements AutoCloseable {
     @Override
     public void close() {
         running = false;
-        if (idle == IdleStrategy.BLOCK) cq.wakeup();
+        cq.wakeup();
         LockSupport.unpark(thread);
         try {
             thread.join(10_000);
