@@ -71,14 +71,26 @@ final class SizeClasses {
         return SIZES[sizeClass];
     }
 
-    /** Pages in a run of this class. */
+    /** Runs of large classes stop near this size, so a class that is barely used holds little memory. */
+    static final int MAX_RUN_BYTES = 512 * 1024;
+
+    /**
+     * Pages in a run of this class: at least {@link #MIN_SLOTS_PER_RUN} slots for small classes;
+     * for large ones as many slots as fit about {@link #MAX_RUN_BYTES} (at least one), the run
+     * rounded up to whole pages.
+     */
     static int runPages(int sizeClass) {
-        long bytes = Math.max(PAGE_SIZE, (long) SIZES[sizeClass] * MIN_SLOTS_PER_RUN);
+        long size = SIZES[sizeClass];
+        long slots = Math.max(1, Math.min(MIN_SLOTS_PER_RUN, MAX_RUN_BYTES / size));
+        long bytes = Math.max(PAGE_SIZE, size * slots);
         return (int) ((bytes + PAGE_SIZE - 1) / PAGE_SIZE);
     }
 
-    /** Slots cached per thread for this class: up to 256 KiB, between 2 and 64 slots. */
+    /**
+     * Slots cached per thread for this class: what fits {@code bytesPerClass}, between 1 and 64 —
+     * a large class caches one slot at most per thread, which keeps peak memory near the live set.
+     */
     static int threadCacheSlots(int sizeClass, int bytesPerClass) {
-        return Math.max(2, Math.min(64, bytesPerClass / SIZES[sizeClass]));
+        return Math.max(1, Math.min(64, bytesPerClass / SIZES[sizeClass]));
     }
 }

@@ -39,7 +39,7 @@ final class ThreadCache {
         }
         int n = counts[sizeClass];
         if (n == stack.length) {
-            int keep = stack.length / 2;
+            int keep = stack.length / 2; // 0 for a one-slot stack: everything goes back
             pool.giveBack(stack, keep, n - keep);
             n = keep;
         }
