@@ -4,7 +4,8 @@ import java.util.Arrays;
 
 /**
  * {@code java -jar reactor-rdma-perf.jar <scenario> [options]} runs a scenario on each transport
- * asked for and prints a line per transport; {@code ... jmh <args>} runs JMH.
+ * asked for and prints a line per transport; {@code ... jmh <args>} runs JMH; {@code ... allocator-report
+ * [--quick]} runs the {@link AllocatorBenchmark} matrix and writes its tables and charts.
  */
 public final class PerfMain {
 
@@ -19,6 +20,9 @@ public final class PerfMain {
         if (args.length > 0 && args[0].equals("jmh")) {
             org.openjdk.jmh.Main.main(Arrays.copyOfRange(args, 1, args.length));
             return;
+        }
+        if (args.length > 0 && args[0].equals("allocator-report")) {
+            System.exit(AllocatorReport.run(Arrays.copyOfRange(args, 1, args.length)));
         }
         System.exit(run(args));
     }

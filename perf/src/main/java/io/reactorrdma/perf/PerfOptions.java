@@ -174,6 +174,7 @@ final class PerfOptions {
                 "",
                 "usage: java -jar reactor-rdma-perf.jar <scenario> [options]",
                 "       java -jar reactor-rdma-perf.jar jmh [JMH options]      (JMH micro-benchmarks; jmh -h for JMH's help)",
+                "       java -jar reactor-rdma-perf.jar allocator-report [--quick] (allocator benchmark matrix; --help for its options)",
                 "",
                 "scenarios:",
                 "  send-lat   SEND/RECV ping-pong; reports the round-trip time (not half of it). Default size 8 bytes.",
