@@ -453,7 +453,11 @@ public final class Engine {
         try {
             replenishReceives();
             if (!parked.isEmpty()) {
-                ready.addAll(parked); // capacity may have come back since the last turn
+                // Capacity may have come back since the last turn. Sockets that waited go first:
+                // behind a busy socket that re-queued itself they would lose every race for the window.
+                for (int i = parked.size() - 1; i >= 0; i--) {
+                    ready.addFirst(parked.get(i));
+                }
                 parked.clear();
             }
             EngineSocket s;
