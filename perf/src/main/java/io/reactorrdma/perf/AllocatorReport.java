@@ -29,8 +29,8 @@ import java.util.regex.Pattern;
 
 /**
  * {@code java -jar reactor-rdma-perf.jar allocator-report [--quick] [options]}: runs
- * {@link AllocatorBenchmark} over the whole matrix (allocators × workloads × thread counts, one
- * JMH fork each) through JMH's Java API, then prints markdown tables of ops/s and peak memory with
+ * {@link AllocatorBenchmark} over the whole matrix (allocators × workloads × thread counts, each
+ * cell in its own JMH forks) through JMH's Java API, then prints markdown tables of ops/s and peak memory with
  * the registered / netty-pooled ratios against the targets, writes them (and a CSV of every figure)
  * to files, and draws the charts with XChart.
  */
@@ -62,11 +62,14 @@ final class AllocatorReport {
         List<String> allocators = AllocatorSubject.KINDS;
         List<String> workloads = List.of("small", "large");
         List<Integer> threads = List.of(1, 2, 4, 8);
-        /* Both allocators' throughput keeps climbing for about 4 s of a fresh fork on the 2-core box
-           (C2 compiling the inlined allocate/free paths while the pools fill): 5 warm-up seconds. */
-        int warmupIterations = 5;
+        /* Throughput keeps climbing for about 4 s of a fresh fork on the 2-core box (C2 compiling the
+           inlined allocate/free paths while the pools fill): 4 warm-up seconds. Two forks per cell:
+           the same cell differs by up to 2x from one fork to the next (JIT decisions), more than
+           between iterations of one fork, so one fork is not enough. 40 cells x 2 x ~9.5 s: ~13 min. */
+        int forks = 2;
+        int warmupIterations = 4;
         long warmupMillis = 1000;
-        int measurementIterations = 5;
+        int measurementIterations = 3;
         long measurementMillis = 1000;
         Path images = Path.of("docs", "images");
         /** perf/target when run from the repository root (where docs/images is), else target. */
@@ -92,10 +95,12 @@ final class AllocatorReport {
         return String.join(System.lineSeparator(),
                 "usage: java -jar reactor-rdma-perf.jar allocator-report [--quick] [options]",
                 "",
-                "Runs the AllocatorBenchmark matrix (one JMH fork per cell), prints markdown tables of ops/s and peak",
+                "Runs the AllocatorBenchmark matrix (each cell in its own JMH forks), prints markdown tables of ops/s and peak",
                 "memory with the registered / netty-pooled ratios, writes charts and data files.",
                 "",
-                "  --quick             smoke run: 1 x 200 ms warm-up, 2 x 300 ms measured per cell (default 5 x 1 s, 5 x 1 s)",
+                "  --quick             smoke run: 1 fork, 1 x 200 ms warm-up, 2 x 300 ms measured per cell",
+                "                      (default: 2 forks, each 4 x 1 s warm-up, 3 x 1 s measured)",
+                "  --forks N           JMH forks per cell (default 2)",
                 "  --allocators LIST   default " + String.join(",", AllocatorSubject.KINDS) + " (also: "
                         + String.join(",", AllocatorSubject.EXTRA_KINDS) + ")",
                 "  --workloads LIST    default small,large",
@@ -126,6 +131,7 @@ final class AllocatorReport {
             switch (a) {
                 case "--quick":
                     o.quick = true;
+                    o.forks = 1;
                     o.warmupIterations = 1;
                     o.warmupMillis = 200;
                     o.measurementIterations = 2;
@@ -146,6 +152,7 @@ final class AllocatorReport {
                 case "--retries":
                 case "--jvm-arg":
                 case "--prof":
+                case "--forks":
                     if (v == null) {
                         if (i + 1 >= args.length) {
                             throw new UsageException(a + " needs a value; see --help");
@@ -225,6 +232,16 @@ final class AllocatorReport {
                 break;
             case "--jvm-arg":
                 o.jvmArgs.add(v);
+                break;
+            case "--forks":
+                try {
+                    o.forks = Integer.parseInt(v);
+                    if (o.forks < 1) {
+                        throw new NumberFormatException();
+                    }
+                } catch (NumberFormatException e) {
+                    throw new UsageException("--forks takes a count ≥ 1, got '" + v + "'");
+                }
                 break;
             case "--prof":
                 o.profilers.add(v);
@@ -310,9 +327,10 @@ final class AllocatorReport {
 
     static List<Cell> measure(Options o) throws RunnerException, IOException {
         int total = o.allocators.size() * o.workloads.size() * o.threads.size();
-        double perCell = o.warmupIterations * o.warmupMillis / 1000.0 + o.measurementIterations * o.measurementMillis / 1000.0 + 2.5;
-        Log.info(String.format(Locale.ROOT, "%d cells, %d x %d ms warm-up + %d x %d ms measured each, one fork each: about %.1f min",
-                total, o.warmupIterations, o.warmupMillis, o.measurementIterations, o.measurementMillis, total * perCell / 60));
+        double perCell = o.forks * (o.warmupIterations * o.warmupMillis / 1000.0 + o.measurementIterations * o.measurementMillis / 1000.0 + 2.5);
+        Log.info(String.format(Locale.ROOT, "%d cells, %d fork(s) each of %d x %d ms warm-up + %d x %d ms measured: about %.1f min "
+                        + "(plus waits for other processes)",
+                total, o.forks, o.warmupIterations, o.warmupMillis, o.measurementIterations, o.measurementMillis, total * perCell / 60));
         Path peaks = Files.createTempFile("allocator-peaks", ".txt");
         List<Cell> cells = new ArrayList<>();
         int n = 0;
@@ -325,12 +343,34 @@ final class AllocatorReport {
                         Cell best = null;
                         for (int attempt = 0; attempt <= o.retries; attempt++) {
                             waitForIdle(o);
-                            Cell c = measureCell(o, a, w, t, peaks);
+                            Cell c = null;
+                            long lockDeadline = System.nanoTime() + Math.max(60, o.waitIdleSeconds) * 1_000_000_000L;
+                            while (c == null) {
+                                try {
+                                    c = measureCell(o, a, w, t, peaks);
+                                } catch (RunnerException e) {
+                                    String why = rootMessage(e);
+                                    if (why.contains("JMH lock") && System.nanoTime() < lockDeadline) {
+                                        // another JMH run (someone else's) holds /tmp/jmh.lock: never measure alongside it
+                                        Log.info("another JMH instance is running; waiting for it");
+                                        sleep(10_000);
+                                        waitForIdle(o);
+                                        continue;
+                                    }
+                                    // one cell failing (e.g. an allocator running out of direct memory) does not end the matrix
+                                    Log.info(a + " " + w + " t=" + t + " failed: " + why);
+                                    c = new Cell(a, w, t, Double.NaN, Double.NaN, Double.NaN, Double.NaN, -1, -1, 0, "FAILED: " + why);
+                                }
+                            }
                             Log.info(String.format(Locale.ROOT, "[%d/%d %.0fs] %-14s %-5s t=%d  %,12.0f ± %,10.0f ops/s  peak direct %s, own %s;"
                                             + " other processes %.2f cores%s",
                                     n, total, (System.nanoTime() - start) / 1e9, a, w, t, c.opsPerSec, c.opsError,
                                     mib(c.peakDirectDelta), mib(c.peakOwn), c.othersCores,
                                     c.disturbed() ? " (DISTURBED" + (attempt < o.retries ? ": again)" : ")") : ""));
+                            if (failed(c)) {
+                                best = c;
+                                break;
+                            }
                             if (best == null || c.othersCores < best.othersCores) {
                                 best = c;
                             }
@@ -349,6 +389,36 @@ final class AllocatorReport {
         return cells;
     }
 
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable t = e;
+        String m = e.toString();
+        for (int depth = 0; t != null && depth < 10; depth++) {
+            if (t.getMessage() != null) {
+                m = t.getClass().getSimpleName() + ": " + t.getMessage();
+            }
+            for (Throwable s : t.getSuppressed()) {
+                if (s.getMessage() != null) {
+                    return s.getClass().getSimpleName() + ": " + s.getMessage();
+                }
+            }
+            t = t.getCause();
+        }
+        return m;
+    }
+
+    /** Whether the cell ran to the end. */
+    static boolean failed(Cell c) {
+        return Double.isNaN(c.opsPerSec);
+    }
+
     /** One JMH run of one cell, in its own fork. */
     private static Cell measureCell(Options o, String a, String w, int t, Path peaks) throws RunnerException, IOException {
         HostLoad.Reading before = HostLoad.read();
@@ -358,7 +428,7 @@ final class AllocatorReport {
                 .param("allocator", a)
                 .param("workload", w)
                 .threads(t)
-                .forks(1)
+                .forks(o.forks)
                 .warmupIterations(o.warmupIterations)
                 .warmupTime(TimeValue.milliseconds(o.warmupMillis))
                 .measurementIterations(o.measurementIterations)
@@ -388,11 +458,21 @@ final class AllocatorReport {
                 max = Math.max(max, ir.getPrimaryResult().getScore());
             }
         }
-        String line = Files.readString(peaks).trim();
-        Map<String, String> f = fields(line);
+        // one line per fork; the cell's peak is the highest of its forks'
+        long peakDirect = -1;
+        long peakOwn = -1;
+        List<String> lines = new ArrayList<>();
+        for (String line : Files.readAllLines(peaks)) {
+            if (line.isBlank()) {
+                continue;
+            }
+            lines.add(line.trim());
+            Map<String, String> f = fields(line.trim());
+            peakDirect = Math.max(peakDirect, Long.parseLong(f.getOrDefault("peakDirectDelta", "-1")));
+            peakOwn = Math.max(peakOwn, Long.parseLong(f.getOrDefault("peakOwn", "-1")));
+        }
         return new Cell(a, w, t, r.getPrimaryResult().getScore(), r.getPrimaryResult().getScoreError(), min, max,
-                Long.parseLong(f.getOrDefault("peakDirectDelta", "-1")), Long.parseLong(f.getOrDefault("peakOwn", "-1")),
-                others, line);
+                peakDirect, peakOwn, others, String.join(" | ", lines));
     }
 
     private static String[] jvmArgs(Options o, Path peaks) {
@@ -456,9 +536,9 @@ final class AllocatorReport {
     static String markdown(List<Cell> cells, Options o) {
         StringBuilder sb = new StringBuilder();
         String nl = System.lineSeparator();
-        sb.append(String.format(Locale.ROOT, "JMH: 1 fork per cell, %d x %d ms warm-up, %d x %d ms measured; ops/s = allocations (each with one free) per second, "
+        sb.append(String.format(Locale.ROOT, "JMH: %d fork(s) per cell, each %d x %d ms warm-up, %d x %d ms measured; ops/s = allocations (each with one free) per second, "
                         + "summed over threads; ± is JMH's 99.9%% confidence half-width (Student t over the measured iterations).%s",
-                o.warmupIterations, o.warmupMillis, o.measurementIterations, o.measurementMillis, nl));
+                o.forks, o.warmupIterations, o.warmupMillis, o.measurementIterations, o.measurementMillis, nl));
         long disturbed = cells.stream().filter(Cell::disturbed).count();
         double maxOthers = cells.stream().mapToDouble(Cell::othersCores).max().orElse(-1);
         sb.append(String.format(Locale.ROOT, "Other processes on the machine: at most %.2f cores on average during any cell; %d of %d cells "
@@ -470,8 +550,8 @@ final class AllocatorReport {
                 sb.append("| ").append(a).append(" |");
                 for (int t : o.threads) {
                     Cell c = find(cells, a, w, t);
-                    sb.append(c == null ? " – |" : String.format(Locale.ROOT, " %.2f ± %.2f%s |", c.opsPerSec / 1e6, c.opsError / 1e6,
-                            c.disturbed() ? " ⚠" : ""));
+                    sb.append(c == null ? " – |" : failed(c) ? " failed† |" : String.format(Locale.ROOT, " %.2f ± %.2f%s |",
+                            c.opsPerSec / 1e6, c.opsError / 1e6, c.disturbed() ? " ⚠" : ""));
                 }
                 sb.append(nl);
             }
@@ -481,7 +561,7 @@ final class AllocatorReport {
                 for (int t : o.threads) {
                     Cell s = find(cells, SUBJECT, w, t);
                     Cell b = find(cells, BASELINE, w, t);
-                    if (s == null || b == null) {
+                    if (s == null || b == null || failed(s) || failed(b)) {
                         sb.append(" – |");
                     } else {
                         double ratio = s.opsPerSec / b.opsPerSec;
@@ -493,7 +573,7 @@ final class AllocatorReport {
                 for (int t : o.threads) {
                     Cell s = find(cells, SUBJECT, w, t);
                     Cell b = find(cells, BASELINE, w, t);
-                    sb.append(s == null || b == null || b.maxIteration <= 0 ? " – |"
+                    sb.append(s == null || b == null || failed(s) || failed(b) || b.maxIteration <= 0 ? " – |"
                             : String.format(Locale.ROOT, " %.2f× |", s.minIteration / b.maxIteration));
                 }
                 sb.append(nl);
@@ -502,8 +582,8 @@ final class AllocatorReport {
         }
         for (String w : o.workloads) {
             sb.append("### Peak memory, ").append(w).append(" workload (MiB)").append(nl).append(nl);
-            sb.append("registered: peakRegisteredBytes (exact, kept by the allocator); the others: peak of the JDK's direct-memory pool "
-                    + "minus its value at setup, sampled every 1 ms. In brackets the cross-check: registered's direct-memory pool "
+            sb.append("Highest of the cell's forks. registered: peakRegisteredBytes (exact, kept by the allocator); the others: peak of "
+                    + "the JDK's direct-memory pool minus its value at setup, sampled every 1 ms. In brackets the cross-check: registered's direct-memory pool "
                     + "peak (which also counts deregistered loopback blocks the GC has not yet freed), the Netty allocators' own "
                     + "usedDirectMemory peak.").append(nl).append(nl);
             header(sb, o, nl);
@@ -513,6 +593,8 @@ final class AllocatorReport {
                     Cell c = find(cells, a, w, t);
                     if (c == null) {
                         sb.append(" – |");
+                    } else if (failed(c)) {
+                        sb.append(" failed† |");
                     } else {
                         long cross = a.equals(SUBJECT) ? c.peakDirectDelta : c.peakOwn;
                         sb.append(String.format(Locale.ROOT, " %.1f", primaryPeak(c) / 1048576.0));
@@ -527,7 +609,7 @@ final class AllocatorReport {
                 for (int t : o.threads) {
                     Cell s = find(cells, SUBJECT, w, t);
                     Cell b = find(cells, BASELINE, w, t);
-                    if (s == null || b == null || primaryPeak(b) <= 0) {
+                    if (s == null || b == null || failed(s) || failed(b) || primaryPeak(b) <= 0) {
                         sb.append(" – |");
                     } else {
                         double ratio = (double) primaryPeak(s) / primaryPeak(b);
@@ -539,6 +621,12 @@ final class AllocatorReport {
                 sb.append(nl);
             }
             sb.append(nl);
+        }
+        for (Cell c : cells) {
+            if (failed(c)) {
+                sb.append("† ").append(c.allocator).append(", ").append(c.workload).append(", ").append(c.threads)
+                        .append(c.threads == 1 ? " thread: " : " threads: ").append(c.raw).append(nl);
+            }
         }
         return sb.toString();
     }
@@ -594,9 +682,10 @@ final class AllocatorReport {
                 List<Double> mb = new ArrayList<>();
                 for (int t : o.threads) {
                     Cell cell = find(cells, a, w, t);
-                    y.add(cell == null ? 0.0 : cell.opsPerSec / 1e6);
-                    err.add(cell == null || Double.isNaN(cell.opsError) ? 0.0 : cell.opsError / 1e6);
-                    mb.add(cell == null ? 0.0 : Math.max(0, primaryPeak(cell)) / 1048576.0);
+                    boolean none = cell == null || failed(cell);
+                    y.add(none ? 0.0 : cell.opsPerSec / 1e6);
+                    err.add(none || Double.isNaN(cell.opsError) ? 0.0 : cell.opsError / 1e6);
+                    mb.add(none ? 0.0 : Math.max(0, primaryPeak(cell)) / 1048576.0);
                 }
                 c.addSeries(a, x, y, err);
                 m.addSeries(a, x, mb);
