@@ -24,8 +24,9 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import java.util.zip.CRC32;
 
+import static io.reactorrdma.TestMessages.crc;
+import static io.reactorrdma.TestMessages.message;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** The public API between two processes over shm: integrity under random sizes on many sockets, and a killed server. */
@@ -67,11 +68,6 @@ class RdmaCrossProcessTest {
         }
     }
 
-    private static long crc(ByteBuf b) {
-        CRC32 c = new CRC32();
-        c.update(b.nioBuffer());
-        return c.getValue();
-    }
 
     @Test
     void randomSizesOnManySocketsComeBackIntactAndInOrder() {

@@ -16,8 +16,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
-import java.util.zip.CRC32;
 
+import static io.reactorrdma.TestMessages.crc;
+import static io.reactorrdma.TestMessages.message;
 import static org.assertj.core.api.Assertions.assertThat;
 
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -50,18 +51,7 @@ class RdmaServerClientTest {
         return RdmaClient.create().port(server.port()).runOn(clientResources).connectNow();
     }
 
-    private static ByteBuf message(RdmaConnection c, int size, long seed) {
-        ByteBuf b = c.alloc().directBuffer(Math.max(1, size));
-        byte[] bytes = new byte[size];
-        new Random(seed).nextBytes(bytes);
-        return b.writeBytes(bytes); // one access: PARANOID leak detection records every access
-    }
 
-    private static long crc(ByteBuf b) {
-        CRC32 c = new CRC32();
-        c.update(b.nioBuffer());
-        return c.getValue();
-    }
 
     @Test
     void echoKeepsOrderAndBytesForEagerAndRendezvousMessages() {
