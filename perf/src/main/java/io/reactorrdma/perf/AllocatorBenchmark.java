@@ -115,7 +115,7 @@ public class AllocatorBenchmark {
     private long baselineDirect;
 
     @Setup(Level.Trial)
-    @SuppressWarnings("unchecked")
+    @SuppressWarnings({"unchecked", "rawtypes"}) // an array of generic queues
     public void setUp(BenchmarkParams params) {
         if (Integer.bitCount(window) != 1) {
             throw new IllegalArgumentException("window must be a power of two, got " + window);
