@@ -314,11 +314,7 @@ public final class ThreadDomain implements AutoCloseable {
             list = new ArrayList<>();
             early.put(wc.qpNum(), list);
         }
-        WorkCompletion copy = new WorkCompletion();
-        copy.set(wc.wrId(), wc.status(), wc.opcode(), wc.byteLen(), wc.qpNum());
-        if (wc.hasImm()) copy.setImmediate(wc.immData());
-        copy.setErrorDetail(wc.errorDetail());
-        list.add(copy);
+        list.add(WorkCompletion.copyOf(wc));
     }
 
     private void idle() {

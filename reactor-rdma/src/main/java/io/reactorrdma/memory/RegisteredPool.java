@@ -30,7 +30,6 @@ public final class RegisteredPool implements AutoCloseable {
     private final ThreadLocal<ThreadCache> caches;
     private final LongAdder liveBuffers = new LongAdder();
     private final LongAdder liveBytes = new LongAdder();
-    private final int[] firstPage = new int[1];
     private volatile boolean closed;
     private final AtomicBoolean released = new AtomicBoolean();
 
@@ -97,12 +96,9 @@ public final class RegisteredPool implements AutoCloseable {
     }
 
     private Chunk takePages(int pages) {
-        int first;
-        Block b;
-        synchronized (firstPage) {
-            b = source.takePages(pages, firstPage);
-            first = firstPage[0];
-        }
+        int[] firstPage = new int[1]; // large allocations are rare; BlockSource's lock is the only one needed
+        Block b = source.takePages(pages, firstPage);
+        int first = firstPage[0];
         return new Chunk(this, b, first * SizeClasses.PAGE_SIZE, pages * SizeClasses.PAGE_SIZE, -1, null, first);
     }
 

@@ -39,6 +39,15 @@ public final class WorkCompletion {
         this.errorDetail = detail;
     }
 
+    /** A new completion with the same fields (for keeping one past the next poll into a reused array). */
+    public static WorkCompletion copyOf(WorkCompletion w) {
+        WorkCompletion c = new WorkCompletion();
+        c.set(w.wrId, w.status, w.opcode, w.byteLen, w.qpNum);
+        if (w.hasImm) c.setImmediate(w.immData);
+        c.setErrorDetail(w.errorDetail);
+        return c;
+    }
+
     public long wrId() {
         return wrId;
     }

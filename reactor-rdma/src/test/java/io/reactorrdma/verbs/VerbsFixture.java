@@ -166,11 +166,7 @@ public final class VerbsFixture implements AutoCloseable {
     }
 
     public static WorkCompletion copy(WorkCompletion w) {
-        WorkCompletion c = new WorkCompletion();
-        c.set(w.wrId(), w.status(), w.opcode(), w.byteLen(), w.qpNum());
-        if (w.hasImm()) c.setImmediate(w.immData());
-        c.setErrorDetail(w.errorDetail());
-        return c;
+        return WorkCompletion.copyOf(w);
     }
 
     public <T extends AutoCloseable> T track(T c) {

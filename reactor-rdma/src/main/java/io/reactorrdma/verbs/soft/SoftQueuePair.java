@@ -525,10 +525,7 @@ final class SoftQueuePair implements QueuePair {
         int rkey = mem.getInt(w + QpLayout.SQ_RKEY);
         ByteBuffer dst = peer.resolve(rkey, AccessFlags.REMOTE_WRITE, remoteAddr, total);
         if (dst == null) {
-            // The responder sees the access violation too and its queue pair fails (IBV_EVENT_QP_ACCESS_ERR).
-            SharedMemory.putIntVolatile(peer.peerQp, QpLayout.H_REMOTE_ERROR, WcStatus.REM_ACCESS_ERR.ibv());
-            wakePeerIfArmed(peer);
-            return fail(seq, w, WcStatus.REM_ACCESS_ERR, "WRITE to " + peer.resolveError);
+            return remoteAccessError(seq, w, peer, "WRITE to ");
         }
         int dstOff = peer.resolvedOffset;
         int r = 0;
@@ -557,9 +554,7 @@ final class SoftQueuePair implements QueuePair {
         int rkey = mem.getInt(w + QpLayout.SQ_RKEY);
         ByteBuffer src = peer.resolve(rkey, AccessFlags.REMOTE_READ, remoteAddr, total);
         if (src == null) {
-            SharedMemory.putIntVolatile(peer.peerQp, QpLayout.H_REMOTE_ERROR, WcStatus.REM_ACCESS_ERR.ibv());
-            wakePeerIfArmed(peer);
-            return fail(seq, w, WcStatus.REM_ACCESS_ERR, "READ from " + peer.resolveError);
+            return remoteAccessError(seq, w, peer, "READ from ");
         }
         remoteBuf[0] = src;
         remoteOff[0] = peer.resolvedOffset;
@@ -567,6 +562,13 @@ final class SoftQueuePair implements QueuePair {
         copy(remoteBuf, remoteOff, remoteLen, 1, localBuf, localOff, localLen, numSge, total);
         complete(seq, w, WcStatus.SUCCESS, total);
         return DONE;
+    }
+
+    /** A bad rkey or range: the requester fails, and so does the responder (IBV_EVENT_QP_ACCESS_ERR), as on hardware. */
+    private int remoteAccessError(long seq, int w, PeerLink peer, String what) {
+        SharedMemory.putIntVolatile(peer.peerQp, QpLayout.H_REMOTE_ERROR, WcStatus.REM_ACCESS_ERR.ibv());
+        wakePeerIfArmed(peer);
+        return fail(seq, w, WcStatus.REM_ACCESS_ERR, what + peer.resolveError);
     }
 
     /** Copies {@code total} bytes from a gather list to a scatter list (both long enough). */
