@@ -139,6 +139,8 @@ class RdmaServerClientTest {
             double doorbells = registry.get("rdma.doorbells").functionCounter().count();
             double posts = registry.get("rdma.posts").functionCounter().count();
             assertThat(doorbells).isPositive().isLessThanOrEqualTo(posts);
+            // every doorbell's batch ends with a signaled request, so doorbells <= signaled <= posts
+            assertThat(registry.get("rdma.posts.signaled").functionCounter().count()).isBetween(doorbells, posts);
             assertThat(registry.get("rdma.bytes.received").functionCounter().count()).isGreaterThanOrEqualTo(100 * 216);
             assertThat(registry.get("rdma.rnr").functionCounter().count()).isZero();
             assertThat(registry.get("rdma.engines").gauge().value()).isEqualTo(1);

@@ -497,8 +497,9 @@ public final class Engine {
             }
             if (chain.pending() > 0) {
                 metrics.inFlight(window.inFlight(), credits.available());
+                long signaledBefore = chain.signaledRequests();
                 int n = chain.post(qp);
-                metrics.doorbell(n);
+                metrics.doorbell(n, chain.signaledRequests() - signaledBefore);
                 lastSendNanos = now;
                 return true;
             }

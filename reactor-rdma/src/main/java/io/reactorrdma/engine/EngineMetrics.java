@@ -14,6 +14,7 @@ public final class EngineMetrics {
 
     long doorbells;
     long requestsPosted;
+    long signaledPosted;
     long completions;
     long creditStalls;
     long windowStalls;
@@ -30,9 +31,10 @@ public final class EngineMetrics {
     long peakWindowBytes;
     long minCredits = Long.MAX_VALUE;
 
-    void doorbell(int requests) {
+    void doorbell(int requests, long signaled) {
         doorbells++;
         requestsPosted += requests;
+        signaledPosted += signaled;
     }
 
     void completion() {
@@ -97,6 +99,8 @@ public final class EngineMetrics {
 
     public long doorbells() { return doorbells; }
     public long requestsPosted() { return requestsPosted; }
+    /** Work requests posted with the signaled flag: the signaled fraction is this over {@link #requestsPosted}. */
+    public long signaledPosted() { return signaledPosted; }
     public long completions() { return completions; }
     public long creditStalls() { return creditStalls; }
     public long windowStalls() { return windowStalls; }
@@ -118,6 +122,8 @@ public final class EngineMetrics {
     public void bindTo(MeterRegistry registry, Tags tags) {
         counter(registry, "rdma.doorbells", "post calls (each one doorbell)", EngineMetrics::doorbells, tags);
         counter(registry, "rdma.posts", "work requests posted", EngineMetrics::requestsPosted, tags);
+        counter(registry, "rdma.posts.signaled", "work requests posted signaled (signaled ratio = this / rdma.posts)",
+                EngineMetrics::signaledPosted, tags);
         counter(registry, "rdma.completions", "work completions processed", EngineMetrics::completions, tags);
         counter(registry, "rdma.credit.stalls", "turns a socket waited for receive credits", EngineMetrics::creditStalls, tags);
         counter(registry, "rdma.window.stalls", "turns a socket waited for send-window room", EngineMetrics::windowStalls, tags);
@@ -138,10 +144,10 @@ public final class EngineMetrics {
         FunctionCounter.builder(name, this, f).tags(tags).description(description).register(registry);
     }
 
-    /** The signaled fraction of posted requests is {@code completions of sends / posts}; doorbells per message likewise. */
     @Override
     public String toString() {
-        return "EngineMetrics{doorbells=" + doorbells + ", posts=" + requestsPosted + ", completions=" + completions
+        return "EngineMetrics{doorbells=" + doorbells + ", posts=" + requestsPosted + ", signaled=" + signaledPosted
+                + ", completions=" + completions
                 + ", creditStalls=" + creditStalls + ", windowStalls=" + windowStalls + ", socketStalls=" + socketStalls
                 + ", rnr=" + rnrEvents + ", rendezvous=" + rendezvousRoundTrips + ", bytesSent=" + bytesSent
                 + ", bytesReceived=" + bytesReceived + ", copiesOnSend=" + copiesOnSend + ", sockets=" + socketsOpen
