@@ -32,6 +32,34 @@ interface CpuMeter {
         return () -> threads.getThreadCpuTime(threadId);
     }
 
+    /**
+     * The live threads whose names start with one of {@code prefixes}, found now (threads started
+     * later are not counted), summed; -1 when none was found or one has ended since.
+     */
+    static CpuMeter threadsNamed(String... prefixes) {
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        long[] ids = Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> java.util.Arrays.stream(prefixes).anyMatch(p -> t.getName().startsWith(p)))
+                .mapToLong(Thread::getId).toArray();
+        if (ids.length == 0 || !threads.isThreadCpuTimeSupported()) {
+            return () -> -1;
+        }
+        if (!threads.isThreadCpuTimeEnabled()) {
+            threads.setThreadCpuTimeEnabled(true);
+        }
+        return () -> {
+            long sum = 0;
+            for (long id : ids) {
+                long t = threads.getThreadCpuTime(id);
+                if (t < 0) {
+                    return -1;
+                }
+                sum += t;
+            }
+            return sum;
+        };
+    }
+
     /** The calling thread. */
     static CpuMeter currentThread() {
         return thread(Thread.currentThread().getId());

@@ -35,6 +35,7 @@ final class ForkedPeer implements PeerSide {
     private final OutputStream stdin;
     private final Map<String, CompletableFuture<String>> reports = new ConcurrentHashMap<>();
     private final BlockingQueue<Long> cpuReports = new LinkedBlockingQueue<>();
+    private final BlockingQueue<String> meterReports = new LinkedBlockingQueue<>();
     private final String role;
     private volatile boolean ended;
     private int port;
@@ -112,6 +113,8 @@ final class ForkedPeer implements PeerSide {
                 String value = sp < 0 ? "" : line.substring(sp + 1).trim();
                 if (PeerReporter.CPU.equals(key)) {
                     cpuReports.add(Long.parseLong(value));
+                } else if (PeerReporter.METERS.equals(key)) {
+                    meterReports.add(value);
                 } else if (PeerReporter.READY.equals(key) || PeerReporter.VERIFY.equals(key)) {
                     future(key).complete(value);
                 } else {
@@ -174,6 +177,22 @@ final class ForkedPeer implements PeerSide {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return -1;
+        }
+    }
+
+    @Override
+    public EngineMeters metersBetweenMarks() {
+        try {
+            String a = meterReports.poll(REPORT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            String b = a == null ? null : meterReports.poll(REPORT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            if (b == null) {
+                throw new PerfException("the " + role + " peer process reported no meters at the marks within "
+                        + REPORT_TIMEOUT.toSeconds() + " s (see its messages above)");
+            }
+            return EngineMeters.parse(b).minus(EngineMeters.parse(a));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new PerfException("interrupted while waiting for the peer's meters", e);
         }
     }
 

@@ -10,9 +10,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Paths;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 
 /**
- * The forked peer: {@code PeerMain <send-lat|write-bw|shm-floor> [--port N] [--size N] [--poll spin|block]
+ * The forked peer: {@code PeerMain <send-lat|write-bw|shm-floor|echo-rdma|echo-tcp> [--port N] [--size N] [--poll spin|block]
  * [--file PATH] [--max-seconds N]}. Prints {@code KEY value} reports on standard output (see
  * {@link PeerReporter}); each {@code mark} line on standard input is answered with a {@code CPU}
  * line (this process's CPU nanoseconds). Exits when its client is done, when standard input closes
@@ -44,7 +46,7 @@ public final class PeerMain {
 
     private static int run(String[] args) throws Exception {
         if (args.length == 0) {
-            System.err.println("[peer] usage: PeerMain <send-lat|write-bw|shm-floor> [--port N] [--size N] [--poll spin|block] "
+            System.err.println("[peer] usage: PeerMain <send-lat|write-bw|shm-floor|echo-rdma|echo-tcp> [--port N] [--size N] [--poll spin|block] "
                     + "[--file PATH] [--max-seconds N]");
             return 2;
         }
@@ -61,7 +63,8 @@ public final class PeerMain {
             }
         };
         startWatchdog(Long.parseLong(opts.getOrDefault("--max-seconds", "600")));
-        startStdinWatcher(reporter);
+        AtomicReference<Supplier<String>> meters = new AtomicReference<>();
+        startStdinWatcher(reporter, meters);
         int size = Integer.parseInt(opts.getOrDefault("--size", "8"));
         int port = Integer.parseInt(opts.getOrDefault("--port", "0"));
         PollMode mode = PollMode.parse(opts.getOrDefault("--poll", "spin"));
@@ -72,6 +75,12 @@ public final class PeerMain {
                     ServerTask task = role.equals("send-lat") ? SendLatServer.task(ctx, port, size, mode) : WriteBwServer.task(ctx, port, size);
                     task.serve(reporter, () -> stop);
                 }
+                return 0;
+            case "echo-rdma":
+                RdmaEchoServer.task("shm", mode, meters::set).serve(reporter, () -> stop);
+                return 0;
+            case "echo-tcp":
+                TcpEchoServer.task().serve(reporter, () -> stop);
                 return 0;
             case "shm-floor":
                 String file = opts.get("--file");
@@ -87,8 +96,11 @@ public final class PeerMain {
         }
     }
 
-    /** Answers marks with CPU readings; when standard input closes, stops the server end, then the process. */
-    private static void startStdinWatcher(PeerReporter reporter) {
+    /**
+     * Answers marks with CPU readings (and meter readings once the server end supplies them); when
+     * standard input closes, stops the server end, then the process.
+     */
+    private static void startStdinWatcher(PeerReporter reporter, AtomicReference<Supplier<String>> meters) {
         CpuMeter cpu = CpuMeter.process();
         Thread t = new Thread(() -> {
             InputStream in = System.in;
@@ -102,6 +114,10 @@ public final class PeerMain {
                     }
                     if (line.toString().trim().equals("mark")) {
                         reporter.report(PeerReporter.CPU, Long.toString(cpu.nanos()));
+                        Supplier<String> m = meters.get();
+                        if (m != null) {
+                            reporter.report(PeerReporter.METERS, m.get());
+                        }
                     }
                     line.setLength(0);
                 }

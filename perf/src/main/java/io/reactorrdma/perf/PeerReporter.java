@@ -2,8 +2,9 @@ package io.reactorrdma.perf;
 
 /**
  * How the server end tells the client end what it knows: {@link #READY} with its port once it
- * listens, {@link #VERIFY} with the CRC32 of what it received. A forked peer prints
- * {@code KEY value} lines on its standard output; a thread peer hands them over directly.
+ * listens, {@link #VERIFY} with the CRC32 of what it received, {@link #CPU} and {@link #METERS}
+ * at marks. A forked peer prints {@code KEY value} lines on its standard output; a thread peer
+ * hands them over directly.
  */
 @FunctionalInterface
 interface PeerReporter {
@@ -12,6 +13,8 @@ interface PeerReporter {
     String READY = "READY";
     /** The peer's process CPU nanoseconds at a mark (forked peers only). */
     String CPU = "CPU";
+    /** The peer's {@code rdma.*} meters at a mark, as {@link EngineMeters} text (echo over RDMA only). */
+    String METERS = "METERS";
     /** CRC32 (hex) of the peer's region after the client's last WRITE. */
     String VERIFY = "VERIFY";
 

@@ -17,6 +17,14 @@ interface PeerSide extends AutoCloseable {
     /** The peer's CPU nanoseconds between the two marks, waiting for the figures if need be; -1 if unknown. */
     long cpuNanosBetweenMarks();
 
+    /**
+     * What the peer's RDMA engine counted between the two marks ({@code rdma.*} meters), waiting
+     * for the figures if need be; {@link EngineMeters#NONE} for a peer without an engine.
+     */
+    default EngineMeters metersBetweenMarks() {
+        return EngineMeters.NONE;
+    }
+
     /** Waits for the value the peer reports under {@code key}. */
     String awaitReport(String key);
 

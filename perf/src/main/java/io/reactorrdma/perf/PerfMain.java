@@ -65,9 +65,8 @@ public final class PerfMain {
             try {
                 Result r = ScenarioRunner.run(o, t);
                 writer.row(r);
-                Log.info(t.id() + ": " + r.ops() + " ops; the client thread allocated "
-                        + (r.clientAllocated() < 0 ? "an unknown number of" : Long.toString(r.clientAllocated()))
-                        + " bytes in the measured phase");
+                Log.info(t.id() + ": " + r.ops() + " ops" + (r.clientAllocated() < 0 ? "" // echo: the loops run on I/O threads
+                        : "; the client thread allocated " + r.clientAllocated() + " bytes in the measured phase"));
             } catch (RuntimeException | LinkageError e) {
                 failed++;
                 Log.info(t.id() + " failed: " + describe(e));

@@ -10,6 +10,7 @@ final class PerfOptions {
     /** Largest message and region: the soft provider's limit (1 GiB). */
     static final int MAX_SIZE = 1 << 30;
     static final double MAX_SECONDS = 3600;
+    static final int MAX_CONNECTIONS = 256;
 
     final Scenario scenario;
     /** The transports asked for, in order; those that do not apply to the scenario are dropped by the runner. */
@@ -21,9 +22,11 @@ final class PerfOptions {
     final double warmupSeconds;
     final PollMode poll;
     final boolean csv;
+    /** Concurrent connections, each with its own closed loop (echo). */
+    final int connections;
 
     private PerfOptions(Scenario scenario, List<Transport> transports, boolean transportsExplicit, int size,
-                        double durationSeconds, double warmupSeconds, PollMode poll, boolean csv) {
+                        double durationSeconds, double warmupSeconds, PollMode poll, boolean csv, int connections) {
         this.scenario = scenario;
         this.transports = List.copyOf(transports);
         this.transportsExplicit = transportsExplicit;
@@ -32,6 +35,7 @@ final class PerfOptions {
         this.warmupSeconds = warmupSeconds;
         this.poll = poll;
         this.csv = csv;
+        this.connections = connections;
     }
 
     long durationNanos() {
@@ -58,6 +62,7 @@ final class PerfOptions {
         double warmup = 2;
         PollMode poll = PollMode.SPIN;
         boolean csv = false;
+        int connections = 1;
         for (int i = 1; i < args.length; i++) {
             String arg = args[i];
             String name = arg;
@@ -77,6 +82,7 @@ final class PerfOptions {
                 case "--warmup":
                 case "--poll":
                 case "--transports":
+                case "--connections":
                     break;
                 default:
                     throw new UsageException("unknown option '" + arg + "'; see --help");
@@ -100,6 +106,9 @@ final class PerfOptions {
                 case "--poll":
                     poll = PollMode.parse(value.trim().toLowerCase(Locale.ROOT));
                     break;
+                case "--connections":
+                    connections = parseConnections(scenario, value);
+                    break;
                 default:
                     transports = parseTransports(value);
                     break;
@@ -107,7 +116,23 @@ final class PerfOptions {
         }
         boolean explicit = transports != null;
         return new PerfOptions(scenario, explicit ? transports : scenario.transports(), explicit,
-                size != null ? size : scenario.defaultSize(), duration, warmup, poll, csv);
+                size != null ? size : scenario.defaultSize(), duration, warmup, poll, csv, connections);
+    }
+
+    private static int parseConnections(Scenario scenario, String s) {
+        if (scenario != Scenario.ECHO) {
+            throw new UsageException("--connections applies to echo only; " + scenario.id() + " runs one connection");
+        }
+        int n;
+        try {
+            n = Integer.parseInt(s.trim());
+        } catch (NumberFormatException e) {
+            throw new UsageException("bad --connections '" + s + "': use a whole number, 1.." + MAX_CONNECTIONS);
+        }
+        if (n < 1 || n > MAX_CONNECTIONS) {
+            throw new UsageException("bad --connections '" + s + "': must be 1.." + MAX_CONNECTIONS);
+        }
+        return n;
     }
 
     /** Bytes, with an optional binary suffix: {@code 64}, {@code 4k}, {@code 1m}, {@code 1g}. */
@@ -170,7 +195,7 @@ final class PerfOptions {
 
     static String help() {
         return String.join(System.lineSeparator(),
-                "reactor-rdma perf: perftest-style benchmarks of the verbs layer",
+                "reactor-rdma perf: perftest-style benchmarks of the verbs layer, and echo through the Reactor API",
                 "",
                 "usage: java -jar reactor-rdma-perf.jar <scenario> [options]",
                 "       java -jar reactor-rdma-perf.jar jmh [JMH options]      (JMH micro-benchmarks; jmh -h for JMH's help)",
@@ -181,6 +206,10 @@ final class PerfOptions {
                 "  write-bw   RDMA WRITE bandwidth: a window of up to 128 outstanding WRITEs into the peer's",
                 "             REMOTE_WRITE region, every 16th signaled; the peer checks the data (CRC32) at the end.",
                 "             Default size 1m. The peer is passive (it waits blocked; RDMA WRITE needs no peer CPU).",
+                "  echo       closed-loop echo through the public API: each connection sends a --size message and waits",
+                "             for its echo, then sends the next (driven from the receive callback, on the I/O thread).",
+                "             RDMA: RdmaClient/RdmaServer, echo handler out.send(in.receive()); tcp: Reactor Netty.",
+                "             Default size 64. Prints both RDMA engines' rdma.* meters for the measured phase.",
                 "",
                 "options:",
                 "  --transports LIST  comma list of:",
@@ -189,13 +218,18 @@ final class PerfOptions {
                 "                       shm-floor      send-lat floor: two processes ping-pong a counter in a mapped file",
                 "                                      under /dev/shm (always spins)",
                 "                       memcpy         write-bw floor: one thread copying --size bytes between direct buffers",
+                "                       tcp            echo: Reactor Netty TcpServer/TcpClient on 127.0.0.1, 4-byte length",
+                "                                      prefix per message; the server is a forked process (--poll does not apply)",
                 "                     default: all that apply (send-lat: rdma-shm,rdma-loopback,shm-floor;",
-                "                     write-bw: rdma-shm,rdma-loopback,memcpy). Ones that do not apply are skipped with a note.",
+                "                     write-bw: rdma-shm,rdma-loopback,memcpy; echo: rdma-shm,rdma-loopback,tcp).",
+                "                     Ones that do not apply are skipped with a note.",
                 "  --size BYTES       message size; suffixes k, m, g are binary (1m = 1048576). 1 byte .. 1g",
                 "  --duration SECS    measured phase, default 5 (fractions allowed)",
                 "  --warmup SECS      warm-up phase before it, default 2 (0 for none)",
                 "  --poll spin|block  spin: busy-poll the completion queue (default); block: arm it and sleep until",
-                "                     a completion event. Applies to both ends of send-lat and to the write-bw client.",
+                "                     a completion event. Applies to both ends of send-lat and to the write-bw client;",
+                "                     echo: both ends' RdmaResources idle BUSY_SPIN (spin) or BLOCK (block).",
+                "  --connections N    echo: N concurrent connections, each its own closed loop; default 1, at most " + MAX_CONNECTIONS,
                 "  --csv              standard output holds only CSV, one line per transport; logs go to standard error",
                 "  --help, -h         this text",
                 "",
@@ -204,6 +238,8 @@ final class PerfOptions {
                 "  cpu_us_per_op: CPU time over the measured phase / ops. rdma-shm, shm-floor: client = this process,",
                 "  server = the peer process. rdma-loopback: client = the client thread, server = the server thread",
                 "  (shared-JVM provider threads, JIT and GC in neither). memcpy: the copying thread.",
+                "  echo: mib_per_s = echoes per second x size; rdma-shm, tcp: client = this process, server = the peer",
+                "  process; rdma-loopback: each side's I/O thread and soft-provider thread.",
                 "",
                 "system properties reactor.rdma.* are passed on to forked peers.",
                 "exit status: 0 all ran, 1 a transport failed, 2 bad command line.");

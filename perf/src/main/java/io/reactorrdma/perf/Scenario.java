@@ -9,7 +9,9 @@ enum Scenario {
     /** SEND/RECV ping-pong: round-trip latency. */
     SEND_LAT("send-lat", 8, List.of(Transport.RDMA_SHM, Transport.RDMA_LOOPBACK, Transport.SHM_FLOOR)),
     /** RDMA WRITE with a window of outstanding requests: bandwidth. */
-    WRITE_BW("write-bw", 1 << 20, List.of(Transport.RDMA_SHM, Transport.RDMA_LOOPBACK, Transport.MEMCPY));
+    WRITE_BW("write-bw", 1 << 20, List.of(Transport.RDMA_SHM, Transport.RDMA_LOOPBACK, Transport.MEMCPY)),
+    /** Closed-loop echo through the public Reactor API (RDMA) or Reactor Netty (TCP): round trip and throughput. */
+    ECHO("echo", 64, List.of(Transport.RDMA_SHM, Transport.RDMA_LOOPBACK, Transport.TCP));
 
     private final String id;
     private final int defaultSize;

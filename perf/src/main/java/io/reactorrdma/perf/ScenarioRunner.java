@@ -20,6 +20,9 @@ final class ScenarioRunner {
     }
 
     static Result run(PerfOptions o, Transport t) {
+        if (o.scenario == Scenario.ECHO) {
+            return EchoRunner.run(o, t);
+        }
         switch (t) {
             case RDMA_SHM:
                 return rdmaShm(o);

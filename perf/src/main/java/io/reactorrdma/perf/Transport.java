@@ -12,7 +12,9 @@ enum Transport {
     /** Floor: two processes ping-ponging a counter in a mapped file (send-lat only). */
     SHM_FLOOR("shm-floor"),
     /** Floor: one thread copying between direct buffers (write-bw only). */
-    MEMCPY("memcpy");
+    MEMCPY("memcpy"),
+    /** Reactor Netty's TcpServer/TcpClient on 127.0.0.1 with a 4-byte length-field frame codec, the server in a forked process (echo only). */
+    TCP("tcp");
 
     private final String id;
 

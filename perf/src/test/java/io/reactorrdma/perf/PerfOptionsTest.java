@@ -25,6 +25,22 @@ class PerfOptionsTest {
     }
 
     @Test
+    void echoDefaultsAndConnections() {
+        PerfOptions echo = PerfOptions.parse(new String[]{"echo"});
+        assertThat(echo.size).isEqualTo(64);
+        assertThat(echo.transports).containsExactly(Transport.RDMA_SHM, Transport.RDMA_LOOPBACK, Transport.TCP);
+        assertThat(echo.connections).isEqualTo(1);
+        assertThat(PerfOptions.parse(new String[]{"echo", "--connections", "4", "--transports", "tcp"}).connections).isEqualTo(4);
+        assertThat(PerfOptions.parse(new String[]{"echo", "--connections=256"}).connections).isEqualTo(256);
+        for (String bad : List.of("0", "-1", "257", "x", "1.5")) {
+            assertThatThrownBy(() -> PerfOptions.parse(new String[]{"echo", "--connections", bad})).isInstanceOf(UsageException.class)
+                    .hasMessageContaining("--connections '" + bad + "'");
+        }
+        assertThatThrownBy(() -> PerfOptions.parse(new String[]{"send-lat", "--connections", "2"})).hasMessageContaining("echo only");
+        assertThat(PerfMain.run(new String[]{"echo", "--transports", "memcpy"})).isEqualTo(PerfMain.EXIT_USAGE);
+    }
+
+    @Test
     void parsesBothOptionForms() {
         PerfOptions o = PerfOptions.parse(new String[]{"write-bw", "--size=4k", "--transports", "memcpy, rdma-loopback,memcpy",
                 "--duration", "0.5", "--warmup=0", "--poll", "block", "--csv"});
@@ -50,8 +66,8 @@ class PerfOptionsTest {
     void badCommandLinesSayWhatIsWrong() {
         assertThatThrownBy(() -> PerfOptions.parse(new String[0])).hasMessageContaining("no scenario");
         assertThatThrownBy(() -> PerfOptions.parse(new String[]{"read-lat"})).hasMessageContaining("unknown scenario 'read-lat'");
-        assertThatThrownBy(() -> PerfOptions.parse(new String[]{"send-lat", "--transports", "tcp"}))
-                .hasMessageContaining("unknown transport 'tcp'").hasMessageContaining("rdma-shm");
+        assertThatThrownBy(() -> PerfOptions.parse(new String[]{"send-lat", "--transports", "udp"}))
+                .hasMessageContaining("unknown transport 'udp'").hasMessageContaining("rdma-shm");
         assertThatThrownBy(() -> PerfOptions.parse(new String[]{"send-lat", "--poll", "busy"})).hasMessageContaining("spin or block");
         assertThatThrownBy(() -> PerfOptions.parse(new String[]{"send-lat", "--duration", "0"})).hasMessageContaining("--duration");
         assertThatThrownBy(() -> PerfOptions.parse(new String[]{"send-lat", "--size"})).hasMessageContaining("needs a value");
@@ -62,7 +78,7 @@ class PerfOptionsTest {
     void helpListsEveryOption() {
         String help = PerfOptions.help();
         for (String s : List.of("send-lat", "write-bw", "--transports", "--size", "--duration", "--warmup", "--poll", "--csv",
-                "rdma-shm", "rdma-loopback", "shm-floor", "memcpy", "jmh", ResultWriter.CSV_HEADER)) {
+                "rdma-shm", "rdma-loopback", "shm-floor", "memcpy", "jmh", ResultWriter.CSV_HEADER, "echo", "tcp", "--connections")) {
             assertThat(help).contains(s);
         }
     }

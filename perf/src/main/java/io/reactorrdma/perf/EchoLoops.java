@@ -1,0 +1,116 @@
+package io.reactorrdma.perf;
+
+import io.netty.buffer.ByteBuf;
+import org.HdrHistogram.Histogram;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The closed loops of one echo run, one per connection, and the phase they are in: warm-up
+ * (echoes not recorded), measure (recorded), stop (each loop ends at its next echo).
+ */
+final class EchoLoops {
+
+    enum Phase { WARMUP, MEASURE, STOP }
+
+    private final List<EchoLoop> loops = new ArrayList<>();
+    private final CompletableFuture<Void> firstFailure = new CompletableFuture<>();
+    private volatile Phase phase = Phase.WARMUP;
+
+    /** A loop sending duplicates of {@code template} (the caller keeps the template and releases it after the run). */
+    EchoLoop add(ByteBuf template) {
+        EchoLoop loop = new EchoLoop(loops.size(), template, this);
+        loops.add(loop);
+        return loop;
+    }
+
+    Phase phase() {
+        return phase;
+    }
+
+    void startAll() {
+        loops.forEach(EchoLoop::start);
+    }
+
+    void measure() {
+        phase = Phase.MEASURE;
+    }
+
+    void stop() {
+        phase = Phase.STOP;
+    }
+
+    void failed(CompletableFuture<Void> loopDone) {
+        loopDone.whenComplete((v, e) -> firstFailure.completeExceptionally(e));
+    }
+
+    /**
+     * Waits until every loop got its first echo — the connections work and both ends are past
+     * their first, coldest message — or throws saying which did not.
+     */
+    void awaitFirstEchoes(long timeoutMillis) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        for (int i = 0; i < loops.size(); i++) {
+            try {
+                CompletableFuture.anyOf(loops.get(i).firstEcho(), loops.get(i).done()).get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (TimeoutException e) {
+                throw new PerfException("connection " + i + " got no echo of its first message within " + timeoutMillis
+                        + " ms; the server does not answer (see its messages above)");
+            } catch (ExecutionException e) {
+                throw e.getCause() instanceof PerfException ? (PerfException) e.getCause() : new PerfException(e.getCause().toString(), e.getCause());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new PerfException("interrupted while waiting for the first echoes", e);
+            }
+        }
+    }
+
+    /** Waits {@code nanos}, or less when a loop fails first; then throws its error. */
+    void runFor(long nanos) {
+        try {
+            firstFailure.get(Math.max(0, nanos), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            return;
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof PerfException ? (PerfException) e.getCause() : new PerfException(e.getCause().toString(), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new PerfException("interrupted during the run", e);
+        }
+    }
+
+    /** After {@link #stop}: waits until every loop took its last echo, or throws saying which did not. */
+    void awaitStopped(long timeoutMillis) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        for (int i = 0; i < loops.size(); i++) {
+            try {
+                loops.get(i).done().get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (TimeoutException e) {
+                throw new PerfException("connection " + i + " got no echo for its last message within " + timeoutMillis
+                        + " ms of the end of the run; the transport lost a message or stalled");
+            } catch (ExecutionException e) {
+                throw e.getCause() instanceof PerfException ? (PerfException) e.getCause() : new PerfException(e.getCause().toString(), e.getCause());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new PerfException("interrupted while the loops were stopping", e);
+            }
+        }
+    }
+
+    /** Round trips of every loop's measured phase (after {@link #awaitStopped}). */
+    Histogram latencies() {
+        Histogram all = Latencies.newHistogram();
+        loops.forEach(l -> all.add(l.histogram()));
+        return all;
+    }
+
+    /** Echoes measured over all loops (after {@link #awaitStopped}). */
+    long measured() {
+        return loops.stream().mapToLong(EchoLoop::measured).sum();
+    }
+}
