@@ -1,5 +1,7 @@
 package io.reactorrdma.perf;
 
+import reactor.netty.resources.LoopResources;
+
 import java.util.List;
 import java.util.function.Supplier;
 
@@ -63,7 +65,8 @@ final class EchoRunner {
     }
 
     private static Outcome tcp(PerfOptions o) {
-        Log.info("tcp: Reactor Netty's event loops wait in epoll on both ends; --poll does not apply to them");
+        Log.info("tcp: Reactor Netty's event loops (" + (LoopResources.hasNativeSupport() && LoopResources.DEFAULT_NATIVE
+                ? "native transport" : "NIO") + ") block waiting for I/O on both ends; --poll does not apply to them");
         EchoLoops loops = new EchoLoops();
         try (PeerSide peer = ForkedPeer.start("echo-tcp", peerArgs(o));
              TcpEchoClient client = TcpEchoClient.connect(peer.port(), o.connections, o.size, loops)) {
