@@ -8,7 +8,8 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The engine's {@code rdma.*} counters (DESIGN.md §8) as one side of an echo run saw them: a
+ * The engine's {@code rdma.*} counters (DESIGN.md §8), and the allocator's block registrations, as
+ * one side of an echo run saw them: a
  * snapshot summed over thread domains, the difference of two snapshots, and the line the run
  * prints. Travels from a forked peer as text: {@code name=value} pairs separated by spaces.
  */
@@ -17,7 +18,7 @@ final class EngineMeters {
     /** The counters read, in the order they are printed. */
     static final String[] NAMES = {"rdma.doorbells", "rdma.posts", "rdma.posts.signaled", "rdma.completions",
         "rdma.credit.stalls", "rdma.window.stalls", "rdma.socket.stalls", "rdma.rnr", "rdma.rendezvous",
-        "rdma.copies.on.send", "rdma.bytes.sent"};
+        "rdma.copies.on.send", "rdma.bytes.sent", "rdma.memory.registrations"};
 
     static final EngineMeters NONE = new EngineMeters(Map.of());
 
@@ -83,7 +84,8 @@ final class EngineMeters {
     /**
      * The figures the performance notes ask for, for a side that sent {@code messages} application
      * messages: doorbells and posts per message, the signaled fraction of posts, the stalls, RNR
-     * events, rendezvous round trips and copies on send.
+     * events, rendezvous round trips, copies on send and registrations of new memory blocks (0 in
+     * a steady state, DESIGN.md §3).
      */
     String describe(long messages) {
         if (values.isEmpty()) {
@@ -91,11 +93,13 @@ final class EngineMeters {
         }
         double posts = get("rdma.posts");
         return String.format(Locale.ROOT, "%d messages sent: %.3f doorbells/msg, %.3f posts/msg, signaled %.1f%% of posts, "
-                        + "%d completions, credit stalls %d, window stalls %d, socket stalls %d, RNR %d, rendezvous %d, copies on send %d",
+                        + "%d completions, credit stalls %d, window stalls %d, socket stalls %d, RNR %d, rendezvous %d, copies on send %d, "
+                        + "block registrations %d",
                 messages, perMessage("rdma.doorbells", messages), perMessage("rdma.posts", messages),
                 posts > 0 ? 100 * get("rdma.posts.signaled") / posts : 0.0, (long) get("rdma.completions"),
                 (long) get("rdma.credit.stalls"), (long) get("rdma.window.stalls"), (long) get("rdma.socket.stalls"),
-                (long) get("rdma.rnr"), (long) get("rdma.rendezvous"), (long) get("rdma.copies.on.send"));
+                (long) get("rdma.rnr"), (long) get("rdma.rendezvous"), (long) get("rdma.copies.on.send"),
+                (long) get("rdma.memory.registrations"));
     }
 
     private double perMessage(String name, long messages) {

@@ -30,7 +30,7 @@ class EngineMetersTest {
         signaled.addAndGet(10);
         EngineMeters delta = EngineMeters.snapshot(registry).minus(before);
         assertThat(delta.get("rdma.doorbells")).isEqualTo(20);
-        assertThat(delta.describe(10)).contains("10 messages sent", "2.000 doorbells/msg", "4.000 posts/msg", "signaled 25.0% of posts", "RNR 0");
+        assertThat(delta.describe(10)).contains("10 messages sent", "2.000 doorbells/msg", "4.000 posts/msg", "signaled 25.0% of posts", "RNR 0", "block registrations 0");
         assertThat(EngineMeters.NONE.describe(10)).isEqualTo("no engine meters");
     }
 
