@@ -114,8 +114,9 @@ public final class DisniEnvironment {
             loader.load("disni");
             return null;
         } catch (UnsatisfiedLinkError | SecurityException e) {
-            return "libdisni did not load (" + e.getMessage() + "); java.library.path is "
-                    + System.getProperty("java.library.path") + ". Build DiSNI 2.1's native library against rdma-core: "
+            String path = System.getProperty("java.library.path", "");
+            String msg = String.valueOf(e.getMessage());
+            return "libdisni did not load (" + msg + ")" + (msg.contains(path) ? "" : "; java.library.path is " + path) + ". Build DiSNI 2.1's native library against rdma-core: "
                     + "install libibverbs-dev and librdmacm-dev (rdma-core), then in disni-2.1/libdisni run "
                     + "`./autoprepare.sh && ./configure --with-jdk=$JAVA_HOME && make && sudo make install`, "
                     + "and start the JVM with -Djava.library.path=/usr/local/lib (or set LD_LIBRARY_PATH)";
