@@ -45,7 +45,8 @@ class ProvidersDisniTest {
                 .withLibraryLoader(n -> {
                     if (!library) throw new UnsatisfiedLinkError("no disni in java.library.path");
                 })
-                .withExportCheck(() -> exported);
+                .withExportCheck(() -> exported)
+                .withSlf4jCheck(() -> true);
     }
 
     @Test

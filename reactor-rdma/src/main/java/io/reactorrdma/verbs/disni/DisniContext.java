@@ -256,7 +256,14 @@ final class DisniContext implements VerbsContext {
         closeAll(all, c -> c instanceof DisniQueuePair);
         closeAll(all, c -> c instanceof DisniProtectionDomain);
         closeAll(all, c -> true);
-        CmEventLoop.destroyQuietly(deviceId);
+        try {
+            cm.call("rdma_destroy_id(device)", DisniConfig.CM_CALL_TIMEOUT, () -> {
+                CmEventLoop.destroyQuietly(deviceId);
+                return null;
+            });
+        } catch (RuntimeException ignored) {
+            // closing: the channel goes below
+        }
         cm.close();
         try {
             channel.destroyEventChannel();

@@ -45,39 +45,46 @@ public final class DisniEnvironment {
     private final LibraryLoader loader;
     private final BooleanSupplier sunNioChExported;
     private final long minMemlock;
+    private final BooleanSupplier slf4jPresent;
 
-    private DisniEnvironment(Path devicesDir, Path limitsFile, LibraryLoader loader, BooleanSupplier sunNioChExported, long minMemlock) {
+    private DisniEnvironment(Path devicesDir, Path limitsFile, LibraryLoader loader, BooleanSupplier sunNioChExported, long minMemlock,
+                             BooleanSupplier slf4jPresent) {
         this.devicesDir = devicesDir;
         this.limitsFile = limitsFile;
         this.loader = loader;
         this.sunNioChExported = sunNioChExported;
         this.minMemlock = minMemlock;
+        this.slf4jPresent = slf4jPresent;
     }
 
     /** This host and JVM; the memlock floor from {@code reactor.rdma.disni.minMemlock} (bytes) if set. */
     public static DisniEnvironment system() {
         return new DisniEnvironment(SYSFS_INFINIBAND, PROC_SELF_LIMITS, SYSTEM_LOADER, DisniEnvironment::sunNioChExportedHere,
-                Long.getLong("reactor.rdma.disni.minMemlock", DEFAULT_MIN_MEMLOCK));
+                Long.getLong("reactor.rdma.disni.minMemlock", DEFAULT_MIN_MEMLOCK), DisniEnvironment::slf4jOnClassPath);
     }
 
     public DisniEnvironment withDevicesDir(Path dir) {
-        return new DisniEnvironment(Objects.requireNonNull(dir), limitsFile, loader, sunNioChExported, minMemlock);
+        return new DisniEnvironment(Objects.requireNonNull(dir), limitsFile, loader, sunNioChExported, minMemlock, slf4jPresent);
     }
 
     public DisniEnvironment withLimitsFile(Path file) {
-        return new DisniEnvironment(devicesDir, Objects.requireNonNull(file), loader, sunNioChExported, minMemlock);
+        return new DisniEnvironment(devicesDir, Objects.requireNonNull(file), loader, sunNioChExported, minMemlock, slf4jPresent);
     }
 
     public DisniEnvironment withLibraryLoader(LibraryLoader l) {
-        return new DisniEnvironment(devicesDir, limitsFile, Objects.requireNonNull(l), sunNioChExported, minMemlock);
+        return new DisniEnvironment(devicesDir, limitsFile, Objects.requireNonNull(l), sunNioChExported, minMemlock, slf4jPresent);
     }
 
     public DisniEnvironment withExportCheck(BooleanSupplier exported) {
-        return new DisniEnvironment(devicesDir, limitsFile, loader, Objects.requireNonNull(exported), minMemlock);
+        return new DisniEnvironment(devicesDir, limitsFile, loader, Objects.requireNonNull(exported), minMemlock, slf4jPresent);
     }
 
     public DisniEnvironment withMinMemlock(long bytes) {
-        return new DisniEnvironment(devicesDir, limitsFile, loader, sunNioChExported, bytes);
+        return new DisniEnvironment(devicesDir, limitsFile, loader, sunNioChExported, bytes, slf4jPresent);
+    }
+
+    public DisniEnvironment withSlf4jCheck(BooleanSupplier present) {
+        return new DisniEnvironment(devicesDir, limitsFile, loader, sunNioChExported, minMemlock, Objects.requireNonNull(present));
     }
 
     public Path devicesDir() {
@@ -88,7 +95,7 @@ public final class DisniEnvironment {
     public DisniProbe probe() {
         List<String> devices = listDevices();
         String deviceProblem = devices.isEmpty() ? noDeviceMessage() : null;
-        return new DisniProbe(loadLibrary(), devices, deviceProblem, checkMemlock(), checkExports());
+        return new DisniProbe(loadLibrary(), devices, deviceProblem, checkMemlock(), checkExports(), checkLogging());
     }
 
     private List<String> listDevices() {
@@ -130,6 +137,24 @@ public final class DisniEnvironment {
         return "the JVM does not export sun.nio.ch to unnamed modules: DiSNI 2.1 reads direct-buffer addresses through "
                 + "sun.nio.ch.DirectBuffer, which JDK 16+ hides; add the JVM option " + ADD_EXPORTS
                 + " (also to the test JVM's argLine)";
+    }
+
+    private String checkLogging() {
+        if (slf4jPresent.getAsBoolean()) {
+            return null;
+        }
+        return "slf4j-api is not on the class path, and DiSNI 2.1 logs through it: add org.slf4j:slf4j-api (2.x) to the "
+                + "application, and a binding (slf4j-jdk14, logback, ...) to see DiSNI's logs; reactor-rdma does not "
+                + "force one on you, as Netty and Reactor would switch their logging to it";
+    }
+
+    static boolean slf4jOnClassPath() {
+        try {
+            Class.forName("org.slf4j.LoggerFactory", false, DisniEnvironment.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false;
+        }
     }
 
     private String checkMemlock() {

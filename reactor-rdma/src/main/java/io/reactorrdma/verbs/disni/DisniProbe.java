@@ -14,9 +14,10 @@ import java.util.List;
  * @param deviceProblem  why no device was found
  * @param memlockProblem the locked-memory limit is below what registration needs
  * @param exportsProblem {@code --add-exports java.base/sun.nio.ch=ALL-UNNAMED} is missing
+ * @param loggingProblem slf4j-api, which DiSNI logs through, is not on the class path
  */
 public record DisniProbe(String libraryProblem, List<String> devices, String deviceProblem,
-                         String memlockProblem, String exportsProblem) {
+                         String memlockProblem, String exportsProblem, String loggingProblem) {
 
     public DisniProbe {
         devices = List.copyOf(devices);
@@ -33,11 +34,12 @@ public record DisniProbe(String libraryProblem, List<String> devices, String dev
 
     /** Every problem found, in the order to fix them; empty when the provider can open. */
     public List<String> problems() {
-        List<String> p = new ArrayList<>(4);
+        List<String> p = new ArrayList<>(5);
         if (libraryProblem != null) p.add(libraryProblem);
         if (deviceProblem != null) p.add(deviceProblem);
         if (exportsProblem != null) p.add(exportsProblem);
         if (memlockProblem != null) p.add(memlockProblem);
+        if (loggingProblem != null) p.add(loggingProblem);
         return p;
     }
 

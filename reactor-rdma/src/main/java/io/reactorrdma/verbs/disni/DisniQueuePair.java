@@ -74,13 +74,14 @@ final class DisniQueuePair implements QueuePair {
         recvCalls = new RecvCallCache(list -> created.postRecv(list, null), context.config().recvCallCacheSize());
         record.qpNum(created.getQp_num());
         this.id = cmId;
-        this.qp = created;
         synchronized (early) {
+            // the early receives go first; only then may postRecv post directly (receive order is wrId order)
             if (!early.isEmpty()) {
                 RecvWr[] batch = early.toArray(new RecvWr[0]);
                 recvCalls.post(batch, 0, batch.length, record.recvToken());
                 early.clear();
             }
+            this.qp = created;
         }
     }
 
@@ -227,9 +228,15 @@ final class DisniQueuePair implements QueuePair {
                 context.cm().unregister(cm);
                 try {
                     if (cm.isOpen()) {
-                        cm.disconnect();
+                        try {
+                            cm.disconnect(); // may already be disconnected: then it just fails
+                        } catch (IOException ignored) {
+                            // destroying the queue pair below is what matters
+                        }
                         cm.destroyQP();
                     }
+                } catch (IOException e) {
+                    // the id is destroyed below, which releases the queue pair too
                 } finally {
                     CmEventLoop.destroyQuietly(cm);
                 }

@@ -25,6 +25,7 @@ class DisniEnvironmentTest {
                     if (!libraryLoads) throw new UnsatisfiedLinkError("no disni in java.library.path: /nowhere");
                 })
                 .withExportCheck(() -> exported)
+                .withSlf4jCheck(() -> true)
                 .withMinMemlock(64L << 20);
     }
 
@@ -106,6 +107,15 @@ class DisniEnvironmentTest {
         DisniProbe p = env(true, false).probe();
         assertThat(p.exportsProblem()).contains("--add-exports java.base/sun.nio.ch=ALL-UNNAMED", "sun.nio.ch.DirectBuffer");
         assertThat(p.hardwarePresent()).isTrue();
+    }
+
+    @Test
+    void missingSlf4jSaysWhatToAdd() throws IOException {
+        device("mlx5_0");
+        DisniProbe p = env(true, true).withSlf4jCheck(() -> false).probe();
+        assertThat(p.hardwarePresent()).isTrue();
+        assertThat(p.loggingProblem()).contains("org.slf4j:slf4j-api", "binding");
+        assertThat(p.problems()).hasSize(1);
     }
 
     @Test
