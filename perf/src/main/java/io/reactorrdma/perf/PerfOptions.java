@@ -21,9 +21,14 @@ final class PerfOptions {
     final double warmupSeconds;
     final PollMode poll;
     final boolean csv;
+    /** rdma-disni's peer, started by hand with {@code serve}: host, and port (default {@link #DEFAULT_PEER_PORT}); null when not given. */
+    final String peerHost;
+    final int peerPort;
+    /** The port {@code serve} listens on unless told otherwise (perftest's). */
+    static final int DEFAULT_PEER_PORT = 18515;
 
     private PerfOptions(Scenario scenario, List<Transport> transports, boolean transportsExplicit, int size,
-                        double durationSeconds, double warmupSeconds, PollMode poll, boolean csv) {
+                        double durationSeconds, double warmupSeconds, PollMode poll, boolean csv, String peerHost, int peerPort) {
         this.scenario = scenario;
         this.transports = List.copyOf(transports);
         this.transportsExplicit = transportsExplicit;
@@ -32,6 +37,8 @@ final class PerfOptions {
         this.warmupSeconds = warmupSeconds;
         this.poll = poll;
         this.csv = csv;
+        this.peerHost = peerHost;
+        this.peerPort = peerPort;
     }
 
     long durationNanos() {
@@ -58,6 +65,7 @@ final class PerfOptions {
         double warmup = 2;
         PollMode poll = PollMode.SPIN;
         boolean csv = false;
+        String peer = null;
         for (int i = 1; i < args.length; i++) {
             String arg = args[i];
             String name = arg;
@@ -77,6 +85,7 @@ final class PerfOptions {
                 case "--warmup":
                 case "--poll":
                 case "--transports":
+                case "--peer":
                     break;
                 default:
                     throw new UsageException("unknown option '" + arg + "'; see --help");
@@ -100,14 +109,37 @@ final class PerfOptions {
                 case "--poll":
                     poll = PollMode.parse(value.trim().toLowerCase(Locale.ROOT));
                     break;
+                case "--peer":
+                    peer = value.trim();
+                    break;
                 default:
                     transports = parseTransports(value);
                     break;
             }
         }
         boolean explicit = transports != null;
+        if (explicit && transports.contains(Transport.RDMA_DISNI) && peer == null) {
+            throw new UsageException("rdma-disni needs --peer HOST[:PORT]: the RDMA address of a host running "
+                    + "`java -jar reactor-rdma-perf.jar serve " + scenario.id() + "` (see --help)");
+        }
+        String peerHost = null;
+        int peerPort = DEFAULT_PEER_PORT;
+        if (peer != null) {
+            int colon = peer.lastIndexOf(':');
+            peerHost = colon > 0 ? peer.substring(0, colon) : peer;
+            if (colon > 0) {
+                try {
+                    peerPort = Integer.parseInt(peer.substring(colon + 1));
+                } catch (NumberFormatException e) {
+                    throw new UsageException("bad --peer '" + peer + "': use HOST or HOST:PORT");
+                }
+            }
+            if (peerHost.isEmpty() || peerPort < 1 || peerPort > 65535) {
+                throw new UsageException("bad --peer '" + peer + "': use HOST or HOST:PORT (port 1..65535)");
+            }
+        }
         return new PerfOptions(scenario, explicit ? transports : scenario.transports(), explicit,
-                size != null ? size : scenario.defaultSize(), duration, warmup, poll, csv);
+                size != null ? size : scenario.defaultSize(), duration, warmup, poll, csv, peerHost, peerPort);
     }
 
     /** Bytes, with an optional binary suffix: {@code 64}, {@code 4k}, {@code 1m}, {@code 1g}. */
@@ -189,6 +221,8 @@ final class PerfOptions {
                 "                       shm-floor      send-lat floor: two processes ping-pong a counter in a mapped file",
                 "                                      under /dev/shm (always spins)",
                 "                       memcpy         write-bw floor: one thread copying --size bytes between direct buffers",
+                "                       rdma-disni     RDMA hardware (RoCE/InfiniBand) through DiSNI; the peer runs on the host",
+                "                                      given by --peer, started there by hand (serve below). Only when asked for.",
                 "                     default: all that apply (send-lat: rdma-shm,rdma-loopback,shm-floor;",
                 "                     write-bw: rdma-shm,rdma-loopback,memcpy). Ones that do not apply are skipped with a note.",
                 "  --size BYTES       message size; suffixes k, m, g are binary (1m = 1048576). 1 byte .. 1g",
@@ -196,6 +230,10 @@ final class PerfOptions {
                 "  --warmup SECS      warm-up phase before it, default 2 (0 for none)",
                 "  --poll spin|block  spin: busy-poll the completion queue (default); block: arm it and sleep until",
                 "                     a completion event. Applies to both ends of send-lat and to the write-bw client.",
+                "  --peer HOST[:PORT] rdma-disni's peer: the RDMA interface address of a host running",
+                "                       java --add-exports java.base/sun.nio.ch=ALL-UNNAMED -Djava.library.path=/usr/local/lib \\",
+                "                         -jar reactor-rdma-perf.jar serve <scenario> --host <its RDMA IPv4> [--size BYTES] [--poll MODE]",
+                "                     (one run per start; same --size on both sides; default port " + DEFAULT_PEER_PORT + ")",
                 "  --csv              standard output holds only CSV, one line per transport; logs go to standard error",
                 "  --help, -h         this text",
                 "",
