@@ -15,8 +15,6 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -53,13 +51,14 @@ final class DisniConnector {
                 throw new ConnectionRejectedException("the listener at " + peer + " rejected the connection", answer.data());
             }
             expect(answer, SideChannel.GO, peer);
-            RdmaCmId id = establishAsClient(ctx, address, qp, deadline, peer);
+            PendingCmEvents events = new PendingCmEvents();
+            RdmaCmId id = establishAsClient(ctx, address, qp, deadline, peer, events);
             s.setSoTimeout(remainingMillis(deadline, peer));
             SideChannel.Frame accepted = SideChannel.read(in, peer);
             expect(accepted, SideChannel.ACCEPT, peer);
             InetSocketAddress local = ctx.cm().call("rdma_get_local_addr", DisniConfig.CM_CALL_TIMEOUT,
                     () -> (InetSocketAddress) id.getSource());
-            return handOver(ctx, qp, id, local, address, accepted.data());
+            return handOver(ctx, qp, id, local, address, accepted.data(), events);
         } catch (SocketTimeoutException e) {
             throw new VerbsException("connecting to " + peer + " timed out after " + timeout + " waiting for the listener's answer", e);
         } catch (IOException e) {
@@ -68,12 +67,11 @@ final class DisniConnector {
     }
 
     private static RdmaCmId establishAsClient(DisniContext ctx, InetSocketAddress address, DisniQueuePair qp, long deadline,
-                                              String peer) {
-        BlockingQueue<Integer> events = new LinkedBlockingQueue<>();
+                                              String peer, PendingCmEvents events) {
         CmEventLoop cm = ctx.cm();
         RdmaCmId id = cm.call("rdma_create_id", DisniConfig.CM_CALL_TIMEOUT, () -> {
             RdmaCmId created = ctx.channel().createId(RdmaCm.RDMA_PS_TCP);
-            cm.register(created, (ev, conn) -> events.offer(ev));
+            cm.register(created, events);
             return created;
         });
         boolean done = false;
@@ -82,18 +80,18 @@ final class DisniConnector {
                 id.resolveAddr(null, address, remainingMillis(deadline, peer));
                 return null;
             });
-            await(events, CmEvents.ADDR_RESOLVED, deadline, peer);
+            events.await(CmEvents.ADDR_RESOLVED, deadline, peer);
             cm.call("rdma_resolve_route(" + peer + ")", DisniConfig.CM_CALL_TIMEOUT, () -> {
                 id.resolveRoute(remainingMillis(deadline, peer));
                 return null;
             });
-            await(events, CmEvents.ROUTE_RESOLVED, deadline, peer);
+            events.await(CmEvents.ROUTE_RESOLVED, deadline, peer);
             cm.call("rdma_connect(" + peer + ")", DisniConfig.CM_CALL_TIMEOUT, () -> {
                 qp.attach(id);
                 id.connect(connParam(ctx, qp));
                 return null;
             });
-            await(events, CmEvents.ESTABLISHED, deadline, peer);
+            events.await(CmEvents.ESTABLISHED, deadline, peer);
             qp.established();
             done = true;
             return id;
@@ -110,29 +108,13 @@ final class DisniConnector {
         return p;
     }
 
-    /** Waits for {@code expected} on a cm id; any other event is the failure it names. */
-    static void await(BlockingQueue<Integer> events, int expected, long deadline, String peer) {
-        Integer ev;
-        try {
-            ev = events.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new VerbsException("interrupted while waiting for " + CmEvents.name(expected) + " from " + peer, e);
-        }
-        if (ev == null) {
-            throw new VerbsException("timed out waiting for " + CmEvents.name(expected) + " from " + peer);
-        }
-        if (ev != expected) {
-            throw new VerbsException(CmEvents.failure(ev, expected, peer));
-        }
-    }
-
-    /** Gives the established id's events to its new connection (and any that came in between). */
+    /** Gives the established id's events to its new connection, and those that came in between. */
     static DisniConnection handOver(DisniContext ctx, DisniQueuePair qp, RdmaCmId id, InetSocketAddress local,
-                                    InetSocketAddress remote, ByteBuffer remoteData) {
+                                    InetSocketAddress remote, ByteBuffer remoteData, PendingCmEvents pending) {
         DisniConnection c = new DisniConnection(ctx, qp, id, local, remote, remoteData);
         ctx.cm().call("register connection", DisniConfig.CM_CALL_TIMEOUT, () -> {
             ctx.cm().register(id, c::onCmEvent);
+            pending.handOver(id, c::onCmEvent); // a DISCONNECTED after ESTABLISHED must reach the connection
             return null;
         });
         return c;

@@ -153,22 +153,22 @@ final class DisniListener implements CmListener {
             long deadline = System.nanoTime() + ACCEPT_TIMEOUT.toNanos();
             request.send(SideChannel.GO, null);
             RdmaCmId conn = awaitRequestFrom(request.remoteAddress().getAddress(), deadline, peer);
-            BlockingQueue<Integer> events = new LinkedBlockingQueue<>();
+            PendingCmEvents events = new PendingCmEvents();
             boolean done = false;
             try {
                 ctx.cm().call("rdma_accept(" + peer + ")", DisniConfig.CM_CALL_TIMEOUT, () -> {
-                    ctx.cm().register(conn, (ev, id) -> events.offer(ev));
+                    ctx.cm().register(conn, events);
                     qp.attach(conn);
                     conn.accept(DisniConnector.connParam(ctx, qp));
                     return null;
                 });
-                DisniConnector.await(events, CmEvents.ESTABLISHED, deadline, peer);
+                events.await(CmEvents.ESTABLISHED, deadline, peer);
                 qp.established();
                 request.send(SideChannel.ACCEPT, privateData);
                 InetSocketAddress remote = ctx.cm().call("rdma_get_peer_addr", DisniConfig.CM_CALL_TIMEOUT,
                         () -> (InetSocketAddress) conn.getDestination());
                 DisniConnection c = DisniConnector.handOver(ctx, qp, conn, local, remote != null ? remote : request.remoteAddress(),
-                        request.privateData());
+                        request.privateData(), events);
                 ctx.adopt(c);
                 done = true;
                 return c;
