@@ -53,12 +53,20 @@ final class DisniConnector {
             expect(answer, SideChannel.GO, peer);
             PendingCmEvents events = new PendingCmEvents();
             RdmaCmId id = establishAsClient(ctx, address, qp, deadline, peer, events);
-            s.setSoTimeout(remainingMillis(deadline, peer));
-            SideChannel.Frame accepted = SideChannel.read(in, peer);
-            expect(accepted, SideChannel.ACCEPT, peer);
-            InetSocketAddress local = ctx.cm().call("rdma_get_local_addr", DisniConfig.CM_CALL_TIMEOUT,
-                    () -> (InetSocketAddress) id.getSource());
-            return handOver(ctx, qp, id, local, address, accepted.data(), events);
+            boolean done = false;
+            try {
+                s.setSoTimeout(remainingMillis(deadline, peer));
+                SideChannel.Frame accepted = SideChannel.read(in, peer);
+                expect(accepted, SideChannel.ACCEPT, peer);
+                InetSocketAddress local = ctx.cm().call("rdma_get_local_addr", DisniConfig.CM_CALL_TIMEOUT,
+                        () -> (InetSocketAddress) id.getSource());
+                DisniConnection c = handOver(ctx, qp, id, local, address, accepted.data(), events);
+                done = true;
+                return c;
+            } finally {
+                // the queue pair is connected at the RDMA level: without the ACCEPT it must not stay so
+                if (!done) abandon(ctx, id, qp, "connecting to " + peer + " failed after the RDMA connection was established");
+            }
         } catch (SocketTimeoutException e) {
             throw new VerbsException("connecting to " + peer + " timed out after " + timeout + " waiting for the listener's answer", e);
         } catch (IOException e) {
