@@ -223,32 +223,37 @@ final class DisniQueuePair implements QueuePair {
         if (record.state() == QpState.DESTROYED) return;
         record.fail("queue pair destroyed");
         RdmaCmId cm = id;
-        if (cm != null) {
-            context.cm().call("rdma_destroy_qp", DisniConfig.CM_CALL_TIMEOUT, () -> {
-                context.cm().unregister(cm);
-                try {
-                    if (cm.isOpen()) {
-                        try {
-                            cm.disconnect(); // may already be disconnected: then it just fails
-                        } catch (IOException ignored) {
-                            // destroying the queue pair below is what matters
+        try {
+            if (cm != null) {
+                context.cm().call("rdma_destroy_qp", DisniConfig.CM_CALL_TIMEOUT, () -> {
+                    context.cm().unregister(cm);
+                    try {
+                        if (cm.isOpen()) {
+                            try {
+                                cm.disconnect(); // may already be disconnected: then it just fails
+                            } catch (IOException ignored) {
+                                // destroying the queue pair below is what matters
+                            }
+                            cm.destroyQP();
                         }
-                        cm.destroyQP();
+                    } catch (IOException e) {
+                        // the id is destroyed below, which releases the queue pair too
+                    } finally {
+                        CmEventLoop.destroyQuietly(cm);
                     }
-                } catch (IOException e) {
-                    // the id is destroyed below, which releases the queue pair too
-                } finally {
-                    CmEventLoop.destroyQuietly(cm);
-                }
-                return null;
-            });
+                    return null;
+                });
+            }
+        } finally {
+            // even when the CM thread could not destroy it (context closed, thread stuck): the queue pair
+            // is unusable from here on, and its completion queues must not stay reserved by it forever
+            if (sendCalls != null) sendCalls.clear();
+            if (recvCalls != null) recvCalls.clear();
+            record.destroyed();
+            sendCq.release(attributes.maxSendWr(), 0);
+            recvCq.release(0, attributes.maxRecvWr());
+            context.forgetRecord(record);
+            context.forget(this);
         }
-        if (sendCalls != null) sendCalls.clear();
-        if (recvCalls != null) recvCalls.clear();
-        record.destroyed();
-        sendCq.release(attributes.maxSendWr(), 0);
-        recvCq.release(0, attributes.maxRecvWr());
-        context.forgetRecord(record);
-        context.forget(this);
     }
 }
