@@ -168,16 +168,37 @@ final class DisniCompletionQueue implements CompletionQueue {
             }
             closed = true;
         }
+        String failure = null;
         try {
-            ackEvents(); // ibv_destroy_cq waits for every event to be acknowledged
+            try {
+                ackEvents(); // ibv_destroy_cq blocks until every event taken with ibv_get_cq_event is acknowledged
+            } catch (RuntimeException e) {
+                failure = e.getMessage();
+            }
             for (SVCPollCq c : pollCalls) if (c != null) c.free();
             notify.free();
-            cq.destroyCQ();
-            channel.destroyCompChannel();
-        } catch (IOException e) {
-            throw new VerbsException("ibv_destroy_cq failed: " + e.getMessage(), e);
+            try {
+                int rc = cq.destroyCQ(); // DiSNI returns ibv_destroy_cq's result instead of throwing
+                if (rc != 0) {
+                    failure = "ibv_destroy_cq returned " + rc + " (EBUSY: a queue pair still uses it; close queue pairs first)";
+                }
+            } catch (IOException | RuntimeException e) {
+                failure = "ibv_destroy_cq failed: " + e.getMessage();
+            }
+            try {
+                // always tried, so a failed ibv_destroy_cq does not also leak the channel's fd when it can go
+                int rc = channel.destroyCompChannel();
+                if (rc != 0 && failure == null) {
+                    failure = "ibv_destroy_comp_channel returned " + rc + " (EBUSY: a completion queue still uses it)";
+                }
+            } catch (IOException | RuntimeException e) {
+                if (failure == null) failure = "ibv_destroy_comp_channel failed: " + e.getMessage();
+            }
         } finally {
             context.forget(this);
+        }
+        if (failure != null) {
+            throw new VerbsException("closing the completion queue failed: " + failure);
         }
     }
 }

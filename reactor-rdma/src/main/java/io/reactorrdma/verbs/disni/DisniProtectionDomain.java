@@ -97,12 +97,17 @@ final class DisniProtectionDomain implements ProtectionDomain {
                 // keep going: the domain is released below
             }
         }
+        int rc;
         try {
-            pd.deallocPd();
+            rc = pd.deallocPd(); // DiSNI returns ibv_dealloc_pd's result instead of throwing
         } catch (Exception e) {
             throw new VerbsException("ibv_dealloc_pd failed: " + e.getMessage() + " (destroy its queue pairs first)", e);
         } finally {
             context.forget(this);
+        }
+        if (rc != 0) {
+            throw new VerbsException("ibv_dealloc_pd returned " + rc + " (EBUSY: a queue pair or memory region still uses "
+                    + "the protection domain; close queue pairs and regions first)");
         }
     }
 }
