@@ -42,18 +42,23 @@ final class QpRecord {
         return state;
     }
 
-    void established() {
+    /**
+     * INIT → RTS. The transitions are synchronized: the connecting thread's ESTABLISHED, the I/O
+     * thread's error completion and the CM thread's DISCONNECTED may race, and a check-then-set
+     * could turn an ERROR back into RTS (or lose the first cause). Reads stay lock-free.
+     */
+    synchronized void established() {
         if (state == QpState.INIT) state = QpState.RTS;
     }
 
     /** Moves to ERROR, keeping the first cause. */
-    void fail(String cause) {
+    synchronized void fail(String cause) {
         if (state == QpState.DESTROYED) return;
         if (errorCause == null) errorCause = cause;
         state = QpState.ERROR;
     }
 
-    void destroyed() {
+    synchronized void destroyed() {
         state = QpState.DESTROYED;
     }
 
