@@ -29,8 +29,12 @@ final class DisniCompletionQueue implements CompletionQueue {
 
     /** Most completions one poll returns; {@code poll(wcs, max)} with a larger max returns at most this many. */
     static final int MAX_POLL = 64;
-    /** How long one wait on the completion channel lasts before the wakeup flag and interrupts are checked. */
-    static final int WAIT_SLICE_MILLIS = 50;
+    /**
+     * How long one wait on the completion channel lasts before the wakeup flag and interrupts are
+     * checked. libibverbs cannot wake a thread blocked on the channel, so this bounds how long work
+     * handed to an idle I/O thread waits: short, at the cost of ~500 empty wake-ups a second while idle.
+     */
+    static final int WAIT_SLICE_MILLIS = 2;
     /** Events are acknowledged ({@code ibv_ack_cq_events}, which takes a mutex) in batches of this many. */
     static final int ACK_BATCH = 16;
 
@@ -42,7 +46,8 @@ final class DisniCompletionQueue implements CompletionQueue {
     private final IbvWC[] ibvWcs = new IbvWC[MAX_POLL];
     private final SVCPollCq[] pollCalls = new SVCPollCq[MAX_POLL + 1];
     private final SVCReqNotify notify;
-    private int unacked;
+    /** Events read and not yet acknowledged; volatile because {@code close()} may run on another thread. */
+    private volatile int unacked;
     private volatile boolean wakeup;
     private int reservedSend;
     private int reservedRecv;
