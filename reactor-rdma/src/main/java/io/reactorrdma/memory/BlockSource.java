@@ -26,6 +26,8 @@ final class BlockSource {
     private final List<Block> empty = new ArrayList<>();
     private final PageHeap heap;
     private boolean released;
+    /** Whether a thread is registering a block for {@link #takePages} now (outside the lock). */
+    private boolean registering;
     private long registeredBytes;
     private long peakRegisteredBytes;
     private long registrations;
@@ -39,30 +41,63 @@ final class BlockSource {
         this.heap = new PageHeap(blockPages());
     }
 
-    /** Takes {@code n} contiguous pages (best fit over all blocks), registering a block if none has room. */
+    /**
+     * Takes {@code n} contiguous pages (best fit over all blocks), registering a block if none has
+     * room. One thread registers at a time, outside the lock; threads that miss meanwhile wait for
+     * that block instead of each registering one of their own (which would overshoot the peak).
+     */
     Block takePages(int n, int[] firstPage) {
         if (n > blockPages()) {
             throw new IllegalArgumentException(n + " pages do not fit a block of " + blockPages());
         }
-        synchronized (this) {
-            checkNotReleased(null);
-            Block b = takeHeld(n, firstPage);
-            if (b != null) {
+        boolean interrupted = false;
+        try {
+            synchronized (this) {
+                while (true) {
+                    checkNotReleased(null);
+                    Block b = takeHeld(n, firstPage);
+                    if (b != null) {
+                        return b;
+                    }
+                    if (!registering) {
+                        registering = true;
+                        break;
+                    }
+                    try {
+                        wait();
+                    } catch (InterruptedException e) {
+                        interrupted = true; // an allocation is not interruptible; keep the flag for the caller
+                    }
+                }
+            }
+            MemoryRegion mr;
+            try {
+                mr = register(blockSize);
+            } catch (RuntimeException e) {
+                synchronized (this) {
+                    registering = false;
+                    notifyAll();
+                }
+                throw e;
+            }
+            synchronized (this) {
+                registering = false;
+                notifyAll();
+                checkNotReleased(mr);
+                counted(mr);
+                Block fresh = new Block(mr, false);
+                blocks.add(fresh);
+                heap.addBlock(fresh);
+                Block b = takeHeld(n, firstPage); // pages freed meanwhile may fit better than the fresh block
+                if (fresh.isEmpty()) {
+                    retainOrRelease(fresh);
+                }
                 return b;
             }
-        }
-        MemoryRegion mr = register(blockSize);
-        synchronized (this) {
-            checkNotReleased(mr);
-            counted(mr);
-            Block fresh = new Block(mr, false);
-            blocks.add(fresh);
-            heap.addBlock(fresh);
-            Block b = takeHeld(n, firstPage); // pages freed meanwhile may fit better than the fresh block
-            if (fresh.isEmpty()) {
-                retainOrRelease(fresh);
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
             }
-            return b;
         }
     }
 

@@ -191,6 +191,29 @@ class RegisteredPoolTest {
     }
 
     @Test
+    void threadsThatMissTogetherShareOneNewBlock() throws Exception {
+        RegisteredPool p = pool(AllocatorConfig.defaults());
+        int threads = 8; // 8 x 512 KiB: exactly one 4 MiB block
+        java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(threads);
+        java.util.concurrent.ExecutorService exec = java.util.concurrent.Executors.newFixedThreadPool(threads);
+        try {
+            List<java.util.concurrent.Future<Chunk>> got = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                got.add(exec.submit(() -> {
+                    start.await();
+                    return p.allocate(512 * 1024);
+                }));
+            }
+            List<Chunk> chunks = new ArrayList<>();
+            for (var f : got) chunks.add(f.get(30, TimeUnit.SECONDS));
+            assertThat(p.statistics().registrations()).as("one registration at a time; the others wait for its block").isEqualTo(1);
+            chunks.forEach(p::free);
+        } finally {
+            exec.shutdownNow();
+        }
+    }
+
+    @Test
     void emptyBlocksAreReleasedBeyondTheRetainedBytesAndRegisteredAgainWhenNeeded() {
         int block = 2 << 20; // page allocations (above the 1 MiB size classes), one block each
         RegisteredPool p = pool(AllocatorConfig.defaults().withBlockSize(block).withRetainedBytes(block));
