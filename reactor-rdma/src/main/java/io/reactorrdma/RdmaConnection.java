@@ -27,6 +27,8 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
     private final ByteBufAllocator alloc;
     private final Sinks.Many<ByteBuf> inbound = Sinks.many().unicast().onBackpressureBuffer(Queues.<ByteBuf>unboundedMultiproducer().get());
     private final Sinks.Empty<Void> closed = Sinks.empty();
+    /** Why the connection ended when it did not end normally; set before {@link #closed} completes. */
+    private volatile Throwable failure;
     private final Sinks.Many<Integer> remoteWrites = Sinks.many().multicast().onBackpressureBuffer();
     private final AtomicReference<Send> activeSend = new AtomicReference<>();
     private final int sendWindow;
@@ -64,6 +66,7 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
 
             @Override
             public void onClose(Throwable error) {
+                failure = error;
                 remoteWrites.tryEmitComplete();
                 if (error == null) {
                     inbound.tryEmitComplete();
@@ -161,9 +164,17 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
         return socket.isClosed();
     }
 
-    /** Completes when the connection is closed, from either side or by a failure. */
+    /** Completes when the connection is closed, from either side or by a failure (see {@link #failure()}). */
     public Mono<Void> onDispose() {
         return closed.asMono();
+    }
+
+    /**
+     * Why the connection ended, once it has: the engine's error naming the peer and the cause (a
+     * dead peer, a protocol error), or null after a normal close or while it is open.
+     */
+    public Throwable failure() {
+        return failure;
     }
 
     private Mono<Void> sendMono(Publisher<? extends ByteBuf> messages) {

@@ -121,7 +121,7 @@ abstract class AllocatorSubject implements AutoCloseable {
 
         /**
          * AllocatorConfig.defaults(), with any of {@code -Dallocbench.registered.blockSize},
-         * {@code .retainedBytes}, {@code .threadCacheBytesPerClass} (bytes) applied: for experiments
+         * {@code .retainedBytes}, {@code .threadCacheBytesPerClass}, {@code .threadCachePageRunBytes} (bytes) applied: for experiments
          * with the allocator's tunables (pass them with JMH's -jvmArgsAppend). The report uses the defaults.
          */
         static AllocatorConfig config() {
@@ -135,6 +135,9 @@ abstract class AllocatorSubject implements AutoCloseable {
             }
             if ((v = System.getProperty("allocbench.registered.threadCacheBytesPerClass")) != null) {
                 c = c.withThreadCacheBytesPerClass(Integer.parseInt(v));
+            }
+            if ((v = System.getProperty("allocbench.registered.threadCachePageRunBytes")) != null) {
+                c = c.withThreadCachePageRunBytes(Integer.parseInt(v));
             }
             return c;
         }

@@ -15,7 +15,8 @@ import java.util.function.Supplier;
 
 /**
  * The forked peer: {@code PeerMain <send-lat|write-bw|shm-floor|echo-rdma|echo-tcp> [--port N] [--size N] [--poll spin|block]
- * [--file PATH] [--max-seconds N]}. Prints {@code KEY value} reports on standard output (see
+ * [--file PATH] [--max-seconds N] [--provider NAME] [--host ADDR]}; {@code --provider disni --host <RDMA IPv4>}
+ * is the hardware peer that {@code serve} starts by hand on another host. Prints {@code KEY value} reports on standard output (see
  * {@link PeerReporter}); each {@code mark} line on standard input is answered with a {@code CPU}
  * line (this process's CPU nanoseconds). Exits when its client is done, when standard input closes
  * (the parent is gone or done), or at --max-seconds, whichever comes first.
@@ -68,11 +69,14 @@ public final class PeerMain {
         int size = Integer.parseInt(opts.getOrDefault("--size", "8"));
         int port = Integer.parseInt(opts.getOrDefault("--port", "0"));
         PollMode mode = PollMode.parse(opts.getOrDefault("--poll", "spin"));
+        String provider = opts.getOrDefault("--provider", "shm");
+        String host = opts.getOrDefault("--host", "127.0.0.1");
         switch (role) {
             case "send-lat":
             case "write-bw":
-                try (VerbsContext ctx = Providers.open("shm")) {
-                    ServerTask task = role.equals("send-lat") ? SendLatServer.task(ctx, port, size, mode) : WriteBwServer.task(ctx, port, size);
+                try (VerbsContext ctx = Providers.open(provider)) {
+                    ServerTask task = role.equals("send-lat") ? SendLatServer.task(ctx, host, port, size, mode)
+                            : WriteBwServer.task(ctx, host, port, size);
                     task.serve(reporter, () -> stop);
                 }
                 return 0;

@@ -8,6 +8,11 @@ interface PeerSide extends AutoCloseable {
     /** How long the client waits for the peer to start listening or to report. */
     Duration REPORT_TIMEOUT = Duration.ofSeconds(30);
 
+    /** The host the peer listens on. */
+    default String host() {
+        return "127.0.0.1";
+    }
+
     /** The port the peer listens on (known once started). */
     int port();
 

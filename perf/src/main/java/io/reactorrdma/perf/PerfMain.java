@@ -5,7 +5,8 @@ import java.util.Arrays;
 /**
  * {@code java -jar reactor-rdma-perf.jar <scenario> [options]} runs a scenario on each transport
  * asked for and prints a line per transport; {@code ... jmh <args>} runs JMH; {@code ... allocator-report
- * [--quick]} runs the {@link AllocatorBenchmark} matrix and writes its tables and charts.
+ * [--quick]} runs the {@link AllocatorBenchmark} matrix and writes its tables and charts; {@code ... serve
+ * <scenario>} is the hand-started peer of an rdma-disni run ({@link ServeCommand}).
  */
 public final class PerfMain {
 
@@ -19,6 +20,18 @@ public final class PerfMain {
     public static void main(String[] args) throws Exception {
         if (args.length > 0 && args[0].equals("jmh")) {
             org.openjdk.jmh.Main.main(Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
+        if (args.length > 0 && args[0].equals("serve")) {
+            String[] peerArgs;
+            try {
+                peerArgs = ServeCommand.peerArgs(Arrays.copyOfRange(args, 1, args.length));
+            } catch (UsageException e) {
+                System.err.println("error: " + e.getMessage());
+                System.exit(EXIT_USAGE);
+                return;
+            }
+            PeerMain.main(peerArgs);
             return;
         }
         if (args.length > 0 && args[0].equals("allocator-report")) {

@@ -25,8 +25,16 @@ final class PerfOptions {
     /** Concurrent connections, each with its own closed loop (echo). */
     final int connections;
 
+    /** rdma-disni's peer, started by hand with {@code serve}: host, and port (default {@link #DEFAULT_PEER_PORT}); null when not given. */
+    final String peerHost;
+    final int peerPort;
+    /** The port {@code serve} listens on unless told otherwise (perftest's). */
+    static final int DEFAULT_PEER_PORT = 18515;
+
+
     private PerfOptions(Scenario scenario, List<Transport> transports, boolean transportsExplicit, int size,
-                        double durationSeconds, double warmupSeconds, PollMode poll, boolean csv, int connections) {
+                        double durationSeconds, double warmupSeconds, PollMode poll, boolean csv, int connections,
+                        String peerHost, int peerPort) {
         this.scenario = scenario;
         this.transports = List.copyOf(transports);
         this.transportsExplicit = transportsExplicit;
@@ -36,6 +44,8 @@ final class PerfOptions {
         this.poll = poll;
         this.csv = csv;
         this.connections = connections;
+        this.peerHost = peerHost;
+        this.peerPort = peerPort;
     }
 
     long durationNanos() {
@@ -63,6 +73,7 @@ final class PerfOptions {
         PollMode poll = PollMode.SPIN;
         boolean csv = false;
         int connections = 1;
+        String peer = null;
         for (int i = 1; i < args.length; i++) {
             String arg = args[i];
             String name = arg;
@@ -83,6 +94,7 @@ final class PerfOptions {
                 case "--poll":
                 case "--transports":
                 case "--connections":
+                case "--peer":
                     break;
                 default:
                     throw new UsageException("unknown option '" + arg + "'; see --help");
@@ -109,14 +121,37 @@ final class PerfOptions {
                 case "--connections":
                     connections = parseConnections(scenario, value);
                     break;
+                case "--peer":
+                    peer = value.trim();
+                    break;
                 default:
                     transports = parseTransports(value);
                     break;
             }
         }
         boolean explicit = transports != null;
+        if (explicit && transports.contains(Transport.RDMA_DISNI) && peer == null) {
+            throw new UsageException("rdma-disni needs --peer HOST[:PORT]: the RDMA address of a host running "
+                    + "`java -jar reactor-rdma-perf.jar serve " + scenario.id() + "` (see --help)");
+        }
+        String peerHost = null;
+        int peerPort = DEFAULT_PEER_PORT;
+        if (peer != null) {
+            int colon = peer.lastIndexOf(':');
+            peerHost = colon > 0 ? peer.substring(0, colon) : peer;
+            if (colon > 0) {
+                try {
+                    peerPort = Integer.parseInt(peer.substring(colon + 1));
+                } catch (NumberFormatException e) {
+                    throw new UsageException("bad --peer '" + peer + "': use HOST or HOST:PORT");
+                }
+            }
+            if (peerHost.isEmpty() || peerPort < 1 || peerPort > 65535) {
+                throw new UsageException("bad --peer '" + peer + "': use HOST or HOST:PORT (port 1..65535)");
+            }
+        }
         return new PerfOptions(scenario, explicit ? transports : scenario.transports(), explicit,
-                size != null ? size : scenario.defaultSize(), duration, warmup, poll, csv, connections);
+                size != null ? size : scenario.defaultSize(), duration, warmup, poll, csv, connections, peerHost, peerPort);
     }
 
     private static int parseConnections(Scenario scenario, String s) {
@@ -220,6 +255,8 @@ final class PerfOptions {
                 "                       memcpy         write-bw floor: one thread copying --size bytes between direct buffers",
                 "                       tcp            echo: Reactor Netty TcpServer/TcpClient on 127.0.0.1, 4-byte length",
                 "                                      prefix per message; the server is a forked process (--poll does not apply)",
+                "                       rdma-disni     RDMA hardware (RoCE/InfiniBand) through DiSNI; the peer runs on the host",
+                "                                      given by --peer, started there by hand (serve below). Only when asked for.",
                 "                     default: all that apply (send-lat: rdma-shm,rdma-loopback,shm-floor;",
                 "                     write-bw: rdma-shm,rdma-loopback,memcpy; echo: rdma-shm,rdma-loopback,tcp).",
                 "                     Ones that do not apply are skipped with a note.",
@@ -230,6 +267,10 @@ final class PerfOptions {
                 "                     a completion event. Applies to both ends of send-lat and to the write-bw client;",
                 "                     echo: both ends' RdmaResources idle BUSY_SPIN (spin) or BLOCK (block).",
                 "  --connections N    echo: N concurrent connections, each its own closed loop; default 1, at most " + MAX_CONNECTIONS,
+                "  --peer HOST[:PORT] rdma-disni's peer: the RDMA interface address of a host running",
+                "                       java --add-exports java.base/sun.nio.ch=ALL-UNNAMED -Djava.library.path=/usr/local/lib \\",
+                "                         -jar reactor-rdma-perf.jar serve <scenario> --host <its RDMA IPv4> [--size BYTES] [--poll MODE]",
+                "                     (one run per start; same --size on both sides; default port " + DEFAULT_PEER_PORT + ")",
                 "  --csv              standard output holds only CSV, one line per transport; logs go to standard error",
                 "  --help, -h         this text",
                 "",

@@ -38,7 +38,8 @@ enum Scenario {
     }
 
     boolean appliesTo(Transport t) {
-        return transports.contains(t);
+        // the hardware transport runs the same client as rdma-shm, against a peer on another host
+        return transports.contains(t) || (t == Transport.RDMA_DISNI && transports.contains(Transport.RDMA_SHM));
     }
 
     static Scenario parse(String s) {

@@ -28,6 +28,8 @@ final class ScenarioRunner {
                 return rdmaShm(o);
             case RDMA_LOOPBACK:
                 return rdmaLoopback(o);
+            case RDMA_DISNI:
+                return rdmaDisni(o);
             case SHM_FLOOR:
                 return shmFloor(o);
             case MEMCPY:
@@ -44,6 +46,14 @@ final class ScenarioRunner {
         try (VerbsContext ctx = Providers.open("shm");
              PeerSide peer = ForkedPeer.start(o.scenario.id(), args)) {
             return client(ctx, peer, CpuMeter.process(), o, Transport.RDMA_SHM);
+        }
+    }
+
+    /** The client on RDMA hardware; the peer runs on another host (serve). */
+    private static Result rdmaDisni(PerfOptions o) {
+        try (VerbsContext ctx = Providers.open("disni");
+             PeerSide peer = new RemotePeer(o.peerHost, o.peerPort)) {
+            return client(ctx, peer, CpuMeter.process(), o, Transport.RDMA_DISNI);
         }
     }
 

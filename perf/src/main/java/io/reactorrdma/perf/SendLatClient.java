@@ -29,7 +29,7 @@ final class SendLatClient {
             Patterns.fill(sendMr.buffer(), 1);
             SendRecvChannel channel = new SendRecvChannel(ep, sendMr, recvMr, o.size, o.poll);
             channel.postInitialReceives();
-            ep.connect(ctx, new InetSocketAddress("127.0.0.1", peer.port()), null);
+            ep.connect(ctx, new InetSocketAddress(peer.host(), peer.port()), null);
             return new SendLatClient(channel, o.size).measure(peer, cpu, o, transport);
         }
     }

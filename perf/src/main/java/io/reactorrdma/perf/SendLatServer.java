@@ -13,8 +13,12 @@ final class SendLatServer {
     }
 
     static ServerTask task(VerbsContext ctx, int port, int size, PollMode mode) {
+        return task(ctx, "127.0.0.1", port, size, mode);
+    }
+
+    static ServerTask task(VerbsContext ctx, String host, int port, int size, PollMode mode) {
         return (reporter, stop) -> {
-            try (CmListener listener = RdmaListen.listen(ctx, port)) {
+            try (CmListener listener = RdmaListen.listen(ctx, host, port)) {
                 reporter.report(PeerReporter.READY, Integer.toString(listener.localAddress().getPort()));
                 ConnectionRequest request = RdmaEndpoint.awaitRequest(listener, stop);
                 try (RdmaEndpoint ep = RdmaEndpoint.create(ctx, SendRecvChannel.SEND_DEPTH, SendRecvChannel.RECV_DEPTH)) {

@@ -9,6 +9,11 @@ enum Transport {
     RDMA_SHM("rdma-shm"),
     /** The soft RDMA provider within this JVM: two loopback contexts, the peer on a thread. */
     RDMA_LOOPBACK("rdma-loopback"),
+    /**
+     * RDMA hardware through the disni provider; the peer runs on the host given by {@code --peer},
+     * started there by hand ({@code serve}). Applies wherever rdma-shm does; runs only when asked for.
+     */
+    RDMA_DISNI("rdma-disni"),
     /** Floor: two processes ping-ponging a counter in a mapped file (send-lat only). */
     SHM_FLOOR("shm-floor"),
     /** Floor: one thread copying between direct buffers (write-bw only). */

@@ -50,7 +50,7 @@ final class WriteBwClient {
             MemoryRegion control = ep.allocate(WriteBwServer.CONTROL_SIZE, AccessFlags.LOCAL_WRITE);
             Patterns.fill(source.buffer(), 42);
             String expectedCrc = Patterns.crc32(source.buffer(), o.size);
-            ByteBuffer remote = ep.connect(ctx, new InetSocketAddress("127.0.0.1", peer.port()), null);
+            ByteBuffer remote = ep.connect(ctx, new InetSocketAddress(peer.host(), peer.port()), null);
             if (remote == null || remote.remaining() < WriteBwServer.PRIVATE_DATA_SIZE) {
                 throw new PerfException("the peer's accept carried no region address and rkey");
             }
@@ -65,6 +65,10 @@ final class WriteBwClient {
             client.drain();
             client.sendClosing(control);
             String crc = peer.awaitReport(PeerReporter.VERIFY);
+            if (crc == null) {
+                Log.info(transport.id() + ": the peer prints its region's CRC32 on its own console (VERIFY line); expected " + expectedCrc);
+                return result;
+            }
             if (!crc.equals(expectedCrc)) {
                 throw new PerfException("the peer's region does not hold what was written: CRC32 " + crc + ", expected " + expectedCrc);
             }

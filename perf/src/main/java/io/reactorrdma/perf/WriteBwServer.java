@@ -27,8 +27,12 @@ final class WriteBwServer {
     }
 
     static ServerTask task(VerbsContext ctx, int port, int size) {
+        return task(ctx, "127.0.0.1", port, size);
+    }
+
+    static ServerTask task(VerbsContext ctx, String host, int port, int size) {
         return (reporter, stop) -> {
-            try (CmListener listener = RdmaListen.listen(ctx, port)) {
+            try (CmListener listener = RdmaListen.listen(ctx, host, port)) {
                 reporter.report(PeerReporter.READY, Integer.toString(listener.localAddress().getPort()));
                 ConnectionRequest request = RdmaEndpoint.awaitRequest(listener, stop);
                 try (RdmaEndpoint ep = RdmaEndpoint.create(ctx, 1, 1)) {

@@ -59,7 +59,8 @@ public final class EngineSocket {
     long closeDeadline;
     /** I/O thread: messages that arrived before an inbound was attached. */
     private java.util.ArrayDeque<ByteBuf> early;
-    private boolean ended;
+    /** Set by {@link #end} before it drains the queue; volatile so a racing {@link #offer} sees it. */
+    private volatile boolean ended;
 
     EngineSocket(Engine engine, int id, int allowance) {
         this.engine = engine;
@@ -123,6 +124,9 @@ public final class EngineSocket {
         }
         outbound.add(message);
         queued.incrementAndGet();
+        if (ended) {
+            return withdraw();
+        }
         engine.socketReady(this);
         return true;
     }
@@ -140,8 +144,28 @@ public final class EngineSocket {
         }
         outbound.add(write);
         queued.incrementAndGet();
+        if (ended) {
+            return withdraw();
+        }
         engine.socketReady(this);
         return true;
+    }
+
+    /**
+     * An offer raced with {@link #end}: the closed check passed, but the queue was drained before
+     * the element went in, and an ended socket is served no more. The I/O thread, the queue's only
+     * consumer, releases what is left (an atomic poll each, so once each).
+     */
+    private boolean withdraw() {
+        engine.domain.execute(this::releaseQueued);
+        return false;
+    }
+
+    private void releaseQueued() {
+        Object o;
+        while ((o = pollOutbound()) != null) {
+            (o instanceof DirectWrite ? ((DirectWrite) o).payload() : (ByteBuf) o).release();
+        }
     }
 
     /** The receiver's subscriber took {@code n} messages: grant the peer more, in batches. */
@@ -238,10 +262,7 @@ public final class EngineSocket {
         flushEarly();
         ended = true;
         closed.set(true);
-        Object o;
-        while ((o = pollOutbound()) != null) {
-            (o instanceof DirectWrite ? ((DirectWrite) o).payload() : (ByteBuf) o).release();
-        }
+        releaseQueued();
         ByteBuf m;
         if (early != null) {
             while ((m = early.poll()) != null) m.release();

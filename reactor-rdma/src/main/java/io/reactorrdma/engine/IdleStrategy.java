@@ -4,7 +4,11 @@ package io.reactorrdma.engine;
 public enum IdleStrategy {
     /** Spin: lowest latency, one core per thread domain. */
     BUSY_SPIN,
-    /** Spin a little, then yield, then wait up to 1 ms on completion notification: low latency under load, little CPU when idle. */
+    /**
+     * Spin for some tens of microseconds, then block on completion notification: a reply that comes
+     * quickly is caught spinning, an idle thread costs no CPU. It never yields: on a host with more
+     * runnable threads than cores a yielding thread waits behind all of them, a woken one does not.
+     */
     BACK_OFF,
     /** Block on completion notification: no CPU while idle; a wake-up costs a few microseconds. */
     BLOCK

@@ -34,6 +34,10 @@ import java.util.function.Consumer;
 public final class ThreadDomain implements AutoCloseable {
 
     private static final int POLL_BATCH = 64;
+    /** Set when the loop has ended: later {@link #execute} calls run their task on the caller. */
+    private volatile boolean terminated;
+    /** Empty loop turns {@link IdleStrategy#BACK_OFF} spins before it blocks: some tens of microseconds. */
+    private static final int BACK_OFF_SPIN_TURNS = 1000;
 
     private final String name;
     private final VerbsContext context;
@@ -96,7 +100,11 @@ public final class ThreadDomain implements AutoCloseable {
     /** Runs {@code task} on the I/O thread. */
     public void execute(Runnable task) {
         tasks.add(task);
-        wakeup();
+        if (terminated) {
+            runRemainingTasks(); // the I/O thread is gone: what is handed over now is cleanup, run it here
+        } else {
+            wakeup();
+        }
     }
 
     /** Wakes the I/O thread if it is idle. */
@@ -263,6 +271,13 @@ public final class ThreadDomain implements AutoCloseable {
         for (Engine e : new ArrayList<>(engines)) {
             e.close();
         }
+        terminated = true;
+        runRemainingTasks();
+        cq.close();
+    }
+
+    /** After the loop: tasks still handed over (releases, closes) run once each, on whoever drains. */
+    private void runRemainingTasks() {
         Runnable r;
         while ((r = tasks.poll()) != null) {
             try {
@@ -271,7 +286,6 @@ public final class ThreadDomain implements AutoCloseable {
                 // the domain is closing
             }
         }
-        cq.close();
     }
 
     private boolean turn() {
@@ -324,12 +338,13 @@ public final class ThreadDomain implements AutoCloseable {
                 Thread.onSpinWait();
                 break;
             case BACK_OFF:
-                if (idleTurns < 200) {
+                // No yield phase: on an oversubscribed host a yielding thread stays runnable and waits
+                // behind every other runnable thread, while a blocked one is woken with the scheduler's
+                // wake-up preference. Spin briefly, then sleep until a completion or handed-over work.
+                if (idleTurns < BACK_OFF_SPIN_TURNS) {
                     Thread.onSpinWait();
-                } else if (idleTurns < 300) {
-                    Thread.yield();
                 } else {
-                    block(TimeUnit.MILLISECONDS.toNanos(1)); // a completion or handed-over work ends it early
+                    block(config.heartbeatInterval().toNanos() / 2);
                 }
                 break;
             default:

@@ -5,8 +5,9 @@ import io.reactorrdma.verbs.MemoryRegion;
 import java.nio.ByteBuffer;
 
 /**
- * One registered block from the provider, divided into pages. Which pages are taken is a bitmap
- * (64 bits per long); guarded by the {@link BlockSource} lock.
+ * One registered block from the provider, divided into {@link SizeClasses#PAGE_SIZE} pages. Which
+ * pages are taken is a bitmap (64 per long; it catches a double free), and the free extents'
+ * first and last pages point at their {@link PageHeap.Extent}s. Guarded by the {@link BlockSource} lock.
  */
 final class Block {
 
@@ -16,44 +17,71 @@ final class Block {
     final int pages;
     private final long[] used;
     private int usedPages;
-    /** Whether the block came from the provider for a single huge allocation. */
+    /** Whether the block came from the provider for a single huge allocation (then it has no pages). */
     final boolean dedicated;
+    /** The free extent starting at each page, or null: kept by {@link PageHeap}. */
+    final PageHeap.Extent[] freeAt;
+    /** The free extent ending at each page, or null: kept by {@link PageHeap}. */
+    final PageHeap.Extent[] freeEnding;
+    /** Whether the block is on {@link BlockSource}'s list of retained empty blocks. */
+    boolean retainedEmpty;
 
     Block(MemoryRegion region, boolean dedicated) {
         this.region = region;
         this.memory = region.buffer().order(java.nio.ByteOrder.nativeOrder());
         this.dedicated = dedicated;
-        this.pages = dedicated ? 1 : region.length() / SizeClasses.PAGE_SIZE;
+        this.pages = dedicated ? 0 : region.length() / SizeClasses.PAGE_SIZE;
         this.used = new long[(pages + 63) / 64];
+        this.freeAt = new PageHeap.Extent[pages];
+        this.freeEnding = new PageHeap.Extent[pages];
     }
 
-    /** Takes {@code n} contiguous free pages; returns the first page or -1. */
-    int takePages(int n) {
-        int run = 0;
-        for (int p = 0; p < pages; p++) {
-            if ((used[p >>> 6] & (1L << p)) != 0) {
-                run = 0;
-                continue;
-            }
-            if (++run == n) {
-                int first = p - n + 1;
-                for (int q = first; q <= p; q++) used[q >>> 6] |= 1L << q;
-                usedPages += n;
-                return first;
-            }
+    /** Marks pages [first, first + n) taken; they must all be free (checked before anything changes). */
+    void markUsed(int first, int n) {
+        if (!all(first, n, false)) {
+            throw new IllegalStateException("pages " + first + ".." + (first + n - 1) + " of block " + region + " are not all free");
         }
-        return -1;
+        set(first, n, true);
+        usedPages += n;
     }
 
-    void givePages(int first, int n) {
-        for (int q = first; q < first + n; q++) {
-            long bit = 1L << q;
-            if ((used[q >>> 6] & bit) == 0) {
-                throw new IllegalStateException("page " + q + " of block " + region + " is already free");
-            }
-            used[q >>> 6] &= ~bit;
+    /** Marks pages [first, first + n) free; they must all be taken (checked before anything changes). */
+    void markFree(int first, int n) {
+        if (!all(first, n, true)) {
+            throw new IllegalStateException("pages " + first + ".." + (first + n - 1) + " of block " + region + " are already free");
         }
+        set(first, n, false);
         usedPages -= n;
+    }
+
+    private boolean all(int first, int n, boolean taken) {
+        for (int q = first, end = first + n; q < end; ) {
+            int w = q >>> 6;
+            int to = Math.min(end, (w + 1) << 6);
+            long mask = rangeMask(q, to);
+            if ((used[w] & mask) != (taken ? mask : 0)) {
+                return false;
+            }
+            q = to;
+        }
+        return true;
+    }
+
+    private void set(int first, int n, boolean taken) {
+        for (int q = first, end = first + n; q < end; ) {
+            int w = q >>> 6;
+            int to = Math.min(end, (w + 1) << 6);
+            long mask = rangeMask(q, to);
+            used[w] = taken ? used[w] | mask : used[w] & ~mask;
+            q = to;
+        }
+    }
+
+    /** Bits [from, to) of the word holding page {@code from} (to ≤ the word's end). */
+    private static long rangeMask(int from, int to) {
+        int bits = to - from;
+        long ones = bits == 64 ? -1L : (1L << bits) - 1;
+        return ones << (from & 63);
     }
 
     boolean isEmpty() {

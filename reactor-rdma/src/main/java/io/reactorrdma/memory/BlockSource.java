@@ -11,8 +11,10 @@ import java.util.List;
  * Where blocks come from and go back to: the provider registers a block when it is acquired and
  * deregisters it when it is released; empty blocks are kept (hysteresis) while the retained bytes
  * stay within the configured bound, so a steady workload registers nothing after warm-up.
- * Also hands out page runs from the blocks it holds. All methods take this object's lock: they run
- * when a size-class pool needs a new run or a large allocation comes, not per small allocation.
+ * Also hands out page runs from the blocks it holds, best fit ({@link PageHeap}). Its methods take
+ * this object's lock: they run when a size-class pool needs a new run, or a page run misses the
+ * thread's cache, not per small allocation. A block is registered outside the lock, so the other
+ * threads go on taking and giving back pages while the provider works.
  */
 final class BlockSource {
 
@@ -22,6 +24,10 @@ final class BlockSource {
     private final long retainedBytes;
     private final List<Block> blocks = new ArrayList<>();
     private final List<Block> empty = new ArrayList<>();
+    private final PageHeap heap;
+    private boolean released;
+    /** Whether a thread is registering a block for {@link #takePages} now (outside the lock). */
+    private boolean registering;
     private long registeredBytes;
     private long peakRegisteredBytes;
     private long registrations;
@@ -32,69 +38,152 @@ final class BlockSource {
         this.access = access;
         this.blockSize = blockSize;
         this.retainedBytes = retainedBytes;
+        this.heap = new PageHeap(blockPages());
     }
 
-    /** Takes {@code n} contiguous pages from some block, acquiring a block if none has room. */
-    synchronized Block takePages(int n, int[] firstPage) {
-        for (Block b : blocks) {
-            if (b.freePages() >= n) {
-                int p = b.takePages(n);
-                if (p >= 0) {
-                    empty.remove(b);
-                    firstPage[0] = p;
-                    return b;
-                }
-            }
-        }
+    /**
+     * Takes {@code n} contiguous pages (best fit over all blocks), registering a block if none has
+     * room. One thread registers at a time, outside the lock; threads that miss meanwhile wait for
+     * that block instead of each registering one of their own (which would overshoot the peak).
+     */
+    Block takePages(int n, int[] firstPage) {
         if (n > blockPages()) {
             throw new IllegalArgumentException(n + " pages do not fit a block of " + blockPages());
         }
-        Block b = new Block(register(blockSize), false);
-        blocks.add(b);
-        firstPage[0] = b.takePages(n);
+        boolean interrupted = false;
+        try {
+            synchronized (this) {
+                while (true) {
+                    checkNotReleased(null);
+                    Block b = takeHeld(n, firstPage);
+                    if (b != null) {
+                        return b;
+                    }
+                    if (!registering) {
+                        registering = true;
+                        break;
+                    }
+                    try {
+                        wait();
+                    } catch (InterruptedException e) {
+                        interrupted = true; // an allocation is not interruptible; keep the flag for the caller
+                    }
+                }
+            }
+            MemoryRegion mr;
+            try {
+                mr = register(blockSize);
+            } catch (RuntimeException e) {
+                synchronized (this) {
+                    registering = false;
+                    notifyAll();
+                }
+                throw e;
+            }
+            synchronized (this) {
+                registering = false;
+                notifyAll();
+                checkNotReleased(mr);
+                counted(mr);
+                Block fresh = new Block(mr, false);
+                blocks.add(fresh);
+                heap.addBlock(fresh);
+                Block b = takeHeld(n, firstPage); // pages freed meanwhile may fit better than the fresh block
+                if (fresh.isEmpty()) {
+                    retainOrRelease(fresh);
+                }
+                return b;
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private Block takeHeld(int n, int[] firstPage) {
+        Block b = heap.take(n, firstPage);
+        if (b != null && b.retainedEmpty) {
+            b.retainedEmpty = false;
+            empty.remove(b);
+        }
         return b;
     }
 
     /** Gives pages back; an empty block is kept or released, as the retained bound says. */
     synchronized void givePages(Block b, int first, int n) {
-        b.givePages(first, n);
-        if (b.isEmpty()) {
-            empty.add(b);
-            trimEmpty();
+        give(b, first, n);
+    }
+
+    /** Gives back the page runs of {@code count} chunks from {@code from[at]} under one lock, clearing those slots. */
+    synchronized void givePages(Chunk[] from, int at, int count) {
+        for (int i = at; i < at + count; i++) {
+            Chunk c = from[i];
+            from[i] = null;
+            give(c.block, c.slot, c.capacity / SizeClasses.PAGE_SIZE);
+        }
+    }
+
+    private void give(Block b, int first, int n) {
+        if (released) {
+            return; // a free that raced with close: the block is gone already
+        }
+        if (heap.give(b, first, n)) {
+            retainOrRelease(b);
+        }
+    }
+
+    private void retainOrRelease(Block b) {
+        b.retainedEmpty = true;
+        empty.add(b);
+        long retained = (long) empty.size() * blockSize;
+        while (retained > retainedBytes && !empty.isEmpty()) {
+            Block oldest = empty.remove(0);
+            oldest.retainedEmpty = false;
+            heap.removeBlock(oldest);
+            blocks.remove(oldest);
+            deregister(oldest.region);
+            retained -= blockSize;
         }
     }
 
     /** A region of its own for an allocation larger than a block. */
-    synchronized Block dedicated(int size) {
-        return new Block(register(size), true);
+    Block dedicated(int size) {
+        MemoryRegion mr = register(size);
+        synchronized (this) {
+            checkNotReleased(mr);
+            counted(mr);
+        }
+        return new Block(mr, true);
     }
 
     synchronized void releaseDedicated(Block b) {
         deregister(b.region);
     }
 
-    private void trimEmpty() {
-        long retained = (long) empty.size() * blockSize;
-        while (retained > retainedBytes && !empty.isEmpty()) {
-            Block b = empty.remove(0);
-            blocks.remove(b);
-            deregister(b.region);
-            retained -= blockSize;
+    /** After {@link #releaseAll()} nothing is handed out; a region just registered for the caller is closed again. */
+    private void checkNotReleased(MemoryRegion justRegistered) {
+        if (released) {
+            if (justRegistered != null) {
+                justRegistered.close();
+            }
+            throw new IllegalStateException("the registered pool is closed and its blocks are released");
         }
     }
 
     private MemoryRegion register(int size) {
-        MemoryRegion mr;
         try {
-            mr = pd.allocate(size, access);
+            return pd.allocate(size, access);
         } catch (VerbsException | IllegalArgumentException e) {
             throw new VerbsException("the registered allocator could not get a " + size + "-byte block from the provider: "
                     + e.getMessage(), e);
         }
+    }
+
+    private void counted(MemoryRegion mr) {
         registrations++;
         registeredBytes += mr.length();
         peakRegisteredBytes = Math.max(peakRegisteredBytes, registeredBytes);
-        return mr;
     }
 
     private void deregister(MemoryRegion mr) {
@@ -105,6 +194,7 @@ final class BlockSource {
 
     /** Releases every block (allocator close). */
     synchronized void releaseAll() {
+        released = true;
         for (Block b : blocks) {
             deregister(b.region);
         }
@@ -130,6 +220,11 @@ final class BlockSource {
 
     synchronized int blocks() {
         return blocks.size();
+    }
+
+    /** Pages free in the pooled blocks (empty retained blocks included). */
+    synchronized long freePages() {
+        return heap.freePages();
     }
 
     int blockPages() {

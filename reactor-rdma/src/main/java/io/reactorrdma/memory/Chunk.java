@@ -7,8 +7,9 @@ import java.nio.ByteBuffer;
 
 /**
  * One allocation of the registered allocator: a slot of a size-class run, pages of a block, or a
- * dedicated region. Slot chunks are created once per slot and reused, with their buffer view, so
- * that an allocation from a thread cache allocates nothing.
+ * dedicated region. Slot chunks are created once per slot and reused, with their buffer view, and
+ * so are page runs while they stay in a thread's {@link PageRunCache}, so that an allocation from a
+ * thread cache allocates nothing.
  *
  * <p>Implements Netty's {@link CleanableDirectBuffer} so that a Netty direct buffer can live in
  * it: {@link #clean()} gives the memory back.
@@ -24,11 +25,14 @@ public final class Chunk implements CleanableDirectBuffer {
     final int sizeClass;
     /** The run this slot belongs to, or null for page and dedicated allocations. */
     final Run run;
+    /** The slot in its run, or the first page of a page run. */
     final int slot;
     private final ByteBuffer view;
     /** Bytes the caller asked for; set on every allocation. */
     int requested;
     boolean inUse;
+    /** The next run in a {@link PageRunCache} bin while this page run is cached there. */
+    Chunk nextCached;
 
     Chunk(RegisteredPool owner, Block block, int offset, int capacity, int sizeClass, Run run, int slot) {
         this.owner = owner;

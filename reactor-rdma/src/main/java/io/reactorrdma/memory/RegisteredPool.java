@@ -9,9 +9,10 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * Registered memory of one access kind, allocated like a general-purpose allocator (paper §5.2):
  * <ul>
- *   <li>sizes up to 1 MiB round up to a size class and come from the calling thread's cache
+ *   <li>sizes up to 64 KiB round up to a size class and come from the calling thread's cache
  *       (no lock, no allocation), which refills from and flushes to a per-class pool in batches;</li>
- *   <li>larger sizes up to the block size take whole 64 KiB pages of a block;</li>
+ *   <li>larger sizes up to the block size take a run of whole 8 KiB pages, from the thread's
+ *       bounded cache of freed runs or, best fit, from the blocks' free pages;</li>
  *   <li>larger still get a region of their own;</li>
  *   <li>blocks are registered when acquired and deregistered when released, with empty blocks kept
  *       up to {@link AllocatorConfig#retainedBytes()}, so a steady workload registers nothing.</li>
@@ -41,7 +42,9 @@ public final class RegisteredPool implements AutoCloseable {
             pools[c] = new SizeClassPool(this, source, c);
         }
         int cacheBytes = config.threadCacheBytesPerClass();
-        this.caches = ThreadLocal.withInitial(() -> new ThreadCache(cacheBytes));
+        int pageRunBytes = config.threadCachePageRunBytes();
+        int blockPages = source.blockPages();
+        this.caches = ThreadLocal.withInitial(() -> new ThreadCache(cacheBytes, pageRunBytes, blockPages));
     }
 
     /** The pool's name, for messages and metrics ({@code local} or {@code remote-writable}). */
@@ -78,12 +81,15 @@ public final class RegisteredPool implements AutoCloseable {
                     + config.maxAllocation() + " (AllocatorConfig.withMaxAllocation)");
         }
         Chunk c;
-        if (size <= SizeClasses.MAX_CACHED_SIZE) {
+        if (size <= SizeClasses.MAX_SIZE_CLASS) {
             int sizeClass = SizeClasses.classOf(Math.max(1, size));
             c = caches.get().pop(sizeClass, pools[sizeClass]);
         } else if (size <= config.blockSize()) {
             int pages = (size + SizeClasses.PAGE_SIZE - 1) / SizeClasses.PAGE_SIZE;
-            c = takePages(pages);
+            c = caches.get().pageRuns.take(pages);
+            if (c == null) {
+                c = takePages(pages);
+            }
         } else {
             Block b = source.dedicated(size);
             c = new Chunk(this, b, 0, size, -2, null, 0);
@@ -95,8 +101,9 @@ public final class RegisteredPool implements AutoCloseable {
         return c;
     }
 
+    /** A page run from the blocks, when the thread's cache has none that fits. */
     private Chunk takePages(int pages) {
-        int[] firstPage = new int[1]; // large allocations are rare; BlockSource's lock is the only one needed
+        int[] firstPage = new int[1];
         Block b = source.takePages(pages, firstPage);
         int first = firstPage[0];
         return new Chunk(this, b, first * SizeClasses.PAGE_SIZE, pages * SizeClasses.PAGE_SIZE, -1, null, first);
@@ -119,13 +126,16 @@ public final class RegisteredPool implements AutoCloseable {
         liveBuffers.decrement();
         liveBytes.add(-c.requested);
         if (closed) {
+            if (c.sizeClass == -2) {
+                source.releaseDedicated(c.block);
+            }
             freeAfterClose();
             return;
         }
         if (c.sizeClass >= 0) {
             caches.get().push(c, pools[c.sizeClass]);
         } else if (c.sizeClass == -1) {
-            source.givePages(c.block, c.slot, c.capacity / SizeClasses.PAGE_SIZE);
+            caches.get().pageRuns.put(c, source);
         } else {
             source.releaseDedicated(c.block);
         }

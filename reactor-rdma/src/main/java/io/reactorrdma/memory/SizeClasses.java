@@ -1,23 +1,26 @@
 package io.reactorrdma.memory;
 
 /**
- * The size classes of the registered allocator. Requests up to {@link #MAX_CACHED_SIZE} round up
+ * The size classes of the registered allocator. Requests up to {@link #MAX_SIZE_CLASS} round up
  * to a class and are served from runs (slabs) of equal slots; classes are 16 bytes apart up to
  * 128 bytes, then four per power of two (at most 25% internal waste, as in jemalloc and
- * rpmalloc). Larger requests take whole pages of a block, or a region of their own beyond the
- * block size.
+ * rpmalloc). Larger requests take a run of whole pages of a block, rounded up to the page only
+ * (as jemalloc's and Netty's large allocations do: no slots to strand), or a region of their own
+ * beyond the block size.
  *
- * <p>A run is a whole number of {@link #PAGE_SIZE} pages holding at least
- * {@link #MIN_SLOTS_PER_RUN} slots, so that run carving (which takes a lock) is rare.
+ * <p>A run is a multiple of {@link #RUN_GRANULE} holding at least {@link #MIN_SLOTS_PER_RUN}
+ * slots, so that run carving (which takes a lock) is rare.
  */
 final class SizeClasses {
 
     /** Blocks are divided into pages of this size; runs and page allocations are whole pages. */
-    static final int PAGE_SIZE = 64 * 1024;
+    static final int PAGE_SIZE = 8 * 1024;
     static final int MIN_SIZE = 16;
-    /** Largest size served from size-class runs and thread caches. */
-    static final int MAX_CACHED_SIZE = 1024 * 1024;
+    /** Largest size served from size-class runs; larger sizes are page runs. */
+    static final int MAX_SIZE_CLASS = 64 * 1024;
     static final int MIN_SLOTS_PER_RUN = 8;
+    /** Runs of size classes are a multiple of this: small classes get many slots per lock taken. */
+    static final int RUN_GRANULE = 64 * 1024;
 
     private static final int[] SIZES = buildSizes();
     static final int COUNT = SIZES.length;
@@ -33,7 +36,7 @@ final class SizeClasses {
         for (int s = 16; s <= 128; s += 16) {
             tmp[n++] = s;
         }
-        for (int base = 128; base < MAX_CACHED_SIZE; base <<= 1) {
+        for (int base = 128; base < MAX_SIZE_CLASS; base <<= 1) {
             int step = base / 4;
             for (int i = 1; i <= 4; i++) {
                 tmp[n++] = base + i * step;
@@ -55,7 +58,7 @@ final class SizeClasses {
         return t;
     }
 
-    /** The class for {@code size} (1..MAX_CACHED_SIZE). */
+    /** The class for {@code size} (1..MAX_SIZE_CLASS). */
     static int classOf(int size) {
         if (size <= 1024) {
             return SMALL_INDEX[(size - 1) >> 4];
@@ -71,25 +74,17 @@ final class SizeClasses {
         return SIZES[sizeClass];
     }
 
-    /** Runs of large classes stop near this size, so a class that is barely used holds little memory. */
-    static final int MAX_RUN_BYTES = 512 * 1024;
-
     /**
-     * Pages in a run of this class: at least {@link #MIN_SLOTS_PER_RUN} slots for small classes;
-     * for large ones as many slots as fit about {@link #MAX_RUN_BYTES} (at least one), the run
-     * rounded up to whole pages.
+     * Pages in a run of this class: {@link #MIN_SLOTS_PER_RUN} slots, rounded up to a multiple of
+     * {@link #RUN_GRANULE} (between 64 KiB for the smallest classes and 512 KiB for 64 KiB slots).
      */
     static int runPages(int sizeClass) {
-        long size = SIZES[sizeClass];
-        long slots = Math.max(1, Math.min(MIN_SLOTS_PER_RUN, MAX_RUN_BYTES / size));
-        long bytes = Math.max(PAGE_SIZE, size * slots);
-        return (int) ((bytes + PAGE_SIZE - 1) / PAGE_SIZE);
+        long bytes = (long) SIZES[sizeClass] * MIN_SLOTS_PER_RUN;
+        bytes = (bytes + RUN_GRANULE - 1) / RUN_GRANULE * RUN_GRANULE;
+        return (int) (bytes / PAGE_SIZE);
     }
 
-    /**
-     * Slots cached per thread for this class: what fits {@code bytesPerClass}, between 1 and 64 —
-     * a large class caches one slot at most per thread, which keeps peak memory near the live set.
-     */
+    /** Slots cached per thread for this class: what fits {@code bytesPerClass}, between 1 and 64. */
     static int threadCacheSlots(int sizeClass, int bytesPerClass) {
         return Math.max(1, Math.min(64, bytesPerClass / SIZES[sizeClass]));
     }

@@ -3,17 +3,21 @@ package io.reactorrdma.memory;
 /**
  * A thread's stacks of free slots, one per size class: an allocation pops, a free pushes — from
  * whichever thread frees, so memory moves with the buffers (the receive path frees on application
- * threads). Full stacks flush half to the class's pool; empty ones refill half. Touched only by its
- * thread: no atomics, no locks.
+ * threads). Full stacks flush half to the class's pool; empty ones refill half. Page runs (sizes
+ * above the classes) have their own bounded cache, {@link #pageRuns}. Touched only by its thread:
+ * no atomics, no locks.
  */
 final class ThreadCache {
 
     private final Chunk[][] stacks = new Chunk[SizeClasses.COUNT][];
     private final int[] counts = new int[SizeClasses.COUNT];
     private final int bytesPerClass;
+    /** This thread's freed page runs. */
+    final PageRunCache pageRuns;
 
-    ThreadCache(int bytesPerClass) {
+    ThreadCache(int bytesPerClass, long pageRunBytes, int blockPages) {
         this.bytesPerClass = bytesPerClass;
+        this.pageRuns = new PageRunCache(pageRunBytes, blockPages);
     }
 
     Chunk pop(int sizeClass, SizeClassPool pool) {

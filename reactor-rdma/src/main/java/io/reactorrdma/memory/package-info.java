@@ -6,8 +6,9 @@
  * {@link io.reactorrdma.memory.RegisteredPool}s (local-only and remote-writable memory) over one
  * protection domain, a Netty view ({@link io.reactorrdma.memory.RegisteredByteBufAllocator}) and
  * Micrometer meters ({@link io.reactorrdma.memory.AllocatorMetrics}). Inside a pool: blocks
- * (default 4 MiB) registered once, divided into 64 KiB pages; size classes up to 1 MiB served from
- * runs of pages through per-thread caches; page runs for larger sizes; dedicated regions beyond
- * the block size; empty blocks retained with hysteresis.
+ * (default 4 MiB) registered once, divided into 8 KiB pages; size classes up to 64 KiB served from
+ * runs (slabs) through per-thread caches; larger sizes up to the block size as page runs, best fit
+ * over all blocks' free pages, through a bounded per-thread cache of freed runs; dedicated regions
+ * beyond the block size; empty blocks retained with hysteresis.
  */
 package io.reactorrdma.memory;

@@ -1,5 +1,9 @@
 package io.reactorrdma.verbs;
 
+import io.reactorrdma.verbs.disni.DisniConfig;
+import io.reactorrdma.verbs.disni.DisniEnvironment;
+import io.reactorrdma.verbs.disni.DisniProbe;
+import io.reactorrdma.verbs.disni.DisniProvider;
 import io.reactorrdma.verbs.soft.SoftConfig;
 import io.reactorrdma.verbs.soft.SoftContext;
 
@@ -18,11 +22,16 @@ import java.util.Locale;
  * </ul>
  * A provider that cannot be used here is a {@link ProviderUnavailableException} saying why.
  * The name may also come from the system property {@code reactor.rdma.provider}.
+ *
+ * <p>Only the {@code io.reactorrdma.verbs.disni} classes that use no DiSNI type are referenced
+ * here, so choosing a soft provider never loads DiSNI (nor needs its JVM flags).
  */
 public final class Providers {
 
     /** The names {@link #open(String)} accepts. */
     public static final List<String> NAMES = List.of("auto", "soft", "shm", "loopback", "disni");
+
+    private static final System.Logger LOG = System.getLogger(Providers.class.getName());
 
     private Providers() {
     }
@@ -39,24 +48,34 @@ public final class Providers {
 
     /** Opens the named provider; {@code softConfig} applies when the soft provider is chosen. */
     public static VerbsContext open(String name, SoftConfig softConfig) {
+        return open(name, softConfig, DisniEnvironment.system(), DisniConfig.fromSystemProperties());
+    }
+
+    /**
+     * Opens the named provider with the hardware environment and settings given (tests point
+     * {@code environment} at temporary files).
+     */
+    public static VerbsContext open(String name, SoftConfig softConfig, DisniEnvironment environment, DisniConfig disniConfig) {
         String n = name == null ? "auto" : name.trim().toLowerCase(Locale.ROOT);
         switch (n) {
-            case "auto": // the DiSNI provider is not in this build, so auto means the soft provider's default fabric
+            case "auto": {
+                DisniProbe probe = environment.probe();
+                if (probe.hardwarePresent()) {
+                    LOG.log(System.Logger.Level.INFO, "provider auto: RDMA devices {0} and libdisni found, opening disni", probe.devices());
+                    return DisniProvider.open(environment, disniConfig);
+                }
+                LOG.log(System.Logger.Level.DEBUG, "provider auto: using shm, because {0}", probe.summary());
+                return SoftContext.openShm(softConfig);
+            }
             case "soft":
             case "shm":
                 return SoftContext.openShm(softConfig);
             case "loopback":
                 return SoftContext.openLoopback(softConfig);
             case "disni":
-                throw new ProviderUnavailableException("provider 'disni' is unavailable: " + disniUnavailableReason());
+                return DisniProvider.open(environment, disniConfig);
             default:
                 throw new ProviderUnavailableException("unknown provider '" + name + "'; use one of " + NAMES);
         }
-    }
-
-    /** Why the hardware provider cannot be used in this build. */
-    static String disniUnavailableReason() {
-        return "this build has no DiSNI hardware provider yet (io.reactorrdma.verbs.disni); "
-                + "use 'shm' across processes or 'loopback' within one JVM";
     }
 }

@@ -54,14 +54,14 @@ class RegisteredPoolTest {
 
     @Test
     void sizeClassesCoverEverySizeWithBoundedWaste() {
-        for (int size = 1; size <= SizeClasses.MAX_CACHED_SIZE; size++) {
+        for (int size = 1; size <= SizeClasses.MAX_SIZE_CLASS; size++) {
             int c = SizeClasses.classOf(size);
             int s = SizeClasses.sizeOf(c);
             assertThat(s).as("class size for %d", size).isGreaterThanOrEqualTo(size);
             if (c > 0) assertThat(SizeClasses.sizeOf(c - 1)).as("previous class for %d", size).isLessThan(size);
             if (size > 128) assertThat((double) s / size).isLessThanOrEqualTo(1.25);
         }
-        assertThat(SizeClasses.sizeOf(SizeClasses.COUNT - 1)).isEqualTo(SizeClasses.MAX_CACHED_SIZE);
+        assertThat(SizeClasses.sizeOf(SizeClasses.COUNT - 1)).isEqualTo(SizeClasses.MAX_SIZE_CLASS);
     }
 
     @Test
@@ -119,8 +119,8 @@ class RegisteredPoolTest {
         Random r = new Random(3);
         Chunk[] window = new Chunk[256];
         long registrationsAfterWarmUp = 0;
-        for (int i = 0; i < 400_000; i++) {
-            if (i == 200_000) {
+        for (int i = 0; i < 800_000; i++) {
+            if (i == 400_000) {
                 registrationsAfterWarmUp = p.statistics().registrations();
             }
             int slot = r.nextInt(window.length);
@@ -129,6 +129,88 @@ class RegisteredPoolTest {
         }
         assertThat(p.statistics().registrations()).as("registrations in the steady half").isEqualTo(registrationsAfterWarmUp);
         for (Chunk c : window) if (c != null) p.free(c);
+    }
+
+    @Test
+    void aLargeWorkloadHoldsLittleMoreThanItsLiveBytesAndSettles() {
+        // the allocator benchmark's large workload on one thread: 128 live buffers of 64 KiB – 1 MiB,
+        // exponential dropoff, the oldest freed at each step. Page runs, best fit, a bounded cache:
+        // registered memory stays near the live bytes (size-class runs of large sizes needed 1.76x).
+        RegisteredPool p = pool(AllocatorConfig.defaults());
+        Random r = new Random(5);
+        Chunk[] window = new Chunk[128];
+        long live = 0;
+        long peakLive = 0;
+        long registrationsAfterWarmUp = 0;
+        for (int i = 0; i < 400_000; i++) {
+            if (i == 200_000) {
+                registrationsAfterWarmUp = p.statistics().registrations();
+            }
+            int slot = i & (window.length - 1);
+            if (window[slot] != null) {
+                live -= window[slot].size();
+                p.free(window[slot]);
+            }
+            int size = 64 * 1024 + (int) (960 * 1024 * r.nextDouble() * r.nextDouble() * r.nextDouble());
+            window[slot] = p.allocate(size);
+            live += size;
+            peakLive = Math.max(peakLive, live);
+        }
+        AllocatorStatistics s = p.statistics();
+        assertThat((double) s.peakRegisteredBytes() / peakLive).as("peak registered / peak live bytes (%s)", s).isLessThan(1.5);
+        assertThat(s.registrations()).as("registrations in the steady half").isEqualTo(registrationsAfterWarmUp);
+        for (Chunk c : window) p.free(c);
+    }
+
+    @Test
+    void pageRunsFreedOnAThreadAreReusedByIt() {
+        RegisteredPool p = pool(AllocatorConfig.defaults());
+        Chunk a = p.allocate(300_000);
+        p.free(a);
+        Chunk b = p.allocate(290_000);
+        assertThat(b).as("the cached run (37 pages for 36)").isSameAs(a);
+        assertThat(b.size()).isEqualTo(290_000);
+        assertThat(b.buffer().remaining()).isEqualTo(290_000);
+        Chunk c = p.allocate(200_000);
+        assertThat(c).as("25 pages cannot take a run of 37").isNotSameAs(a);
+        p.free(b);
+        p.free(c);
+    }
+
+    @Test
+    void withoutAPageRunCacheEveryRunGoesBackAndMerges() {
+        int block = 1 << 20;
+        RegisteredPool p = pool(AllocatorConfig.defaults().withBlockSize(block).withRetainedBytes(0).withThreadCachePageRunBytes(0));
+        Chunk a = p.allocate(300_000);
+        Chunk b = p.allocate(300_000);
+        assertThat(p.statistics().blocks()).isEqualTo(1);
+        p.free(a);
+        p.free(b);
+        assertThat(p.statistics().blocks()).as("the block emptied and was released at once").isZero();
+        assertThat(p.statistics().registeredBytes()).isZero();
+    }
+
+    @Test
+    void threadsThatMissTogetherShareOneNewBlock() throws Exception {
+        RegisteredPool p = pool(AllocatorConfig.defaults());
+        int threads = 8; // 8 x 512 KiB: exactly one 4 MiB block
+        java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(threads);
+        java.util.concurrent.ExecutorService exec = java.util.concurrent.Executors.newFixedThreadPool(threads);
+        try {
+            List<java.util.concurrent.Future<Chunk>> got = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                got.add(exec.submit(() -> {
+                    start.await();
+                    return p.allocate(512 * 1024);
+                }));
+            }
+            List<Chunk> chunks = new ArrayList<>();
+            for (var f : got) chunks.add(f.get(30, TimeUnit.SECONDS));
+            assertThat(p.statistics().registrations()).as("one registration at a time; the others wait for its block").isEqualTo(1);
+            chunks.forEach(p::free);
+        } finally {
+            exec.shutdownNow();
+        }
     }
 
     @Test
@@ -151,6 +233,20 @@ class RegisteredPoolTest {
         p.free(again);
         p.free(more);
         assertThat(p.statistics().peakRegisteredBytes()).isEqualTo(4L * block);
+    }
+
+    @Test
+    void aHugeAllocationFreedAfterCloseIsDeregistered() {
+        RegisteredPool p = new RegisteredPool("closing-huge", pd, AccessFlags.LOCAL_WRITE, AllocatorConfig.defaults());
+        Chunk small = p.allocate(100);
+        Chunk huge = p.allocate(10 << 20);
+        assertThat(p.closeAndReport()).isEqualTo(2);
+        p.free(huge);
+        assertThat(p.statistics().registeredBytes()).as("the pooled block stays for the small buffer").isEqualTo(4 << 20);
+        p.free(small);
+        AllocatorStatistics s = p.statistics();
+        assertThat(s.registeredBytes()).isZero();
+        assertThat(s.deregistrations()).isEqualTo(s.registrations());
     }
 
     @Test

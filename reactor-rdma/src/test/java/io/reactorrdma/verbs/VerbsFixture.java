@@ -31,6 +31,7 @@ public final class VerbsFixture implements AutoCloseable {
     public final QueuePair qpB;
     public final MemoryRegion mrA;
     public final MemoryRegion mrB;
+    public final InetSocketAddress listenAt;
     public CmConnection connA;
     public CmConnection connB;
     public ByteBuffer acceptPrivateDataSeenByA;
@@ -44,6 +45,13 @@ public final class VerbsFixture implements AutoCloseable {
 
     public VerbsFixture(VerbsContext a, VerbsContext b, Function<CompletionQueue, QpAttributes> attributesA,
                         Function<CompletionQueue, QpAttributes> attributesB, boolean connect) {
+        this(a, b, attributesA, attributesB, connect, new InetSocketAddress("127.0.0.1", 0));
+    }
+
+    /** As above, with b's listener on {@code listenAt} (hardware providers need the address of an RDMA interface). */
+    public VerbsFixture(VerbsContext a, VerbsContext b, Function<CompletionQueue, QpAttributes> attributesA,
+                        Function<CompletionQueue, QpAttributes> attributesB, boolean connect, InetSocketAddress listenAt) {
+        this.listenAt = listenAt;
         this.ctxA = a;
         this.ctxB = b;
         pdA = a.allocPd();
@@ -65,7 +73,7 @@ public final class VerbsFixture implements AutoCloseable {
 
     /** Connects qpA to qpB through a listener on b, exchanging the private data given. */
     public void connect(ByteBuffer connectData, ByteBuffer acceptData) {
-        try (CmListener listener = ctxB.listen(new InetSocketAddress("127.0.0.1", 0), 4)) {
+        try (CmListener listener = ctxB.listen(listenAt, 4)) {
             CompletableFuture<CmConnection> server = CompletableFuture.supplyAsync(() -> {
                 try {
                     ConnectionRequest req = listener.poll(TIMEOUT);

@@ -26,6 +26,7 @@ public final class RdmaDuplexConnection implements DuplexConnection {
 
     private final RdmaConnection connection;
     private final Flux<ByteBuf> inbound;
+    private final Mono<Void> onClose;
     private final int pressureLimit;
 
     public RdmaDuplexConnection(RdmaConnection connection) {
@@ -35,6 +36,10 @@ public final class RdmaDuplexConnection implements DuplexConnection {
                 .onErrorMap(e -> !(e instanceof ClosedChannelException), e -> (Throwable) closed(e))
                 .concatWith(Flux.defer(() -> Flux.error(new ClosedChannelException())))
                 .transform(ReleaseAfterNext::apply);
+        this.onClose = connection.onDispose().then(Mono.defer(() -> {
+            Throwable failure = connection.failure();
+            return failure == null ? Mono.<Void>empty() : Mono.<Void>error(closed(failure));
+        }));
     }
 
     private static ClosedChannelException closed(Throwable cause) {
@@ -87,9 +92,14 @@ public final class RdmaDuplexConnection implements DuplexConnection {
         return queued == 0 ? 1.0 : Math.max(0.0, 1.0 - (double) queued / pressureLimit);
     }
 
+    /**
+     * Completes when the connection closes normally; errors with a {@link ClosedChannelException}
+     * whose cause names the peer and the reason when it failed (a dead peer, a protocol error).
+     * RSocket answers requests made after that with this error.
+     */
     @Override
     public Mono<Void> onClose() {
-        return connection.onDispose();
+        return onClose;
     }
 
     @Override

@@ -28,7 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * RSocket's interaction models over the RDMA transport (loopback fabric), unchanged handlers.
- * RSocket's own conformance suite, TransportTest, is not wired in yet (see the module's notes).
+ * RSocket's own conformance suite runs in the {@code Rdma*TransportTest} classes.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class RSocketOverRdmaTest {

@@ -1,0 +1,94 @@
+package io.reactorrdma.verbs.disni;
+
+import com.ibm.disni.verbs.IbvMr;
+import com.ibm.disni.verbs.IbvSendWR;
+import com.ibm.disni.verbs.IbvWC;
+import io.reactorrdma.verbs.AccessFlags;
+import io.reactorrdma.verbs.WcStatus;
+import io.reactorrdma.verbs.WrOpcode;
+
+import java.nio.ByteOrder;
+
+/**
+ * Pure value translation between the SPI and DiSNI 2.1: access flags, opcodes, completion statuses
+ * and the byte order of immediate data. The SPI's values equal the C constants, and so DiSNI's;
+ * this class still maps through DiSNI's named constants so a mismatch would show in its tests.
+ */
+final class DisniCodes {
+
+    /** {@code IBV_WC_WITH_IMM} of {@code enum ibv_wc_flags}; DiSNI 2.1 has no constant for it. */
+    static final int IBV_WC_WITH_IMM = 1 << 1;
+
+    private static final boolean LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
+    private static final IbvWC.IbvWcStatus[] IBV_STATUSES = IbvWC.IbvWcStatus.values();
+
+    private DisniCodes() {
+    }
+
+    /** {@link AccessFlags} bits as {@code IbvMr.IBV_ACCESS_*} bits. */
+    static int accessToIbv(int access) {
+        AccessFlags.validate(access);
+        int ibv = 0;
+        if ((access & AccessFlags.LOCAL_WRITE) != 0) ibv |= IbvMr.IBV_ACCESS_LOCAL_WRITE;
+        if ((access & AccessFlags.REMOTE_WRITE) != 0) ibv |= IbvMr.IBV_ACCESS_REMOTE_WRITE;
+        if ((access & AccessFlags.REMOTE_READ) != 0) ibv |= IbvMr.IBV_ACCESS_REMOTE_READ;
+        return ibv;
+    }
+
+    /** The {@code IbvSendWR.IBV_WR_*} opcode. */
+    static int opcodeToIbv(WrOpcode op) {
+        switch (op) {
+            case WRITE: return IbvSendWR.IBV_WR_RDMA_WRITE;
+            case WRITE_WITH_IMM: return IbvSendWR.IBV_WR_RDMA_WRITE_WITH_IMM;
+            case SEND: return IbvSendWR.IBV_WR_SEND;
+            case SEND_WITH_IMM: return IbvSendWR.IBV_WR_SEND_WITH_IMM;
+            case READ: return IbvSendWR.IBV_WR_RDMA_READ;
+            default: throw new IllegalArgumentException("opcode " + op);
+        }
+    }
+
+    /** {@code send_flags} for a request: {@code IBV_SEND_SIGNALED} or nothing. */
+    static int sendFlags(boolean signaled) {
+        return signaled ? IbvSendWR.IBV_SEND_SIGNALED : 0;
+    }
+
+    /**
+     * The SPI status of an {@code ibv_wc_status} value. Statuses an RC queue pair without atomics
+     * does not list in the SPI (BAD_RESP, LOC_ACCESS, REM_ABORT, FATAL, RESP_TIMEOUT, ...) become
+     * {@link WcStatus#GENERAL_ERR}; {@link #ibvStatusName} keeps the original for the error detail.
+     */
+    static WcStatus status(int ibvStatus) {
+        WcStatus s = WcStatus.fromIbv(ibvStatus);
+        return s != null ? s : WcStatus.GENERAL_ERR;
+    }
+
+    /** {@code IBV_WC_…} name of a status value, or its number when DiSNI does not know it. */
+    static String ibvStatusName(int ibvStatus) {
+        return ibvStatus >= 0 && ibvStatus < IBV_STATUSES.length ? IBV_STATUSES[ibvStatus].name() : "ibv_wc_status " + ibvStatus;
+    }
+
+    /**
+     * What an error status means for the request that got it, for {@code WorkCompletion.errorDetail}.
+     * DiSNI copies no {@code vendor_err} for failed completions, so the status is all the NIC tells.
+     */
+    static String errorHint(int ibvStatus) {
+        WcStatus s = WcStatus.fromIbv(ibvStatus);
+        if (s == WcStatus.LOC_PROT_ERR) {
+            return "a local scatter/gather entry lies outside its registered region, names an unknown lkey, or lacks LOCAL_WRITE";
+        }
+        if (s != null) {
+            return s.description();
+        }
+        return "a status the SPI does not list (reported as GENERAL_ERR)";
+    }
+
+    /** {@code htonl}: immediate data is big-endian on the wire, and DiSNI writes it in native order. */
+    static int immToWire(int hostOrder) {
+        return LITTLE_ENDIAN ? Integer.reverseBytes(hostOrder) : hostOrder;
+    }
+
+    /** {@code ntohl}: DiSNI reads {@code imm_data} in native order. */
+    static int immFromWire(int wireOrder) {
+        return LITTLE_ENDIAN ? Integer.reverseBytes(wireOrder) : wireOrder;
+    }
+}

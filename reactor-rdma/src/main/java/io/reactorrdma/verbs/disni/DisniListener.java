@@ -1,0 +1,236 @@
+package io.reactorrdma.verbs.disni;
+
+import com.ibm.disni.verbs.RdmaCm;
+import com.ibm.disni.verbs.RdmaCmId;
+import io.reactorrdma.verbs.CmListener;
+import io.reactorrdma.verbs.ConnectionRequest;
+import io.reactorrdma.verbs.VerbsException;
+
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A listener: a TCP server socket for the {@link SideChannel} handshake and an rdma_cm id
+ * listening on the same address and port. {@link #poll} returns a request once a client's HELLO
+ * arrived; accepting it tells the client to send its rdma_cm connect request and pairs that
+ * request with the handshake. Accepts are serialised per listener — one GO outstanding at a time —
+ * and a request is paired only if it comes from the handshake's IP address, so concurrent clients
+ * cannot be crossed. Connection setup only: nothing here is on the data path.
+ */
+final class DisniListener implements CmListener {
+
+    /** How long a client has to send its HELLO once its TCP connection is accepted. */
+    static final int HELLO_TIMEOUT_MILLIS = 5000;
+    /** How long an accept waits for the client's rdma_cm request and the ESTABLISHED event. */
+    static final Duration ACCEPT_TIMEOUT = Duration.ofSeconds(20);
+
+    private final DisniContext ctx;
+    private final ServerSocket server;
+    private final RdmaCmId listenId;
+    private final InetSocketAddress local;
+    private final BlockingQueue<RdmaCmId> cmRequests = new LinkedBlockingQueue<>();
+    private final ReentrantLock acceptLock = new ReentrantLock();
+    private volatile boolean closed;
+
+    private DisniListener(DisniContext ctx, ServerSocket server, RdmaCmId listenId, InetSocketAddress local) {
+        this.ctx = ctx;
+        this.server = server;
+        this.listenId = listenId;
+        this.local = local;
+    }
+
+    static DisniListener open(DisniContext ctx, InetSocketAddress address, int backlog) {
+        ServerSocket server;
+        try {
+            server = new ServerSocket();
+            server.setReuseAddress(true);
+            server.bind(address, Math.max(1, backlog));
+        } catch (IOException e) {
+            throw new VerbsException("cannot listen on " + address + " (TCP handshake port): " + e.getMessage(), e);
+        }
+        InetSocketAddress local = new InetSocketAddress(address.getAddress(), server.getLocalPort());
+        RdmaCmId id;
+        try {
+            id = ctx.cm().call("rdma_listen(" + local + ")", DisniConfig.CM_CALL_TIMEOUT, () -> {
+                RdmaCmId l = ctx.channel().createId(RdmaCm.RDMA_PS_TCP);
+                try {
+                    l.bindAddr(local);
+                    l.listen(Math.max(1, backlog));
+                } catch (IOException e) {
+                    CmEventLoop.destroyQuietly(l);
+                    throw e;
+                }
+                return l;
+            });
+        } catch (RuntimeException e) {
+            closeQuietly(server);
+            throw new VerbsException("rdma_listen on " + local + " failed: " + e.getMessage() + ". The address must be an "
+                    + "IPv4 address of an RDMA interface (or 0.0.0.0), and the port free in rdma_cm's TCP port space", e);
+        }
+        DisniListener l = new DisniListener(ctx, server, id, local);
+        ctx.cm().call("register listener", DisniConfig.CM_CALL_TIMEOUT, () -> {
+            ctx.cm().register(id, (ev, conn) -> l.onConnectRequest(conn));
+            return null;
+        });
+        return l;
+    }
+
+    /** CM thread: a connect request for this listener. */
+    private void onConnectRequest(RdmaCmId conn) {
+        if (closed || !acceptLock.isLocked()) {
+            CmEventLoop.destroyQuietly(conn); // nobody is accepting: refuse
+            return;
+        }
+        cmRequests.offer(conn);
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        return local;
+    }
+
+    @Override
+    public ConnectionRequest poll(Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!closed) {
+            if (Thread.interrupted()) throw new InterruptedException();
+            long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+            if (left <= 0) return null;
+            Socket s;
+            try {
+                server.setSoTimeout((int) Math.min(left, 200)); // accept() ignores interrupts: wait in slices
+                s = server.accept();
+            } catch (SocketTimeoutException e) {
+                continue;
+            } catch (IOException e) {
+                if (closed) return null;
+                throw new VerbsException("accepting a handshake on " + local + " failed: " + e.getMessage(), e);
+            }
+            ConnectionRequest r = readHello(s);
+            if (r != null) return r;
+        }
+        return null;
+    }
+
+    private ConnectionRequest readHello(Socket s) {
+        InetSocketAddress remote = (InetSocketAddress) s.getRemoteSocketAddress();
+        try {
+            s.setTcpNoDelay(true);
+            s.setSoTimeout(HELLO_TIMEOUT_MILLIS);
+            SideChannel.Frame f = SideChannel.read(new DataInputStream(s.getInputStream()), remote.toString());
+            DisniConnector.expect(f, SideChannel.HELLO, remote.toString());
+            return new DisniConnectionRequest(this, s, remote, f.data());
+        } catch (IOException | RuntimeException e) {
+            closeQuietly(s); // a bad or silent client must not stop the listener
+            return null;
+        }
+    }
+
+    /** Completes an accepted handshake: GO, pair the client's CM request, rdma_accept, ESTABLISHED, ACCEPT. */
+    DisniConnection accept(DisniConnectionRequest request, DisniQueuePair qp, ByteBuffer privateData) {
+        String peer = request.remoteAddress().toString();
+        acceptLock.lock();
+        try {
+            RdmaCmId stale;
+            while ((stale = cmRequests.poll()) != null) {
+                RdmaCmId s = stale;
+                ctx.cm().call("refuse stale request", DisniConfig.CM_CALL_TIMEOUT, () -> {
+                    CmEventLoop.destroyQuietly(s);
+                    return null;
+                });
+            }
+            long deadline = System.nanoTime() + ACCEPT_TIMEOUT.toNanos();
+            request.send(SideChannel.GO, null);
+            RdmaCmId conn = awaitRequestFrom(request.remoteAddress().getAddress(), deadline, peer);
+            PendingCmEvents events = new PendingCmEvents();
+            boolean done = false;
+            try {
+                ctx.cm().call("rdma_accept(" + peer + ")", DisniConfig.CM_CALL_TIMEOUT, () -> {
+                    ctx.cm().register(conn, events);
+                    qp.attach(conn);
+                    conn.accept(DisniConnector.connParam(ctx, qp));
+                    return null;
+                });
+                events.await(CmEvents.ESTABLISHED, deadline, peer);
+                qp.established();
+                request.send(SideChannel.ACCEPT, privateData);
+                InetSocketAddress remote = ctx.cm().call("rdma_get_peer_addr", DisniConfig.CM_CALL_TIMEOUT,
+                        () -> (InetSocketAddress) conn.getDestination());
+                DisniConnection c = DisniConnector.handOver(ctx, qp, conn, local, remote != null ? remote : request.remoteAddress(),
+                        request.privateData(), events);
+                ctx.adopt(c);
+                done = true;
+                return c;
+            } finally {
+                if (!done) DisniConnector.abandon(ctx, conn, qp, "accepting " + peer + " failed");
+            }
+        } catch (IOException e) {
+            throw new VerbsException("the handshake with " + peer + " failed: " + e.getMessage(), e);
+        } finally {
+            acceptLock.unlock();
+            request.closeSocket();
+        }
+    }
+
+    private RdmaCmId awaitRequestFrom(InetAddress ip, long deadline, String peer) {
+        while (true) {
+            RdmaCmId conn;
+            try {
+                conn = cmRequests.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new VerbsException("interrupted while waiting for the rdma_cm request of " + peer, e);
+            }
+            if (conn == null) {
+                throw new VerbsException("the client " + peer + " finished the handshake but its rdma_cm connect request did not "
+                        + "arrive within " + ACCEPT_TIMEOUT + " (is " + local + " reachable over RDMA from it?)");
+            }
+            InetSocketAddress from = ctx.cm().call("rdma_get_peer_addr", DisniConfig.CM_CALL_TIMEOUT,
+                    () -> (InetSocketAddress) conn.getDestination());
+            if (from != null && from.getAddress().equals(ip)) {
+                return conn;
+            }
+            ctx.cm().call("refuse unpaired request", DisniConfig.CM_CALL_TIMEOUT, () -> {
+                CmEventLoop.destroyQuietly(conn); // not the client of this handshake
+                return null;
+            });
+        }
+    }
+
+    @Override
+    public void close() {
+        if (closed) return;
+        closed = true;
+        closeQuietly(server);
+        try {
+            ctx.cm().call("rdma_destroy_id(listener)", DisniConfig.CM_CALL_TIMEOUT, () -> {
+                ctx.cm().unregister(listenId);
+                RdmaCmId r;
+                while ((r = cmRequests.poll()) != null) CmEventLoop.destroyQuietly(r);
+                CmEventLoop.destroyQuietly(listenId);
+                return null;
+            });
+        } finally {
+            ctx.forget(this);
+        }
+    }
+
+    static void closeQuietly(AutoCloseable c) {
+        try {
+            c.close();
+        } catch (Exception ignored) {
+            // closing: nothing to report
+        }
+    }
+}

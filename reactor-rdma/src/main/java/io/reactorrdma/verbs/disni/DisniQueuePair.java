@@ -1,0 +1,259 @@
+package io.reactorrdma.verbs.disni;
+
+import com.ibm.disni.verbs.IbvQP;
+import com.ibm.disni.verbs.IbvQPInitAttr;
+import com.ibm.disni.verbs.RdmaCmId;
+import io.reactorrdma.verbs.QpAttributes;
+import io.reactorrdma.verbs.QpState;
+import io.reactorrdma.verbs.QueuePair;
+import io.reactorrdma.verbs.RecvWr;
+import io.reactorrdma.verbs.SendWr;
+import io.reactorrdma.verbs.VerbsException;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * An RC queue pair. DiSNI can create a queue pair only on a cm id that already has a device
+ * (the client's id after route resolution, the server's id of the connect request), so this one
+ * is <em>deferred</em>: until {@link #attach} it only records its attributes and keeps copies of
+ * the receives posted early; attach creates the native queue pair and posts them in one call.
+ *
+ * <p>Posting checks everything before the native call (free slots, SGE counts, state), because
+ * {@code ibv_post_send} may post a prefix of a batch and DiSNI does not report {@code bad_wr}.
+ */
+final class DisniQueuePair implements QueuePair {
+
+    private final DisniContext context;
+    private final DisniProtectionDomain pd;
+    private final QpAttributes attributes;
+    private final DisniCompletionQueue sendCq;
+    private final DisniCompletionQueue recvCq;
+    final QpRecord record;
+    private final long[] tokens;
+    private final long[] recvWrIds;
+    private final List<RecvWr> early = new ArrayList<>();
+    private volatile RdmaCmId id;
+    private volatile IbvQP qp;
+    private SendCallCache sendCalls;
+    private RecvCallCache recvCalls;
+
+    DisniQueuePair(DisniContext context, DisniProtectionDomain pd, QpAttributes attributes,
+                   DisniCompletionQueue sendCq, DisniCompletionQueue recvCq, QpRecord record) {
+        this.context = context;
+        this.pd = pd;
+        this.attributes = attributes;
+        this.sendCq = sendCq;
+        this.recvCq = recvCq;
+        this.record = record;
+        this.tokens = new long[attributes.maxSendWr()];
+        this.recvWrIds = new long[attributes.maxRecvWr()];
+    }
+
+    /** Creates the native queue pair on {@code cmId} and posts the receives given so far. CM thread, during connect/accept. */
+    void attach(RdmaCmId cmId) throws IOException {
+        if (qp != null) {
+            throw new VerbsException("queue pair " + qpNum() + " is already connected; create a new queue pair per connection");
+        }
+        IbvQPInitAttr init = new IbvQPInitAttr();
+        init.setQp_type(IbvQP.IBV_QPT_RC);
+        init.setSend_cq(sendCq.ibv());
+        init.setRecv_cq(recvCq.ibv());
+        init.cap().setMax_send_wr(attributes.maxSendWr());
+        init.cap().setMax_recv_wr(attributes.maxRecvWr());
+        init.cap().setMax_send_sge(attributes.maxSendSge()); // ignored by libdisni 2.1, which uses 4
+        init.cap().setMax_recv_sge(attributes.maxRecvSge());
+        init.cap().setMax_inline_data(0);
+        IbvQP created = cmId.createQP(pd.ibv(), init);
+        if (created == null) {
+            throw new VerbsException("rdma_create_qp failed: the connection resolved to another RDMA device than this "
+                    + "context's, or the device refused depths " + attributes.maxSendWr() + "/" + attributes.maxRecvWr());
+        }
+        sendCalls = new SendCallCache(list -> created.postSend(list, null), context.config().sendCallCacheSize(), attributes.maxSendWr());
+        recvCalls = new RecvCallCache(list -> created.postRecv(list, null), context.config().recvCallCacheSize());
+        record.qpNum(created.getQp_num());
+        this.id = cmId;
+        synchronized (early) {
+            // the early receives go first; only then may postRecv post directly (receive order is wrId order)
+            if (!early.isEmpty()) {
+                RecvWr[] batch = early.toArray(new RecvWr[0]);
+                recvCalls.post(batch, 0, batch.length, record.recvToken());
+                early.clear();
+            }
+            this.qp = created;
+        }
+    }
+
+    RdmaCmId cmId() {
+        return id;
+    }
+
+    void established() {
+        record.established();
+    }
+
+    @Override
+    public int qpNum() {
+        return record.qpNum();
+    }
+
+    @Override
+    public QpState state() {
+        return record.state();
+    }
+
+    @Override
+    public QpAttributes attributes() {
+        return attributes;
+    }
+
+    @Override
+    public void postSend(SendWr[] wrs, int from, int count) {
+        checkRange(wrs.length, from, count);
+        QpState s = record.state();
+        if (s == QpState.DESTROYED) {
+            throw new VerbsException("queue pair " + qpNum() + " is destroyed; create a new one");
+        }
+        IbvQP q = qp;
+        if (q == null || s == QpState.INIT) {
+            throw new VerbsException("queue pair " + qpNum() + " is not connected; post sends after connect() or accept()");
+        }
+        PostedWork work = record.work;
+        int free = work.freeSendSlots();
+        if (count > free) {
+            throw new VerbsException("send queue of queue pair " + qpNum() + " is full: " + free + " of " + attributes.maxSendWr()
+                    + " slots free, " + count + " requests given; nothing was posted. Poll completions to free slots");
+        }
+        for (int i = 0; i < count; i++) {
+            SendWr wr = wrs[from + i];
+            if (wr.numSge() > attributes.maxSendSge()) {
+                throw new VerbsException("send request " + wr + " has " + wr.numSge() + " scatter/gather entries; queue pair "
+                        + qpNum() + " allows " + attributes.maxSendSge() + "; nothing was posted");
+            }
+            tokens[i] = record.sendToken(work.nextSendSlot(i));
+        }
+        if (count == 0) return;
+        work.recordSends(wrs, from, count);
+        work.publishSends(count);
+        try {
+            sendCalls.post(wrs, from, count, tokens);
+        } catch (IOException e) {
+            String cause = "ibv_post_send failed: " + e.getMessage();
+            record.fail(cause);
+            throw new VerbsException(cause + "; part of the batch may have been posted, so queue pair " + qpNum()
+                    + " is treated as failed", e);
+        }
+    }
+
+    @Override
+    public void postRecv(RecvWr[] wrs, int from, int count) {
+        checkRange(wrs.length, from, count);
+        if (record.state() == QpState.DESTROYED) {
+            throw new VerbsException("queue pair " + qpNum() + " is destroyed; create a new one");
+        }
+        PostedWork work = record.work;
+        int free = work.freeRecvSlots();
+        if (count > free) {
+            throw new VerbsException("receive queue of queue pair " + qpNum() + " is full: " + free + " of "
+                    + attributes.maxRecvWr() + " slots free, " + count + " requests given; nothing was posted");
+        }
+        for (int i = 0; i < count; i++) {
+            RecvWr wr = wrs[from + i];
+            if (wr.numSge() > attributes.maxRecvSge()) {
+                throw new VerbsException("receive request " + wr + " has " + wr.numSge() + " scatter/gather entries; queue pair "
+                        + qpNum() + " allows " + attributes.maxRecvSge() + "; nothing was posted");
+            }
+            recvWrIds[i] = wr.wrId();
+        }
+        if (count == 0) return;
+        if (qp == null) {
+            synchronized (early) {
+                if (qp == null) {
+                    for (int i = 0; i < count; i++) early.add(copy(wrs[from + i]));
+                    work.recordRecvs(recvWrIds, count);
+                    return;
+                }
+            }
+        }
+        work.recordRecvs(recvWrIds, count);
+        try {
+            recvCalls.post(wrs, from, count, record.recvToken());
+        } catch (IOException e) {
+            String cause = "ibv_post_recv failed: " + e.getMessage();
+            record.fail(cause);
+            throw new VerbsException(cause + "; queue pair " + qpNum() + " is treated as failed", e);
+        }
+    }
+
+    private static RecvWr copy(RecvWr wr) {
+        RecvWr c = new RecvWr(Math.max(1, wr.numSge())).wrId(wr.wrId());
+        for (int j = 0; j < wr.numSge(); j++) c.addSge(wr.sgeAddress(j), wr.sgeLength(j), wr.sgeLkey(j));
+        return c;
+    }
+
+    private static void checkRange(int length, int from, int count) {
+        if (from < 0 || count < 0 || from + count > length) {
+            throw new IndexOutOfBoundsException("batch [" + from + ", " + (from + count) + ") outside an array of " + length);
+        }
+    }
+
+    @Override
+    public int freeSendSlots() {
+        return record.work.freeSendSlots();
+    }
+
+    @Override
+    public int freeRecvSlots() {
+        return record.work.freeRecvSlots();
+    }
+
+    @Override
+    public String errorCause() {
+        return record.errorCause();
+    }
+
+    /** The queue pair failed outside a completion (disconnect, CM event); later work is flushed by the NIC. */
+    void fail(String cause) {
+        record.fail(cause);
+    }
+
+    @Override
+    public void close() {
+        if (record.state() == QpState.DESTROYED) return;
+        record.fail("queue pair destroyed");
+        RdmaCmId cm = id;
+        try {
+            if (cm != null) {
+                context.cm().call("rdma_destroy_qp", DisniConfig.CM_CALL_TIMEOUT, () -> {
+                    context.cm().unregister(cm);
+                    try {
+                        if (cm.isOpen()) {
+                            try {
+                                cm.disconnect(); // may already be disconnected: then it just fails
+                            } catch (IOException ignored) {
+                                // destroying the queue pair below is what matters
+                            }
+                            cm.destroyQP();
+                        }
+                    } catch (IOException e) {
+                        // the id is destroyed below, which releases the queue pair too
+                    } finally {
+                        CmEventLoop.destroyQuietly(cm);
+                    }
+                    return null;
+                });
+            }
+        } finally {
+            // even when the CM thread could not destroy it (context closed, thread stuck): the queue pair
+            // is unusable from here on, and its completion queues must not stay reserved by it forever
+            if (sendCalls != null) sendCalls.clear();
+            if (recvCalls != null) recvCalls.clear();
+            record.destroyed();
+            sendCq.release(attributes.maxSendWr(), 0);
+            recvCq.release(0, attributes.maxRecvWr());
+            context.forgetRecord(record);
+            context.forget(this);
+        }
+    }
+}

@@ -1,0 +1,112 @@
+package io.reactorrdma.verbs.disni;
+
+import io.reactorrdma.verbs.VerbsException;
+
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+
+/**
+ * The TCP handshake that carries connection private data beside rdma_cm. Stock libdisni 2.1
+ * sends connect private data but lets the server not read it, sends none with accept and has no
+ * reject (docs/VERBS.md section 2.8), so the provider exchanges the SPI's private data here, on
+ * the listener's address and port over TCP, and uses rdma_cm only to connect the queue pairs.
+ *
+ * <pre>
+ * client                                 server (listener)
+ *   HELLO(connect data)         ──►        poll() returns the request
+ *                               ◄──        GO            (accept: now send the CM request)
+ *   rdma_connect …  ESTABLISHED            rdma_accept … ESTABLISHED
+ *                               ◄──        ACCEPT(accept data)
+ * or                            ◄──        REJECT(reject data), no rdma_cm traffic at all
+ * </pre>
+ * A frame is {@code magic u32 'RRDH' | type u8 | length u16 | data}, big-endian. Lengths are
+ * bounded by the InfiniBand CM sizes, as for rdma_cm private data.
+ */
+final class SideChannel {
+
+    static final int MAGIC = 0x52524448; // "RRDH"
+    static final byte HELLO = 1;
+    static final byte GO = 2;
+    static final byte ACCEPT = 3;
+    static final byte REJECT = 4;
+
+    /** Private-data limits of the InfiniBand CM messages (rdma_cm takes 36 bytes of REQ's 92). */
+    static final int MAX_CONNECT_DATA = 56;
+    static final int MAX_ACCEPT_DATA = 196;
+    static final int MAX_REJECT_DATA = 148;
+
+    /** A received frame. */
+    record Frame(byte type, ByteBuffer data) {
+    }
+
+    private SideChannel() {
+    }
+
+    static int limit(byte type) {
+        switch (type) {
+            case HELLO: return MAX_CONNECT_DATA;
+            case ACCEPT: return MAX_ACCEPT_DATA;
+            case REJECT: return MAX_REJECT_DATA;
+            default: return 0;
+        }
+    }
+
+    static String name(byte type) {
+        switch (type) {
+            case HELLO: return "HELLO";
+            case GO: return "GO";
+            case ACCEPT: return "ACCEPT";
+            case REJECT: return "REJECT";
+            default: return "type " + type;
+        }
+    }
+
+    /** Checks private data against the CM limit for {@code type}; null counts as empty. */
+    static int checkLength(byte type, ByteBuffer data, String call) {
+        int n = data == null ? 0 : data.remaining();
+        if (n > limit(type)) {
+            throw new IllegalArgumentException(call + " private data is " + n + " bytes; the InfiniBand CM carries at most "
+                    + limit(type) + " bytes with " + call);
+        }
+        return n;
+    }
+
+    static void write(DataOutputStream out, byte type, ByteBuffer data) throws IOException {
+        int n = data == null ? 0 : data.remaining();
+        out.writeInt(MAGIC);
+        out.writeByte(type);
+        out.writeShort(n);
+        if (n > 0) {
+            ByteBuffer d = data.duplicate();
+            byte[] bytes = new byte[n];
+            d.get(bytes);
+            out.write(bytes);
+        }
+        out.flush();
+    }
+
+    /** Reads one frame and checks it is well formed; {@code peer} names the other side in errors. */
+    static Frame read(DataInputStream in, String peer) throws IOException {
+        int magic;
+        try {
+            magic = in.readInt();
+        } catch (EOFException e) {
+            throw new EOFException("the side channel to " + peer + " closed before the handshake finished");
+        }
+        if (magic != MAGIC) {
+            throw new VerbsException(peer + " does not speak the reactor-rdma disni handshake (magic 0x"
+                    + Integer.toHexString(magic) + "); is another service on that TCP port?");
+        }
+        byte type = in.readByte();
+        int n = in.readUnsignedShort();
+        if (type < HELLO || type > REJECT || n > limit(type)) {
+            throw new VerbsException("malformed handshake frame from " + peer + ": " + name(type) + " with " + n + " bytes");
+        }
+        byte[] bytes = new byte[n];
+        in.readFully(bytes);
+        return new Frame(type, ByteBuffer.wrap(bytes).asReadOnlyBuffer());
+    }
+}

@@ -1,0 +1,136 @@
+package io.reactorrdma.verbs.disni;
+
+import com.ibm.disni.verbs.IbvSendWR;
+import io.reactorrdma.verbs.SendWr;
+import io.reactorrdma.verbs.WrOpcode;
+import org.junit.jupiter.api.Test;
+
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class SendCallCacheTest {
+
+    private final List<FakeCalls.PostSend> built = new ArrayList<>();
+    private final SendCallCache cache = new SendCallCache(list -> {
+        FakeCalls.PostSend c = new FakeCalls.PostSend(list);
+        built.add(c);
+        return c;
+    }, 4, 32);
+
+    private static SendWr send(long wrId, long addr, int len, int lkey) {
+        SendWr w = new SendWr().wrId(wrId).opcode(WrOpcode.SEND);
+        w.setSge(addr, len, lkey);
+        return w;
+    }
+
+    @Test
+    void aRequestMapsToDisniFieldValues() {
+        SendWr w = new SendWr(2).wrId(99).opcode(WrOpcode.WRITE_WITH_IMM).immData(0x01020304).remote(0x7000_0000_1000L, 0xABCD).signaled(false);
+        w.addSge(0x1000, 64, 7);
+        w.addSge(0x2000, 32, 8);
+        IbvSendWR ibv = SendCallCache.toIbv(w, 1234L);
+        assertThat(ibv.getWr_id()).as("the provider token, not the caller's wrId").isEqualTo(1234L);
+        assertThat(ibv.getOpcode()).isEqualTo(IbvSendWR.IBV_WR_RDMA_WRITE_WITH_IMM);
+        assertThat(ibv.getSend_flags()).isZero();
+        int expectedImm = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN ? 0x04030201 : 0x01020304;
+        assertThat(ibv.getImm_data()).as("htonl").isEqualTo(expectedImm);
+        assertThat(ibv.getRdma().getRemote_addr()).isEqualTo(0x7000_0000_1000L);
+        assertThat(ibv.getRdma().getRkey()).isEqualTo(0xABCD);
+        assertThat(ibv.getNum_sge()).isEqualTo(2);
+        assertThat(ibv.getSge(1).getAddr()).isEqualTo(0x2000);
+        assertThat(ibv.getSge(1).getLength()).isEqualTo(32);
+        assertThat(ibv.getSge(1).getLkey()).isEqualTo(8);
+        SendWr plain = new SendWr().wrId(1).opcode(WrOpcode.SEND);
+        IbvSendWR p = SendCallCache.toIbv(plain, 5);
+        assertThat(p.getSend_flags()).isEqualTo(IbvSendWR.IBV_SEND_SIGNALED);
+        assertThat(p.getNum_sge()).isZero();
+        assertThat(p.getImm_data()).isZero();
+    }
+
+    @Test
+    void theSameShapeIsBuiltOnceAndPatchedAfterwards() throws Exception {
+        cache.post(new SendWr[]{send(1, 0x1000, 10, 1), send(2, 0x2000, 20, 1)}, 0, 2, new long[]{11, 12});
+        SendWr a = send(3, 0x3000, 30, 2).signaled(false);
+        SendWr b = send(4, 0x4000, 40, 3);
+        cache.post(new SendWr[]{a, b}, 0, 2, new long[]{13, 14});
+        assertThat(built).hasSize(1);
+        FakeCalls.PostSend c = built.get(0);
+        assertThat(c.executions).isEqualTo(2);
+        assertThat(c.posted.get(0)).containsExactly(11, 12);
+        assertThat(c.posted.get(1)).containsExactly(13, 14);
+        assertThat(c.wrs.get(0).flags).as("signalling is patched, not keyed").isZero();
+        assertThat(c.wrs.get(1).flags).isEqualTo(IbvSendWR.IBV_SEND_SIGNALED);
+        assertThat(c.wrs.get(0).sges.get(0).addr).isEqualTo(0x3000);
+        assertThat(c.wrs.get(0).sges.get(0).length).isEqualTo(30);
+        assertThat(c.wrs.get(0).sges.get(0).lkey).isEqualTo(2);
+        assertThat(c.wrs.get(1).sges.get(0).addr).isEqualTo(0x4000);
+        assertThat(cache.hits()).isEqualTo(1);
+        assertThat(cache.builds()).isEqualTo(1);
+    }
+
+    @Test
+    void remoteAddressAndRkeyArePatchedForRdmaOpcodes() throws Exception {
+        SendWr w = new SendWr().wrId(1).opcode(WrOpcode.WRITE).remote(0x9000, 5);
+        w.setSge(0x1000, 8, 1);
+        cache.post(new SendWr[]{w}, 0, 1, new long[]{1});
+        w.remote(0xA000, 6).setSge(0x1100, 16, 2);
+        cache.post(new SendWr[]{w}, 0, 1, new long[]{2});
+        FakeCalls.Wr native0 = built.get(0).wrs.get(0);
+        assertThat(built).hasSize(1);
+        assertThat(native0.rdma.remoteAddr).isEqualTo(0xA000);
+        assertThat(native0.rdma.rkey).isEqualTo(6);
+        assertThat(native0.sges.get(0).length).isEqualTo(16);
+        assertThat(native0.opcode).isEqualTo(IbvSendWR.IBV_WR_RDMA_WRITE);
+    }
+
+    @Test
+    void opcodeSgeCountLengthAndImmediateAreTheShape() throws Exception {
+        cache.post(new SendWr[]{send(1, 0x1000, 8, 1)}, 0, 1, new long[]{1});
+        SendWr twoSges = new SendWr(2).wrId(2).opcode(WrOpcode.SEND);
+        twoSges.addSge(0x1000, 4, 1);
+        twoSges.addSge(0x2000, 4, 1);
+        cache.post(new SendWr[]{twoSges}, 0, 1, new long[]{2});
+        SendWr imm = send(3, 0x1000, 8, 1).opcode(WrOpcode.SEND_WITH_IMM).immData(5);
+        cache.post(new SendWr[]{imm}, 0, 1, new long[]{3});
+        assertThat(built).hasSize(3);
+        imm.immData(6);
+        cache.post(new SendWr[]{imm}, 0, 1, new long[]{4});
+        assertThat(built).as("a new immediate value cannot be patched into DiSNI's call").hasSize(4);
+        assertThat(built.get(3).wrs.get(0).imm).isEqualTo(DisniCodes.immToWire(6));
+        imm.immData(5);
+        cache.post(new SendWr[]{imm}, 0, 1, new long[]{5});
+        assertThat(built).as("immediate 5 is still cached").hasSize(4);
+        assertThat(built.get(2).executions).isEqualTo(2);
+    }
+
+    @Test
+    void theLeastRecentlyUsedCallIsEvictedAndFreed() throws Exception {
+        for (int n = 1; n <= 4; n++) {
+            SendWr[] batch = new SendWr[n];
+            for (int i = 0; i < n; i++) batch[i] = send(i, 0x1000, 8, 1);
+            cache.post(batch, 0, n, new long[n]);
+        }
+        cache.post(new SendWr[]{send(1, 0x1000, 8, 1)}, 0, 1, new long[1]); // length 1 used again
+        SendWr[] five = new SendWr[5];
+        for (int i = 0; i < 5; i++) five[i] = send(i, 0x1000, 8, 1);
+        cache.post(five, 0, 5, new long[5]);
+        assertThat(built).hasSize(5);
+        assertThat(built.get(1).freed).as("length 2 was least recently used").isTrue();
+        assertThat(built.get(0).freed).isFalse();
+        assertThat(cache.size()).isEqualTo(4);
+        cache.clear();
+        assertThat(built.stream().filter(c -> !c.freed)).isEmpty();
+    }
+
+    @Test
+    void aBatchFromTheMiddleOfAnArrayUsesThoseRequests() throws Exception {
+        SendWr[] wrs = {send(1, 0x1000, 1, 1), send(2, 0x2000, 2, 1), send(3, 0x3000, 3, 1)};
+        cache.post(wrs, 1, 2, new long[]{22, 33});
+        assertThat(built.get(0).wrs).hasSize(2);
+        assertThat(built.get(0).wrs.get(0).sges.get(0).addr).isEqualTo(0x2000);
+        assertThat(built.get(0).posted.get(0)).containsExactly(22, 33);
+    }
+}
