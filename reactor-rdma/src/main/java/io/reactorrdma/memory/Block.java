@@ -87,8 +87,4 @@ final class Block {
     boolean isEmpty() {
         return usedPages == 0;
     }
-
-    int freePages() {
-        return pages - usedPages;
-    }
 }

@@ -139,10 +139,6 @@ final class CmEventLoop implements AutoCloseable {
         }
     }
 
-    boolean isLoopThread() {
-        return Thread.currentThread() == thread;
-    }
-
     /** Stops the thread once queued calls ran; the caller destroys the channel afterwards. */
     @Override
     public void close() {

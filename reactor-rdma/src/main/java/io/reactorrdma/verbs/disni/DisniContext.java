@@ -45,7 +45,6 @@ final class DisniContext implements VerbsContext {
             Integer.MAX_VALUE - 8, 1 << 30, SideChannel.MAX_CONNECT_DATA, true);
 
     private final DisniConfig config;
-    private final InetAddress address;
     private final String deviceName;
     private final RdmaEventChannel channel;
     private final CmEventLoop cm;
@@ -58,7 +57,6 @@ final class DisniContext implements VerbsContext {
 
     private DisniContext(DisniConfig config, InetAddress address, String deviceName, RdmaEventChannel channel) {
         this.config = config;
-        this.address = address;
         this.deviceName = deviceName;
         this.channel = channel;
         this.cm = new CmEventLoop(channel, "reactor-rdma-disni-cm-" + address.getHostAddress());
@@ -123,10 +121,6 @@ final class DisniContext implements VerbsContext {
 
     RdmaEventChannel channel() {
         return channel;
-    }
-
-    InetAddress address() {
-        return address;
     }
 
     void forget(AutoCloseable c) {

@@ -106,11 +106,12 @@ final class PostedWork {
         sendRetired.setRelease(retired + n);
     }
 
-    /** Pops the oldest posted receive's wrId; -1 if none is outstanding (a stray completion). */
+    /** Whether a posted receive is outstanding; a receive completion without one is a stray. */
     boolean hasOutstandingRecv() {
         return recvPosted.getAcquire() > recvRetired.get();
     }
 
+    /** Pops the oldest outstanding receive's wrId (call only when {@link #hasOutstandingRecv}). */
     long popRecv() {
         long r = recvRetired.get();
         long wrId = recvWrId[(int) (r % recvDepth)];
