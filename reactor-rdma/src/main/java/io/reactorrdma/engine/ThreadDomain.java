@@ -34,10 +34,10 @@ import java.util.function.Consumer;
 public final class ThreadDomain implements AutoCloseable {
 
     private static final int POLL_BATCH = 64;
-    /** Set when the loop has ended: later {@link #execute} calls run their task on the caller. */
-    private volatile boolean terminated;
     /** Empty loop turns {@link IdleStrategy#BACK_OFF} spins before it blocks: some tens of microseconds. */
     private static final int BACK_OFF_SPIN_TURNS = 1000;
+    /** Empty loop turns {@link IdleStrategy#BLOCK} spins before it blocks: just enough to skip arming for a near-miss. */
+    private static final int BLOCK_SPIN_TURNS = 50;
 
     private final String name;
     private final VerbsContext context;
@@ -63,6 +63,10 @@ public final class ThreadDomain implements AutoCloseable {
     private final WorkCompletion[] wcs = new WorkCompletion[POLL_BATCH];
     private volatile boolean running = true;
     private int idleTurns;
+    /** Empty turns spent spinning before the thread blocks (BACK_OFF, BLOCK; BUSY_SPIN never blocks). */
+    private final int spinTurns;
+    /** Set when the loop has ended: later {@link #execute} calls run their task on the caller. */
+    private volatile boolean terminated;
 
     public ThreadDomain(String name, VerbsContext context, RegisteredAllocator memory, EngineConfig config,
                         IdleStrategy idle, int maxEngines, Executor connector) {
@@ -73,6 +77,7 @@ public final class ThreadDomain implements AutoCloseable {
         this.destinations = new RegisteredByteBufAllocator(memory.remoteWritable());
         this.config = config;
         this.idle = idle;
+        this.spinTurns = idle == IdleStrategy.BACK_OFF ? BACK_OFF_SPIN_TURNS : BLOCK_SPIN_TURNS;
         this.connector = connector;
         this.cq = context.createCq(maxEngines * config.sendQueueDepth());
         for (int i = 0; i < POLL_BATCH; i++) wcs[i] = new WorkCompletion();
@@ -331,28 +336,20 @@ public final class ThreadDomain implements AutoCloseable {
         list.add(WorkCompletion.copyOf(wc));
     }
 
+    /**
+     * An empty turn: spin for the strategy's turns, then block until a completion or handed-over
+     * work (or half a heartbeat interval, so heartbeats stay due). BACK_OFF never yields: on an
+     * oversubscribed host a yielding thread stays runnable and waits behind every other runnable
+     * thread, while a blocked one is woken with the scheduler's wake-up preference.
+     */
     private void idle() {
-        idleTurns++;
-        switch (idle) {
-            case BUSY_SPIN:
-                Thread.onSpinWait();
-                break;
-            case BACK_OFF:
-                // No yield phase: on an oversubscribed host a yielding thread stays runnable and waits
-                // behind every other runnable thread, while a blocked one is woken with the scheduler's
-                // wake-up preference. Spin briefly, then sleep until a completion or handed-over work.
-                if (idleTurns < BACK_OFF_SPIN_TURNS) {
-                    Thread.onSpinWait();
-                } else {
-                    block(config.heartbeatInterval().toNanos() / 2);
-                }
-                break;
-            default:
-                if (idleTurns < 50) {
-                    Thread.onSpinWait();
-                } else {
-                    block(config.heartbeatInterval().toNanos() / 2);
-                }
+        if (idle == IdleStrategy.BUSY_SPIN) {
+            Thread.onSpinWait();
+        } else if (idleTurns < spinTurns) {
+            idleTurns++;
+            Thread.onSpinWait();
+        } else {
+            block(config.heartbeatInterval().toNanos() / 2);
         }
     }
 
