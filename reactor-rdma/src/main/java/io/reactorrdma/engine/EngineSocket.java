@@ -122,13 +122,7 @@ public final class EngineSocket {
             message.release();
             return false;
         }
-        outbound.add(message);
-        queued.incrementAndGet();
-        if (ended) {
-            return withdraw();
-        }
-        engine.socketReady(this);
-        return true;
+        return enqueue(message);
     }
 
     /**
@@ -142,23 +136,24 @@ public final class EngineSocket {
             write.payload().release();
             return false;
         }
-        outbound.add(write);
-        queued.incrementAndGet();
-        if (ended) {
-            return withdraw();
-        }
-        engine.socketReady(this);
-        return true;
+        return enqueue(write);
     }
 
     /**
-     * An offer raced with {@link #end}: the closed check passed, but the queue was drained before
-     * the element went in, and an ended socket is served no more. The I/O thread, the queue's only
-     * consumer, releases what is left (an atomic poll each, so once each).
+     * Queues a message or direct write that passed the closed check. If it raced with {@link #end}
+     * (the queue was drained before the element went in, and an ended socket is served no more),
+     * the I/O thread, the queue's only consumer, releases what is left (an atomic poll each, so
+     * once each) and the offer reports the socket closed.
      */
-    private boolean withdraw() {
-        engine.domain.execute(this::releaseQueued);
-        return false;
+    private boolean enqueue(Object element) {
+        outbound.add(element);
+        queued.incrementAndGet();
+        if (ended) {
+            engine.domain.execute(this::releaseQueued);
+            return false;
+        }
+        engine.socketReady(this);
+        return true;
     }
 
     private void releaseQueued() {
