@@ -2,16 +2,19 @@ package io.reactorrdma.verbs.disni;
 
 import com.ibm.disni.verbs.IbvMr;
 import com.ibm.disni.verbs.IbvSendWR;
+import com.ibm.disni.verbs.IbvSge;
 import com.ibm.disni.verbs.IbvWC;
 import io.reactorrdma.verbs.AccessFlags;
+import io.reactorrdma.verbs.ScatterGatherList;
 import io.reactorrdma.verbs.WcStatus;
 import io.reactorrdma.verbs.WrOpcode;
 
 import java.nio.ByteOrder;
+import java.util.LinkedList;
 
 /**
- * Pure value translation between the SPI and DiSNI 2.1: access flags, opcodes, completion statuses
- * and the byte order of immediate data. The SPI's values equal the C constants, and so DiSNI's;
+ * Pure value translation between the SPI and DiSNI 2.1: access flags, opcodes, completion statuses,
+ * the byte order of immediate data and scatter/gather lists. The SPI's values equal the C constants, and so DiSNI's;
  * this class still maps through DiSNI's named constants so a mismatch would show in its tests.
  */
 final class DisniCodes {
@@ -45,6 +48,19 @@ final class DisniCodes {
             case READ: return IbvSendWR.IBV_WR_RDMA_READ;
             default: throw new IllegalArgumentException("opcode " + op);
         }
+    }
+
+    /** A request's scatter/gather entries as DiSNI's {@code sg_list} (built only when a post call is built). */
+    static LinkedList<IbvSge> sgeList(ScatterGatherList wr) {
+        LinkedList<IbvSge> sges = new LinkedList<>();
+        for (int j = 0; j < wr.numSge(); j++) {
+            IbvSge s = new IbvSge();
+            s.setAddr(wr.sgeAddress(j));
+            s.setLength(wr.sgeLength(j));
+            s.setLkey(wr.sgeLkey(j));
+            sges.add(s);
+        }
+        return sges;
     }
 
     /** {@code send_flags} for a request: {@code IBV_SEND_SIGNALED} or nothing. */

@@ -1,13 +1,11 @@
 package io.reactorrdma.verbs.disni;
 
 import com.ibm.disni.verbs.IbvRecvWR;
-import com.ibm.disni.verbs.IbvSge;
 import com.ibm.disni.verbs.SVCPostRecv;
 import io.reactorrdma.verbs.RecvWr;
 
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.LinkedList;
 import java.util.List;
 
 /**
@@ -159,15 +157,7 @@ final class RecvCallCache {
             RecvWr wr = wrs[from + i];
             IbvRecvWR w = new IbvRecvWR();
             w.setWr_id(token);
-            LinkedList<IbvSge> sges = new LinkedList<>();
-            for (int j = 0; j < wr.numSge(); j++) {
-                IbvSge s = new IbvSge();
-                s.setAddr(wr.sgeAddress(j));
-                s.setLength(wr.sgeLength(j));
-                s.setLkey(wr.sgeLkey(j));
-                sges.add(s);
-            }
-            w.setSg_list(sges);
+            w.setSg_list(DisniCodes.sgeList(wr));
             list.add(w);
         }
         return list;

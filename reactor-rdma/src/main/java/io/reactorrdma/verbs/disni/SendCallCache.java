@@ -1,13 +1,11 @@
 package io.reactorrdma.verbs.disni;
 
 import com.ibm.disni.verbs.IbvSendWR;
-import com.ibm.disni.verbs.IbvSge;
 import com.ibm.disni.verbs.SVCPostSend;
 import io.reactorrdma.verbs.SendWr;
 
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.LinkedList;
 import java.util.List;
 
 /**
@@ -211,15 +209,7 @@ final class SendCallCache {
             w.getRdma().setRemote_addr(wr.remoteAddress());
             w.getRdma().setRkey(wr.rkey());
         }
-        LinkedList<IbvSge> sges = new LinkedList<>();
-        for (int j = 0; j < wr.numSge(); j++) {
-            IbvSge s = new IbvSge();
-            s.setAddr(wr.sgeAddress(j));
-            s.setLength(wr.sgeLength(j));
-            s.setLkey(wr.sgeLkey(j));
-            sges.add(s);
-        }
-        w.setSg_list(sges);
+        w.setSg_list(DisniCodes.sgeList(wr));
         return w;
     }
 }
