@@ -23,19 +23,17 @@ final class PageHeap {
         Extent next;
     }
 
-    private final int maxPages;
     /** bins[n]: the free extents of exactly n pages. */
     private final Extent[] bins;
-    /** Bit n set when bins[n] is not empty. */
-    private final long[] nonEmpty;
+    /** Bin n is set when bins[n] is not empty. */
+    private final BinBitmap nonEmpty;
     /** Recycled extent objects, linked through {@link Extent#next}. */
     private Extent spare;
     private long freePages;
 
     PageHeap(int maxPages) {
-        this.maxPages = maxPages;
         this.bins = new Extent[maxPages + 1];
-        this.nonEmpty = new long[(maxPages >>> 6) + 1];
+        this.nonEmpty = new BinBitmap(maxPages);
     }
 
     /** Adds a block whose pages are all free. */
@@ -59,7 +57,7 @@ final class PageHeap {
      * @return the extent's block, with the first page in {@code firstPage[0]}; null when no extent is long enough
      */
     Block take(int n, int[] firstPage) {
-        int len = nextNonEmpty(n);
+        int len = nonEmpty.next(n, Integer.MAX_VALUE);
         if (len < 0) {
             return null;
         }
@@ -113,27 +111,7 @@ final class PageHeap {
 
     /** Length of the longest free extent, 0 when there is none. */
     int longestFree() {
-        for (int w = nonEmpty.length - 1; w >= 0; w--) {
-            if (nonEmpty[w] != 0) {
-                return (w << 6) + 63 - Long.numberOfLeadingZeros(nonEmpty[w]);
-            }
-        }
-        return 0;
-    }
-
-    private int nextNonEmpty(int n) {
-        if (n > maxPages) {
-            return -1;
-        }
-        int w = n >>> 6;
-        long word = nonEmpty[w] & (-1L << n);
-        while (word == 0) {
-            if (++w == nonEmpty.length) {
-                return -1;
-            }
-            word = nonEmpty[w];
-        }
-        return (w << 6) + Long.numberOfTrailingZeros(word);
+        return Math.max(0, nonEmpty.highest());
     }
 
     private Extent extent(Block b, int start, int pages) {
@@ -169,7 +147,7 @@ final class PageHeap {
             head.prev = e;
         }
         bins[e.pages] = e;
-        nonEmpty[e.pages >>> 6] |= 1L << e.pages;
+        nonEmpty.set(e.pages);
         freePages += e.pages;
     }
 
@@ -182,7 +160,7 @@ final class PageHeap {
         } else {
             bins[e.pages] = e.next;
             if (e.next == null) {
-                nonEmpty[e.pages >>> 6] &= ~(1L << e.pages);
+                nonEmpty.clear(e.pages);
             }
         }
         if (e.next != null) {

@@ -16,7 +16,7 @@ final class PageRunCache {
 
     private final long maxBytes;
     private final Chunk[] bins;
-    private final long[] nonEmpty;
+    private final BinBitmap nonEmpty;
     private long bytes;
     private int count;
     /** Scratch for a batched give-back, reused. */
@@ -25,12 +25,12 @@ final class PageRunCache {
     PageRunCache(long maxBytes, int maxPages) {
         this.maxBytes = maxBytes;
         this.bins = new Chunk[maxPages + 1];
-        this.nonEmpty = new long[(maxPages >>> 6) + 1];
+        this.nonEmpty = new BinBitmap(maxPages);
     }
 
     /** A cached run of {@code pages} to {@code pages + pages / 8} pages, or null. */
     Chunk take(int pages) {
-        int len = nextNonEmpty(pages, Math.min(pages + (pages >>> 3), bins.length - 1));
+        int len = nonEmpty.next(pages, pages + (pages >>> 3));
         return len < 0 ? null : pop(len);
     }
 
@@ -38,7 +38,7 @@ final class PageRunCache {
         Chunk c = bins[len];
         bins[len] = c.nextCached;
         if (c.nextCached == null) {
-            nonEmpty[len >>> 6] &= ~(1L << len);
+            nonEmpty.clear(len);
         }
         c.nextCached = null;
         bytes -= c.capacity;
@@ -58,7 +58,7 @@ final class PageRunCache {
         int len = c.capacity / SizeClasses.PAGE_SIZE;
         c.nextCached = bins[len];
         bins[len] = c;
-        nonEmpty[len >>> 6] |= 1L << len;
+        nonEmpty.set(len);
         bytes += c.capacity;
         count++;
     }
@@ -74,31 +74,8 @@ final class PageRunCache {
         }
         int n = 0;
         while (bytes > target) {
-            evicted[n++] = pop(largest());
+            evicted[n++] = pop(nonEmpty.highest());
         }
         source.givePages(evicted, 0, n);
-    }
-
-    private int largest() {
-        for (int w = nonEmpty.length - 1; ; w--) {
-            if (nonEmpty[w] != 0) {
-                return (w << 6) + 63 - Long.numberOfLeadingZeros(nonEmpty[w]);
-            }
-        }
-    }
-
-    private int nextNonEmpty(int from, int to) {
-        int w = from >>> 6;
-        long word = nonEmpty[w] & (-1L << from);
-        while (true) {
-            if (word != 0) {
-                int len = (w << 6) + Long.numberOfTrailingZeros(word);
-                return len <= to ? len : -1;
-            }
-            if (++w == nonEmpty.length || w << 6 > to) {
-                return -1;
-            }
-            word = nonEmpty[w];
-        }
     }
 }
