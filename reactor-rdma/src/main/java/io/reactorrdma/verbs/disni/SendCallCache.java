@@ -19,8 +19,9 @@ import java.util.List;
  * length, and per request its opcode, SGE count and (for {@code *_WITH_IMM}) immediate value —
  * is the key; everything else is patched into the cached call before each {@code execute()}.
  * Signalling is patched, not keyed. A distinct immediate value is a distinct shape: batches that
- * carry ever-changing immediates miss, and are built, executed and freed each time (correct,
- * but allocating). Entries are evicted least-recently-used and {@code free()}d.
+ * carry ever-changing immediates miss, and each builds a new call, cached in turn (correct, but
+ * allocating). Entries are evicted least-recently-used and {@code free()}d; a batch longer than
+ * any cacheable one is built, executed and freed.
  *
  * <p>Confined to the queue pair's posting thread.
  */
