@@ -36,7 +36,7 @@ final class LatencyChart {
         XYChart chart = new XYChartBuilder().width(1000).height(560).title(title)
                 .xAxisTitle("percentile (x = 1/(1-p): 10 = p90, 100 = p99, 1000 = p99.9)").yAxisTitle("round trip, µs").build();
         XYStyler s = chart.getStyler();
-        s.setLegendPosition(Styler.LegendPosition.InsideNW);
+        s.setLegendPosition(Styler.LegendPosition.OutsideS);
         s.setChartBackgroundColor(java.awt.Color.WHITE);
         s.setXAxisLogarithmic(true);
         s.setYAxisLogarithmic(true);
