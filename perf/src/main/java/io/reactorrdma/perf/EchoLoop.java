@@ -1,7 +1,6 @@
 package io.reactorrdma.perf;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufUtil;
 import org.HdrHistogram.Histogram;
 import reactor.core.publisher.Sinks;
 
@@ -22,13 +21,13 @@ import java.util.function.Consumer;
  * <p>Threads: {@link #start} on the caller's thread, everything else on the transport's thread;
  * the results are read after {@link #done()} completed.
  */
-final class EchoLoop {
+final class EchoLoop implements MeasuredLoop {
 
-    private static final int FULL_CHECK_BYTES = 64;
     private static final Duration SERIALIZED_EMIT_WAIT = Duration.ofSeconds(5);
 
     private final int id;
     private final ByteBuf template;
+    private final PayloadCheck check;
     private final EchoLoops loops;
     private final Histogram histogram = Latencies.newHistogram();
     private final CompletableFuture<Void> done = new CompletableFuture<>();
@@ -36,11 +35,11 @@ final class EchoLoop {
     private Consumer<ByteBuf> out;
     private long sentAt;
     private long measured;
-    private boolean checkedOnce;
 
     EchoLoop(int id, ByteBuf template, EchoLoops loops) {
         this.id = id;
         this.template = template;
+        this.check = new PayloadCheck(template);
         this.loops = loops;
     }
 
@@ -66,7 +65,8 @@ final class EchoLoop {
     }
 
     /** Sends the first message. */
-    void start() {
+    @Override
+    public void start() {
         send();
     }
 
@@ -82,7 +82,7 @@ final class EchoLoop {
         if (done.isDone()) {
             return;
         }
-        if (!matches(echo)) {
+        if (!check.matches(echo)) {
             fail(new PerfException("connection " + id + ": the echo (" + echo.readableBytes() + " bytes) differs from the "
                     + template.readableBytes() + "-byte message sent; the transport corrupted or mixed up messages"));
             return;
@@ -97,20 +97,6 @@ final class EchoLoop {
             return;
         }
         send();
-    }
-
-    private boolean matches(ByteBuf echo) {
-        int n = template.readableBytes();
-        if (echo.readableBytes() != n) {
-            return false;
-        }
-        if (!checkedOnce || n <= FULL_CHECK_BYTES) {
-            checkedOnce = true;
-            return ByteBufUtil.equals(template, echo);
-        }
-        int t = template.readerIndex();
-        int e = echo.readerIndex();
-        return template.getLong(t) == echo.getLong(e) && template.getLong(t + n - 8) == echo.getLong(e + n - 8);
     }
 
     /** The connection failed. */
@@ -130,21 +116,25 @@ final class EchoLoop {
         }
     }
 
-    CompletableFuture<Void> done() {
+    @Override
+    public CompletableFuture<Void> done() {
         return done;
     }
 
     /** Completes at the first good echo. */
-    CompletableFuture<Void> firstEcho() {
+    @Override
+    public CompletableFuture<Void> firstEcho() {
         return firstEcho;
     }
 
-    Histogram histogram() {
+    @Override
+    public Histogram histogram() {
         return histogram;
     }
 
     /** Echoes received in the measured phase. */
-    long measured() {
+    @Override
+    public long measured() {
         return measured;
     }
 }

@@ -11,14 +11,15 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * The closed loops of one echo run, one per connection, and the phase they are in: warm-up
- * (echoes not recorded), measure (recorded), stop (each loop ends at its next echo).
+ * The closed loops of one run, one per connection ({@link EchoLoop}s for echo, RSocket loops for
+ * rsocket-rr and rsocket-stream), and the phase they are in: warm-up (answers not recorded),
+ * measure (recorded), stop (each loop ends at its next answer).
  */
 final class EchoLoops {
 
     enum Phase { WARMUP, MEASURE, STOP }
 
-    private final List<EchoLoop> loops = new ArrayList<>();
+    private final List<MeasuredLoop> loops = new ArrayList<>();
     private final CompletableFuture<Void> firstFailure = new CompletableFuture<>();
     private volatile Phase phase = Phase.WARMUP;
 
@@ -29,12 +30,23 @@ final class EchoLoops {
         return loop;
     }
 
+    /** The number the next loop added gets (its connection number). */
+    int nextId() {
+        return loops.size();
+    }
+
+    /** Adds a loop made for these phases (numbered {@link #nextId()}). */
+    <L extends MeasuredLoop> L add(L loop) {
+        loops.add(loop);
+        return loop;
+    }
+
     Phase phase() {
         return phase;
     }
 
     void startAll() {
-        loops.forEach(EchoLoop::start);
+        loops.forEach(MeasuredLoop::start);
     }
 
     void measure() {
@@ -111,6 +123,6 @@ final class EchoLoops {
 
     /** Echoes measured over all loops (after {@link #awaitStopped}). */
     long measured() {
-        return loops.stream().mapToLong(EchoLoop::measured).sum();
+        return loops.stream().mapToLong(MeasuredLoop::measured).sum();
     }
 }

@@ -1,24 +1,30 @@
 package io.reactorrdma.perf;
 
 /**
- * The echo server in this JVM (rdma-loopback), seen as a {@link PeerSide}: its CPU account is its
- * I/O thread and its provider thread; its meters are read directly.
+ * A server end in this JVM (echo's or the RSocket scenarios' on rdma-loopback, RSocket's on
+ * local), seen as a {@link PeerSide}: its CPU account is its own threads (for rdma-loopback its
+ * I/O thread and its provider thread); its meters are read directly.
  */
 final class InJvmEchoPeer implements PeerSide {
 
-    private final RdmaEchoServer server;
+    private final InJvmServer server;
     private final CpuMeter cpu;
     private final long[] cpuMarks = {-1, -1};
     private final EngineMeters[] meterMarks = {EngineMeters.NONE, EngineMeters.NONE};
     private int marks;
 
-    private InJvmEchoPeer(RdmaEchoServer server) {
+    private InJvmEchoPeer(InJvmServer server) {
         this.server = server;
         this.cpu = server.threadsCpu();
     }
 
     static InJvmEchoPeer start(String provider, PollMode poll) {
         return new InJvmEchoPeer(RdmaEchoServer.start(provider, poll));
+    }
+
+    /** Accounts for {@code server}, which already runs (and is closed with this peer). */
+    static InJvmEchoPeer of(InJvmServer server) {
+        return new InJvmEchoPeer(server);
     }
 
     @Override
@@ -47,7 +53,7 @@ final class InJvmEchoPeer implements PeerSide {
 
     @Override
     public String awaitReport(String key) {
-        throw new PerfException("the in-JVM echo server reports nothing under " + key + "; this is a bug in the perf tool");
+        throw new PerfException("the in-JVM server reports nothing under " + key + "; this is a bug in the perf tool");
     }
 
     @Override

@@ -14,7 +14,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
 /**
- * The forked peer: {@code PeerMain <send-lat|write-bw|shm-floor|echo-rdma|echo-tcp> [--port N] [--size N] [--poll spin|block]
+ * The forked peer: {@code PeerMain <send-lat|write-bw|shm-floor|echo-rdma|echo-tcp|rsocket-rdma|rsocket-tcp> [--port N] [--size N] [--poll spin|block]
  * [--file PATH] [--max-seconds N] [--provider NAME] [--host ADDR]}; {@code --provider disni --host <RDMA IPv4>}
  * is the hardware peer that {@code serve} starts by hand on another host. Prints {@code KEY value} reports on standard output (see
  * {@link PeerReporter}); each {@code mark} line on standard input is answered with a {@code CPU}
@@ -47,7 +47,7 @@ public final class PeerMain {
 
     private static int run(String[] args) throws Exception {
         if (args.length == 0) {
-            System.err.println("[peer] usage: PeerMain <send-lat|write-bw|shm-floor|echo-rdma|echo-tcp> [--port N] [--size N] [--poll spin|block] "
+            System.err.println("[peer] usage: PeerMain <send-lat|write-bw|shm-floor|echo-rdma|echo-tcp|rsocket-rdma|rsocket-tcp> [--port N] [--size N] [--poll spin|block] "
                     + "[--file PATH] [--max-seconds N]");
             return 2;
         }
@@ -85,6 +85,12 @@ public final class PeerMain {
                 return 0;
             case "echo-tcp":
                 TcpEchoServer.task().serve(reporter, () -> stop);
+                return 0;
+            case "rsocket-rdma":
+                RSocketServerEnd.task(() -> RSocketServerEnd.rdma("shm", mode, size), meters::set).serve(reporter, () -> stop);
+                return 0;
+            case "rsocket-tcp":
+                RSocketServerEnd.task(() -> RSocketServerEnd.tcp(size), m -> { }).serve(reporter, () -> stop);
                 return 0;
             case "shm-floor":
                 String file = opts.get("--file");

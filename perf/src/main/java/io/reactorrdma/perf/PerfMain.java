@@ -1,6 +1,9 @@
 package io.reactorrdma.perf;
 
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
 
 /**
  * {@code java -jar reactor-rdma-perf.jar <scenario> [options]} runs a scenario on each transport
@@ -64,6 +67,7 @@ public final class PerfMain {
         ResultWriter writer = new ResultWriter(System.out, o.csv);
         int failed = 0;
         boolean headerDone = false;
+        List<Result> results = new ArrayList<>();
         for (Transport t : o.transports) {
             if (!o.scenario.appliesTo(t)) {
                 Log.info(t.id() + " does not apply to " + o.scenario.id() + "; skipped");
@@ -78,6 +82,7 @@ public final class PerfMain {
             try {
                 Result r = ScenarioRunner.run(o, t);
                 writer.row(r);
+                results.add(r);
                 Log.info(t.id() + ": " + r.ops() + " ops" + (r.clientAllocated() < 0 ? "" // echo: the loops run on I/O threads
                         : "; the client thread allocated " + r.clientAllocated() + " bytes in the measured phase"));
             } catch (RuntimeException | LinkageError e) {
@@ -86,6 +91,15 @@ public final class PerfMain {
                 if (Boolean.getBoolean("perf.debug")) {
                     e.printStackTrace();
                 }
+            }
+        }
+        if (o.chart != null) {
+            try {
+                LatencyChart.write(o.chart, String.format(Locale.ROOT, "%s, %d B, --poll %s, %d connection(s): round trip",
+                        o.scenario.id(), o.size, o.poll.id(), o.connections), results);
+            } catch (PerfException e) {
+                failed++;
+                Log.info(e.getMessage());
             }
         }
         return failed == 0 ? EXIT_OK : EXIT_FAILED;

@@ -1,5 +1,6 @@
 package io.reactorrdma.perf;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -22,8 +23,11 @@ final class PerfOptions {
     final double warmupSeconds;
     final PollMode poll;
     final boolean csv;
-    /** Concurrent connections, each with its own closed loop (echo). */
+    /** Concurrent connections, each with its own closed loop (echo) or stream (rsocket-rr, rsocket-stream). */
     final int connections;
+
+    /** --chart: where to draw the latency distributions of the run (PNG), or null. */
+    final Path chart;
 
     /** rdma-disni's peer, started by hand with {@code serve}: host, and port (default {@link #DEFAULT_PEER_PORT}); null when not given. */
     final String peerHost;
@@ -34,7 +38,7 @@ final class PerfOptions {
 
     private PerfOptions(Scenario scenario, List<Transport> transports, boolean transportsExplicit, int size,
                         double durationSeconds, double warmupSeconds, PollMode poll, boolean csv, int connections,
-                        String peerHost, int peerPort) {
+                        String peerHost, int peerPort, Path chart) {
         this.scenario = scenario;
         this.transports = List.copyOf(transports);
         this.transportsExplicit = transportsExplicit;
@@ -46,6 +50,7 @@ final class PerfOptions {
         this.connections = connections;
         this.peerHost = peerHost;
         this.peerPort = peerPort;
+        this.chart = chart;
     }
 
     long durationNanos() {
@@ -74,6 +79,7 @@ final class PerfOptions {
         boolean csv = false;
         int connections = 1;
         String peer = null;
+        Path chart = null;
         for (int i = 1; i < args.length; i++) {
             String arg = args[i];
             String name = arg;
@@ -95,6 +101,7 @@ final class PerfOptions {
                 case "--transports":
                 case "--connections":
                 case "--peer":
+                case "--chart":
                     break;
                 default:
                     throw new UsageException("unknown option '" + arg + "'; see --help");
@@ -124,12 +131,22 @@ final class PerfOptions {
                 case "--peer":
                     peer = value.trim();
                     break;
+                case "--chart":
+                    if (!value.toLowerCase(Locale.ROOT).endsWith(".png")) {
+                        throw new UsageException("bad --chart '" + value + "': give a file name ending in .png");
+                    }
+                    chart = Path.of(value);
+                    break;
                 default:
                     transports = parseTransports(value);
                     break;
             }
         }
         boolean explicit = transports != null;
+        if (explicit && transports.contains(Transport.RDMA_DISNI) && !scenario.hasHardwarePeer()) {
+            throw new UsageException("rdma-disni is not available for " + scenario.id() + ": `serve` starts only send-lat and "
+                    + "write-bw peers; measure " + scenario.id() + " over rdma-shm or rdma-loopback, or run send-lat or write-bw on rdma-disni");
+        }
         if (explicit && transports.contains(Transport.RDMA_DISNI) && peer == null) {
             throw new UsageException("rdma-disni needs --peer HOST[:PORT]: the RDMA address of a host running "
                     + "`java -jar reactor-rdma-perf.jar serve " + scenario.id() + "` (see --help)");
@@ -151,12 +168,12 @@ final class PerfOptions {
             }
         }
         return new PerfOptions(scenario, explicit ? transports : scenario.transports(), explicit,
-                size != null ? size : scenario.defaultSize(), duration, warmup, poll, csv, connections, peerHost, peerPort);
+                size != null ? size : scenario.defaultSize(), duration, warmup, poll, csv, connections, peerHost, peerPort, chart);
     }
 
     private static int parseConnections(Scenario scenario, String s) {
-        if (scenario != Scenario.ECHO) {
-            throw new UsageException("--connections applies to echo only; " + scenario.id() + " runs one connection");
+        if (!scenario.takesConnections()) {
+            throw new UsageException("--connections applies to echo, rsocket-rr and rsocket-stream only; " + scenario.id() + " runs one connection");
         }
         int n;
         try {
@@ -230,7 +247,7 @@ final class PerfOptions {
 
     static String help() {
         return String.join(System.lineSeparator(),
-                "reactor-rdma perf: perftest-style benchmarks of the verbs layer, and echo through the Reactor API",
+                "reactor-rdma perf: perftest-style benchmarks of the verbs layer, echo through the Reactor API, and RSocket",
                 "",
                 "usage: java -jar reactor-rdma-perf.jar <scenario> [options]",
                 "       java -jar reactor-rdma-perf.jar jmh [JMH options]      (JMH micro-benchmarks; jmh -h for JMH's help)",
@@ -245,6 +262,10 @@ final class PerfOptions {
                 "             for its echo, then sends the next (driven from the receive callback, on the I/O thread).",
                 "             RDMA: RdmaClient/RdmaServer, echo handler out.send(in.receive()); tcp: Reactor Netty.",
                 "             Default size 64. Prints both RDMA engines' rdma.* meters for the measured phase.",
+                "  rsocket-rr RSocket request-response, a closed loop per connection: the server answers with the request's",
+                "             payload (PayloadDecoder.ZERO_COPY on both ends). Default size 64. Prints the RDMA engines' meters.",
+                "  rsocket-stream  RSocket request-stream, one per connection: the server streams --size payloads as the",
+                "             client's demand allows (" + StreamLoop.WINDOW + " ahead, topped up by half); reports MiB/s. Default size 1m.",
                 "",
                 "options:",
                 "  --transports LIST  comma list of:",
@@ -254,23 +275,31 @@ final class PerfOptions {
                 "                                      under /dev/shm (always spins)",
                 "                       memcpy         write-bw floor: one thread copying --size bytes between direct buffers",
                 "                       tcp            echo: Reactor Netty TcpServer/TcpClient on 127.0.0.1, 4-byte length",
-                "                                      prefix per message; the server is a forked process (--poll does not apply)",
+                "                                      prefix per message; rsocket-*: RSocket's TcpClientTransport/TcpServerTransport;",
+                "                                      the server is a forked process (--poll does not apply)",
+                "                       local          rsocket-*: RSocket's in-JVM Local transport, the floor of RSocket's own",
+                "                                      overhead (--poll does not apply)",
                 "                       rdma-disni     RDMA hardware (RoCE/InfiniBand) through DiSNI; the peer runs on the host",
-                "                                      given by --peer, started there by hand (serve below). Only when asked for.",
+                "                                      given by --peer, started there by hand (serve below). Only when asked for;",
+                "                                      send-lat and write-bw only (serve has no echo or rsocket peer).",
                 "                     default: all that apply (send-lat: rdma-shm,rdma-loopback,shm-floor;",
-                "                     write-bw: rdma-shm,rdma-loopback,memcpy; echo: rdma-shm,rdma-loopback,tcp).",
+                "                     write-bw: rdma-shm,rdma-loopback,memcpy; echo: rdma-shm,rdma-loopback,tcp;",
+                "                     rsocket-rr, rsocket-stream: rdma-shm,rdma-loopback,tcp,local).",
                 "                     Ones that do not apply are skipped with a note.",
                 "  --size BYTES       message size; suffixes k, m, g are binary (1m = 1048576). 1 byte .. 1g",
                 "  --duration SECS    measured phase, default 5 (fractions allowed)",
                 "  --warmup SECS      warm-up phase before it, default 2 (0 for none)",
                 "  --poll spin|block  spin: busy-poll the completion queue (default); block: arm it and sleep until",
                 "                     a completion event. Applies to both ends of send-lat and to the write-bw client;",
-                "                     echo: both ends' RdmaResources idle BUSY_SPIN (spin) or BLOCK (block).",
-                "  --connections N    echo: N concurrent connections, each its own closed loop; default 1, at most " + MAX_CONNECTIONS,
+                "                     echo, rsocket-*: both ends' RdmaResources idle BUSY_SPIN (spin) or BLOCK (block).",
+                "  --connections N    echo, rsocket-*: N concurrent connections, each its own closed loop (or stream);",
+                "                     default 1, at most " + MAX_CONNECTIONS,
                 "  --peer HOST[:PORT] rdma-disni's peer: the RDMA interface address of a host running",
                 "                       java --add-exports java.base/sun.nio.ch=ALL-UNNAMED -Djava.library.path=/usr/local/lib \\",
                 "                         -jar reactor-rdma-perf.jar serve <scenario> --host <its RDMA IPv4> [--size BYTES] [--poll MODE]",
                 "                     (one run per start; same --size on both sides; default port " + DEFAULT_PEER_PORT + ")",
+                "  --chart FILE.png   after the run, draw the latency distributions of every transport measured (one line",
+                "                     each, round trip against percentile, log scales) into FILE.png",
                 "  --csv              standard output holds only CSV, one line per transport; logs go to standard error",
                 "  --help, -h         this text",
                 "",
@@ -280,7 +309,8 @@ final class PerfOptions {
                 "  server = the peer process. rdma-loopback: client = the client thread, server = the server thread",
                 "  (shared-JVM provider threads, JIT and GC in neither). memcpy: the copying thread.",
                 "  echo: mib_per_s = echoes per second x size; rdma-shm, tcp: client = this process, server = the peer",
-                "  process; rdma-loopback: each side's I/O thread and soft-provider thread.",
+                "  process; rdma-loopback: each side's I/O thread and soft-provider thread. rsocket-*: the same;",
+                "  local: this process (both ends) as client, server empty. rsocket-stream: no latencies, ops = payloads.",
                 "",
                 "system properties reactor.rdma.* are passed on to forked peers.",
                 "exit status: 0 all ran, 1 a transport failed, 2 bad command line.");

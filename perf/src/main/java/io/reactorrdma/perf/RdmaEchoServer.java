@@ -12,7 +12,7 @@ import java.time.Duration;
  * {@code (in, out) -> out.send(in.receive())} — every message goes back as the buffer it arrived
  * in (zero-copy) — on its own {@link RdmaEchoResources}, with its meters in a registry of its own.
  */
-final class RdmaEchoServer implements AutoCloseable {
+final class RdmaEchoServer implements InJvmServer {
 
     static final String NAME = "echo-server";
 
@@ -50,16 +50,19 @@ final class RdmaEchoServer implements AutoCloseable {
         };
     }
 
-    int port() {
+    @Override
+    public int port() {
         return server.port();
     }
 
-    EngineMeters meters() {
+    @Override
+    public EngineMeters meters() {
         return EngineMeters.snapshot(registry);
     }
 
     /** The server's I/O and provider threads. */
-    CpuMeter threadsCpu() {
+    @Override
+    public CpuMeter threadsCpu() {
         return RdmaEchoResources.threadsCpu(resources);
     }
 

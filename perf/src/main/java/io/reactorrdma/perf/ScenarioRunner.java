@@ -23,6 +23,9 @@ final class ScenarioRunner {
         if (o.scenario == Scenario.ECHO) {
             return EchoRunner.run(o, t);
         }
+        if (o.scenario == Scenario.RSOCKET_RR || o.scenario == Scenario.RSOCKET_STREAM) {
+            return RSocketRunner.run(o, t);
+        }
         switch (t) {
             case RDMA_SHM:
                 return rdmaShm(o);
@@ -35,7 +38,7 @@ final class ScenarioRunner {
             case MEMCPY:
                 return MemcpyBench.run(o);
             default:
-                throw new IllegalStateException(t.toString());
+                throw new PerfException(o.scenario.id() + " does not run on " + t.id());
         }
     }
 

@@ -18,8 +18,13 @@ enum Transport {
     SHM_FLOOR("shm-floor"),
     /** Floor: one thread copying between direct buffers (write-bw only). */
     MEMCPY("memcpy"),
-    /** Reactor Netty's TcpServer/TcpClient on 127.0.0.1 with a 4-byte length-field frame codec, the server in a forked process (echo only). */
-    TCP("tcp");
+    /**
+     * TCP on 127.0.0.1, the server in a forked process: echo uses Reactor Netty's TcpServer/TcpClient with
+     * a 4-byte length-field frame codec; the RSocket scenarios RSocket's TcpServerTransport/TcpClientTransport.
+     */
+    TCP("tcp"),
+    /** RSocket's Local transport: both ends in this JVM, no I/O — the floor of RSocket's own overhead (RSocket scenarios only). */
+    LOCAL("local");
 
     private final String id;
 

@@ -26,7 +26,7 @@ class EchoSmokeTest {
     @Test
     void eagerMessagesOnLoopbackWithTwoConnectionsSpinAndBlock() {
         for (String poll : new String[]{"spin", "block"}) {
-            EchoRunner.Outcome out = EchoRunner.measureOn(options("--size", "100", "--poll", poll, "--connections", "2"), Transport.RDMA_LOOPBACK);
+            Outcome out = EchoRunner.measureOn(options("--size", "100", "--poll", poll, "--connections", "2"), Transport.RDMA_LOOPBACK);
             Result r = out.result();
             assertResult(r, 100);
             for (EngineMeters m : new EngineMeters[]{out.client(), out.server()}) {
@@ -44,7 +44,7 @@ class EchoSmokeTest {
 
     @Test
     void rendezvousMessagesOnLoopback() {
-        EchoRunner.Outcome out = EchoRunner.measureOn(options("--size", "64k", "--poll", "block"), Transport.RDMA_LOOPBACK);
+        Outcome out = EchoRunner.measureOn(options("--size", "64k", "--poll", "block"), Transport.RDMA_LOOPBACK);
         assertResult(out.result(), 65536);
         // every measured message took one rendezvous round trip each way (the meters are read at the phase
         // changes, the echoes counted between them: a message in flight at either end may fall on either side)
@@ -54,7 +54,7 @@ class EchoSmokeTest {
 
     @Test
     void shmWithAForkedServerReportsItsMeters() {
-        EchoRunner.Outcome out = EchoRunner.measureOn(options("--size", "64", "--poll", "block"), Transport.RDMA_SHM);
+        Outcome out = EchoRunner.measureOn(options("--size", "64", "--poll", "block"), Transport.RDMA_SHM);
         assertResult(out.result(), 64);
         assertThat(out.server().get("rdma.doorbells")).isPositive();
         assertThat(out.server().get("rdma.bytes.sent")).isGreaterThanOrEqualTo(64.0 * out.result().ops());
@@ -62,7 +62,7 @@ class EchoSmokeTest {
 
     @Test
     void tcpWithAForkedServer() {
-        EchoRunner.Outcome out = EchoRunner.measureOn(options("--size", "4k", "--connections", "2"), Transport.TCP);
+        Outcome out = EchoRunner.measureOn(options("--size", "4k", "--connections", "2"), Transport.TCP);
         assertResult(out.result(), 4096);
         assertThat(out.client().isEmpty()).isTrue();
     }
