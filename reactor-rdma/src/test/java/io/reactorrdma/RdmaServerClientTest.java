@@ -160,6 +160,48 @@ class RdmaServerClientTest {
     }
 
     @Test
+    void compositeMessagesOfRegisteredPiecesGoWithoutACopyAndOthersWithOne() {
+        RdmaConnection c = connect();
+        // pieces as RSocket builds frames: a small header, then metadata and data; eager, rendezvous, and
+        // rendezvous fragments (64 KiB) that span pieces
+        int[][] shapes = {{9, 100, 5000}, {9, 0, 200_000}, {30_000, 70_000, 100}, {1, 1, 1}};
+        long[] sums = new long[shapes.length + 1];
+        int[] sizes = new int[shapes.length + 1];
+        List<ByteBuf> messages = new java.util.ArrayList<>();
+        for (int m = 0; m < shapes.length; m++) {
+            io.netty.buffer.CompositeByteBuf composite = c.alloc().compositeDirectBuffer(shapes[m].length);
+            for (int piece = 0; piece < shapes[m].length; piece++) {
+                composite.addComponent(true, message(c, shapes[m][piece], 31L * m + piece));
+            }
+            sums[m] = crc(composite);
+            sizes[m] = composite.readableBytes();
+            messages.add(composite);
+        }
+        // a piece outside registered memory: the engine copies that message once
+        io.netty.buffer.CompositeByteBuf mixed = c.alloc().compositeDirectBuffer(2)
+                .addComponent(true, message(c, 50, 7))
+                .addComponent(true, io.netty.buffer.Unpooled.wrappedBuffer(new byte[3000]));
+        sums[shapes.length] = crc(mixed);
+        sizes[shapes.length] = mixed.readableBytes();
+        messages.add(mixed);
+        long copiesBefore = clientResources.domains()[0].metrics().copiesOnSend();
+        Mono<List<ByteBuf>> echoes = c.inbound().receive().take(messages.size()).collectList();
+        c.outbound().send(Flux.fromIterable(messages)).then().block(Duration.ofSeconds(60));
+        List<ByteBuf> received = echoes.block(Duration.ofSeconds(60));
+        try {
+            for (int m = 0; m < received.size(); m++) {
+                assertThat(received.get(m).readableBytes()).as("message %d", m).isEqualTo(sizes[m]);
+                assertThat(crc(received.get(m))).as("message %d", m).isEqualTo(sums[m]);
+            }
+        } finally {
+            received.forEach(ByteBuf::release);
+        }
+        assertThat(clientResources.domains()[0].metrics().copiesOnSend() - copiesBefore)
+                .as("copies on send: only the message with a piece outside registered memory").isEqualTo(1);
+        c.dispose();
+    }
+
+    @Test
     void metersDescribeTheTraffic() {
         io.micrometer.core.instrument.simple.SimpleMeterRegistry registry = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
         RdmaResources metered = RdmaResources.builder("metered").provider("loopback").threads(1).metrics(registry).build();

@@ -131,7 +131,7 @@ public final class Engine {
         this.client = client;
         this.acceptor = acceptor;
         this.metrics = domain.metrics();
-        this.chain = new WorkRequestChain(config.sendQueueDepth(), 2);
+        this.chain = new WorkRequestChain(config.sendQueueDepth(), PayloadGather.MAX_SGE);
         this.headerArea = memory.byteBufAllocator().directBuffer(config.sendQueueDepth() * HEADER_SLOT);
         this.headerAddress = RegisteredByteBufAllocator.addressOf(headerArea);
         this.headerLkey = RegisteredByteBufAllocator.regionOf(headerArea).lkey();
@@ -614,7 +614,7 @@ public final class Engine {
             WireHeader.write(headerArea, at, WireHeader.DATA, takeCreditsToReturn(), s.id, size, 0);
             wr.opcode(WrOpcode.SEND).addSge(headerAddress + at, WireHeader.SIZE, headerLkey);
             if (size > 0) {
-                wr.addSge(RegisteredByteBufAllocator.addressOf(payload), size, RegisteredByteBufAllocator.regionOf(payload).lkey());
+                PayloadGather.addSges(wr, payload, 0, size);
             }
             s.allowance--;
             s.sent(1);
@@ -680,7 +680,7 @@ public final class Engine {
             wr.immData(m.token);
             credits.tryAcquireData();
         }
-        wr.addSge(RegisteredByteBufAllocator.addressOf(m.payload) + m.offset, fragment, RegisteredByteBufAllocator.regionOf(m.payload).lkey());
+        PayloadGather.addSges(wr, m.payload, m.offset, fragment);
         m.offset += fragment;
         metrics.sent(fragment);
         if (last) {
@@ -690,9 +690,9 @@ public final class Engine {
         return true;
     }
 
-    /** The payload in registered, contiguous memory: as is when it already is, else copied once (counted). */
+    /** The payload in registered memory, as is when the NIC can gather it ({@link PayloadGather}), else copied once (counted). */
     private ByteBuf registered(ByteBuf msg) {
-        if (RegisteredByteBufAllocator.regionOf(msg) != null && msg.nioBufferCount() == 1 && msg.hasMemoryAddress()) {
+        if (PayloadGather.inPlace(msg)) {
             return msg;
         }
         int n = msg.readableBytes();

@@ -224,7 +224,7 @@ public final class ThreadDomain implements AutoCloseable {
 
     private QpAttributes attributes() {
         return QpAttributes.create(cq).withMaxSendWr(config.sendQueueDepth()).withMaxRecvWr(config.recvQueueDepth())
-                .withMaxSendSge(2).withMaxRecvSge(1);
+                .withMaxSendSge(PayloadGather.MAX_SGE).withMaxRecvSge(1);
     }
 
     private ConnectionParameters parameters() {

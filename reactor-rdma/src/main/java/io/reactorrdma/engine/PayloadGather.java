@@ -1,0 +1,72 @@
+package io.reactorrdma.engine;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
+import io.reactorrdma.memory.RegisteredByteBufAllocator;
+import io.reactorrdma.verbs.SendWr;
+
+/**
+ * A message's bytes as scatter/gather entries, so that the NIC gathers them and the engine copies
+ * nothing: one entry for a contiguous registered buffer, one per piece for a
+ * {@link CompositeByteBuf} whose readable pieces all live in registered memory — RSocket encodes
+ * every frame that way (a header buffer, then metadata and data). Anything else is copied once
+ * by the engine into one registered buffer.
+ */
+final class PayloadGather {
+
+    /** Pieces of a composite message gathered in place: with the wire header, four entries per request. */
+    static final int MAX_PIECES = 3;
+    /** Scatter/gather entries of the engine's send requests: the header plus {@link #MAX_PIECES}. */
+    static final int MAX_SGE = MAX_PIECES + 1;
+
+    private PayloadGather() {
+    }
+
+    /** Whether {@code msg} can be sent as it is: registered, and contiguous or in at most {@link #MAX_PIECES} pieces. */
+    static boolean inPlace(ByteBuf msg) {
+        if (msg instanceof CompositeByteBuf) {
+            return gatherable((CompositeByteBuf) msg);
+        }
+        return RegisteredByteBufAllocator.regionOf(msg) != null && msg.nioBufferCount() == 1 && msg.hasMemoryAddress();
+    }
+
+    private static boolean gatherable(CompositeByteBuf c) {
+        int from = c.readerIndex();
+        int to = c.writerIndex();
+        if (from == to) {
+            return false;
+        }
+        int pieces = 0;
+        for (int i = c.toComponentIndex(from), last = c.toComponentIndex(to - 1); i <= last; i++) {
+            ByteBuf piece = c.internalComponent(i);
+            if (piece.readableBytes() == 0) {
+                continue;
+            }
+            if (++pieces > MAX_PIECES || piece instanceof CompositeByteBuf
+                    || RegisteredByteBufAllocator.regionOf(piece) == null || !piece.hasMemoryAddress()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Adds the entries for {@code length} bytes at {@code offset} into {@code msg}'s readable bytes ({@link #inPlace} holds). */
+    static void addSges(SendWr wr, ByteBuf msg, int offset, int length) {
+        if (!(msg instanceof CompositeByteBuf)) {
+            wr.addSge(RegisteredByteBufAllocator.addressOf(msg) + offset, length, RegisteredByteBufAllocator.regionOf(msg).lkey());
+            return;
+        }
+        CompositeByteBuf c = (CompositeByteBuf) msg;
+        int pos = c.readerIndex() + offset;
+        int end = pos + length;
+        for (int i = c.toComponentIndex(pos); pos < end; i++) {
+            ByteBuf piece = c.internalComponent(i); // cached by the composite: no allocation after the first
+            int within = pos - c.toByteIndex(i);
+            int n = Math.min(piece.readableBytes() - within, end - pos);
+            if (n > 0) {
+                wr.addSge(RegisteredByteBufAllocator.addressOf(piece) + within, n, RegisteredByteBufAllocator.regionOf(piece).lkey());
+                pos += n;
+            }
+        }
+    }
+}
