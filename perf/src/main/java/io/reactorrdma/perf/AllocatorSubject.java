@@ -73,6 +73,14 @@ abstract class AllocatorSubject implements AutoCloseable {
     /** A direct buffer of exactly {@code size} usable bytes (size ≥ 16), already touched. */
     abstract Object allocate(int size);
 
+    /** A direct buffer of exactly {@code size} bytes from {@code bufs}, written at both ends (what {@link #allocate} promises). */
+    static ByteBuf touchedDirectBuffer(io.netty.buffer.ByteBufAllocator bufs, int size) {
+        ByteBuf b = bufs.directBuffer(size, size);
+        b.setInt(0, size);
+        b.setByte(size - 1, 1);
+        return b;
+    }
+
     /** Gives {@code buffer} back (for jdk-direct: drops it; the GC and the Cleaner free it later). */
     abstract void free(Object buffer);
 
@@ -144,10 +152,7 @@ abstract class AllocatorSubject implements AutoCloseable {
 
         @Override
         Object allocate(int size) {
-            ByteBuf b = bufs.directBuffer(size, size);
-            b.setInt(0, size);
-            b.setByte(size - 1, 1);
-            return b;
+            return touchedDirectBuffer(bufs, size);
         }
 
         @Override
@@ -203,10 +208,7 @@ abstract class AllocatorSubject implements AutoCloseable {
 
         @Override
         Object allocate(int size) {
-            ByteBuf b = bufs.directBuffer(size, size);
-            b.setInt(0, size);
-            b.setByte(size - 1, 1);
-            return b;
+            return touchedDirectBuffer(bufs, size);
         }
 
         @Override
