@@ -641,7 +641,12 @@ public final class Engine {
         return true;
     }
 
-    /** Starts a direct write: its fragments go like a rendezvous message's, without the request and answer. */
+    /**
+     * Starts a direct write: its fragments go like a rendezvous message's, without the request and
+     * answer. It takes none of the socket's message allowance: that bounds messages the peer must
+     * hold until its subscriber takes them, and a direct write lands in memory the peer already set
+     * aside and leaves it nothing to hold (its WRITE_WITH_IMM costs an engine credit, as any does).
+     */
     private boolean prepareDirectWrite(EngineSocket s, DirectWrite w) {
         int size = w.payload().readableBytes();
         if (size == 0 || size > config.maxMessageSize()) {
@@ -651,13 +656,8 @@ public final class Engine {
             s.sent(1);
             return true;
         }
-        if (s.allowance == 0) {
-            metrics.socketStall();
-            return false;
-        }
         s.pollOutbound();
         s.current = OutboundMessage.direct(s, registered(w.payload()), w.remoteAddress(), w.rkey());
-        s.allowance--;
         s.sent(1);
         prepareFragment(s, s.current); // may wait for window room or a credit; the socket made progress either way
         return true;
