@@ -69,6 +69,10 @@ public final class Engine {
     // send side
     private final int peerDepth;
     private final int peerEagerSize;
+    /** The largest message we send: the smaller of our limit and the peer's (agreed at connect). */
+    private final int sendLimit;
+    /** The peer's per-socket message window: what each socket may send before the peer grants more. */
+    private final int peerSocketWindow;
     /** Receive credits at the peer (one kept for control messages). */
     private final CreditCounter credits;
     /** Bytes posted and not completed (the incast send window). */
@@ -143,6 +147,8 @@ public final class Engine {
         this.toRepost = new int[recvDepth];
         this.peerDepth = peer.recvDepth();
         this.peerEagerSize = Math.min(peer.eagerSize(), config.eagerSize());
+        this.sendLimit = Math.min(config.maxMessageSize(), peer.maxMessageSize());
+        this.peerSocketWindow = peer.socketMessageWindow();
         this.credits = new CreditCounter(peerDepth, RESERVED_CONTROL_CREDITS);
         this.window = new ByteWindow(config.sendWindowBytes());
         this.nextSocketId = client ? 1 : 2;
@@ -173,6 +179,11 @@ public final class Engine {
         return connection.remoteAddress();
     }
 
+    /** The largest message this engine sends: the smaller of our and the peer's maximum message size. */
+    int maxMessageSize() {
+        return sendLimit;
+    }
+
     int qpNum() {
         return qp.qpNum();
     }
@@ -190,7 +201,7 @@ public final class Engine {
     EngineSocket openSocket() {
         int id = nextSocketId;
         nextSocketId += 2;
-        EngineSocket s = new EngineSocket(this, id, config.socketMessageWindow());
+        EngineSocket s = new EngineSocket(this, id, peerSocketWindow);
         sockets.put(id, s);
         control.add(new ControlMessage(WireHeader.SOCKET_OPEN, id, 0, 0, 0, 0));
         metrics.socketOpened();
@@ -313,7 +324,7 @@ public final class Engine {
                     if (sockets.containsKey(socketId) || (socketId & 1) == (client ? 1 : 0)) {
                         throw new ProtocolException(peerName + " opened socket " + socketId + ", which is taken or not its to open");
                     }
-                    EngineSocket s = new EngineSocket(this, socketId, config.socketMessageWindow());
+                    EngineSocket s = new EngineSocket(this, socketId, peerSocketWindow);
                     sockets.put(socketId, s);
                     metrics.socketOpened();
                     if (acceptor == null) {
@@ -585,10 +596,9 @@ public final class Engine {
         }
         ByteBuf msg = (ByteBuf) head;
         int size = msg.readableBytes();
-        if (size > config.maxMessageSize()) {
+        if (size > sendLimit) {
             s.pollOutbound();
-            s.rejected(msg, new MessageTooLargeException("a " + size + "-byte message exceeds the maximum message size of "
-                    + config.maxMessageSize() + " bytes (EngineConfig.withMaxMessageSize); it was not sent, the connection goes on"));
+            s.rejected(msg, new MessageTooLargeException(tooLarge(size)));
             s.sent(1);
             return true;
         }
@@ -639,6 +649,15 @@ public final class Engine {
         s.sent(1);
         metrics.sent(WireHeader.SIZE);
         return true;
+    }
+
+    /** Why a {@code size}-byte message is refused, naming whose limit it exceeds. */
+    private String tooLarge(int size) {
+        String whose = sendLimit < config.maxMessageSize()
+                ? "the peer's maximum message size of " + sendLimit + " bytes (its EngineConfig.withMaxMessageSize; ours is "
+                        + config.maxMessageSize() + ")"
+                : "the maximum message size of " + sendLimit + " bytes (EngineConfig.withMaxMessageSize)";
+        return "a " + size + "-byte message to " + peerName + " exceeds " + whose + "; it was not sent, the connection goes on";
     }
 
     /**

@@ -5,6 +5,7 @@ import io.netty.util.collection.IntObjectHashMap;
 import io.reactorrdma.memory.RegisteredAllocator;
 import io.reactorrdma.memory.RegisteredByteBufAllocator;
 import io.reactorrdma.verbs.CompletionQueue;
+import io.reactorrdma.verbs.ConnectionRejectedException;
 import io.reactorrdma.verbs.ConnectionRequest;
 import io.reactorrdma.verbs.ProtectionDomain;
 import io.reactorrdma.verbs.QpAttributes;
@@ -38,6 +39,7 @@ public final class ThreadDomain implements AutoCloseable {
     private static final int BACK_OFF_SPIN_TURNS = 1000;
     /** Empty loop turns {@link IdleStrategy#BLOCK} spins before it blocks: just enough to skip arming for a near-miss. */
     private static final int BLOCK_SPIN_TURNS = 50;
+    private static final System.Logger LOG = System.getLogger(ThreadDomain.class.getName());
 
     private final String name;
     private final VerbsContext context;
@@ -67,6 +69,8 @@ public final class ThreadDomain implements AutoCloseable {
     private final int spinTurns;
     /** Set when the loop has ended: later {@link #execute} calls run their task on the caller. */
     private volatile boolean terminated;
+    /** The engine protocol version this domain speaks at connect; only tests set another. */
+    private volatile short protocolVersion = ConnectionParameters.VERSION;
 
     public ThreadDomain(String name, VerbsContext context, RegisteredAllocator memory, EngineConfig config,
                         IdleStrategy idle, int maxEngines, Executor connector) {
@@ -152,10 +156,16 @@ public final class ThreadDomain implements AutoCloseable {
             PreparedQp prepared = null;
             try {
                 prepared = prepareQp();
-                var conn = context.connect(address, prepared.qp, parameters().encode(), timeout);
+                io.reactorrdma.verbs.CmConnection conn;
+                try {
+                    conn = context.connect(address, prepared.qp, parameters().encode(), timeout);
+                } catch (ConnectionRejectedException e) {
+                    throw new EngineException(ConnectionParameters.describeRefusal(e.privateData(), "the server at " + address,
+                            protocolVersion), e);
+                }
                 ConnectionParameters peer;
                 try {
-                    peer = ConnectionParameters.decode(conn.remotePrivateData(), "peer " + address);
+                    peer = ConnectionParameters.decode(conn.remotePrivateData(), "peer " + address, protocolVersion);
                 } catch (RuntimeException e) {
                     conn.disconnect();
                     throw e;
@@ -180,9 +190,14 @@ public final class ThreadDomain implements AutoCloseable {
     public void accept(ConnectionRequest request, Consumer<EngineSocket> acceptor) {
         ConnectionParameters peer;
         try {
-            peer = ConnectionParameters.decode(request.privateData(), "client " + request.remoteAddress());
+            peer = ConnectionParameters.decode(request.privateData(), "client " + request.remoteAddress(), protocolVersion);
         } catch (ProtocolException e) {
-            request.reject(null);
+            // The client's connect fails with the reason; the server has no caller to tell, so it logs.
+            short theirs = ConnectionParameters.versionOf(request.privateData());
+            request.reject(ConnectionParameters.refusal(protocolVersion,
+                    theirs != 0 && theirs != protocolVersion ? ConnectionParameters.REFUSED_VERSION : ConnectionParameters.REFUSED_PARAMETERS,
+                    theirs));
+            LOG.log(System.Logger.Level.WARNING, "{0} refused a connection: {1}", name, e.getMessage());
             return;
         }
         PreparedQp prepared = null;
@@ -228,7 +243,12 @@ public final class ThreadDomain implements AutoCloseable {
     }
 
     private ConnectionParameters parameters() {
-        return new ConnectionParameters(config.recvQueueDepth(), config.eagerSize());
+        return ConnectionParameters.of(protocolVersion, config);
+    }
+
+    /** Test hook: speak another engine protocol version at connect and accept (a version mismatch). */
+    void protocolVersion(short version) {
+        this.protocolVersion = version;
     }
 
     private static void releaseAll(ByteBuf[] bufs) {
