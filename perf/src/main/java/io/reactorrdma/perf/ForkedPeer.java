@@ -48,6 +48,23 @@ final class ForkedPeer implements PeerSide {
 
     /** Forks a peer in {@code role} with {@code args} and waits until it reports READY. */
     static ForkedPeer start(String role, List<String> args) {
+        ForkedPeer peer = launch(role, args);
+        try {
+            peer.awaitReady();
+        } catch (RuntimeException e) {
+            peer.close();
+            throw e;
+        }
+        return peer;
+    }
+
+    /** Waits until the peer reports READY; then {@link #port()} is its port. */
+    void awaitReady() {
+        port = Integer.parseInt(awaitReport(PeerReporter.READY));
+    }
+
+    /** Forks a peer in {@code role} with {@code args}, without waiting for it (see {@link #awaitReady()}). */
+    static ForkedPeer launch(String role, List<String> args) {
         List<String> command = command(role, args);
         Process p;
         try {
@@ -60,12 +77,6 @@ final class ForkedPeer implements PeerSide {
         Thread reader = new Thread(peer::readReports, "perf-peer-reader-" + p.pid());
         reader.setDaemon(true);
         reader.start();
-        try {
-            peer.port = Integer.parseInt(peer.awaitReport(PeerReporter.READY));
-        } catch (RuntimeException e) {
-            peer.close();
-            throw e;
-        }
         return peer;
     }
 
@@ -115,7 +126,7 @@ final class ForkedPeer implements PeerSide {
                     cpuReports.add(Long.parseLong(value));
                 } else if (PeerReporter.METERS.equals(key)) {
                     meterReports.add(value);
-                } else if (PeerReporter.READY.equals(key) || PeerReporter.VERIFY.equals(key)) {
+                } else if (PeerReporter.READY.equals(key) || PeerReporter.VERIFY.equals(key) || PeerReporter.SOAK.equals(key)) {
                     future(key).complete(value);
                 } else {
                     System.err.println("[peer " + role + "] " + line);
@@ -207,6 +218,57 @@ final class ForkedPeer implements PeerSide {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new PerfException("interrupted while waiting for the peer process", e);
+        }
+    }
+
+    /** The peer's process id. */
+    long pid() {
+        return process.pid();
+    }
+
+    /** Sends the peer process a signal by name ({@code STOP}, {@code CONT}) with {@code kill -<name>}. */
+    void signal(String name) {
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).redirectErrorStream(true).start();
+            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                throw new PerfException("kill -" + name + " " + process.pid() + " failed");
+            }
+        } catch (IOException e) {
+            throw new PerfException("cannot run kill -" + name + ": " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new PerfException("interrupted while signalling the peer", e);
+        }
+    }
+
+    /** Kills the peer process at once (SIGKILL: no shutdown hook, no cleanup) and waits for it to be gone. */
+    void kill() {
+        process.destroyForcibly();
+        try {
+            process.waitFor(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        ChildProcesses.remove(process);
+    }
+
+    /** Tells a peer started with {@code --standby true} to start serving (it then reports READY). */
+    void requestStart() {
+        try {
+            stdin.write(PeerMain.START_COMMAND);
+            stdin.flush();
+        } catch (IOException e) {
+            throw new UncheckedIOException("the peer process is gone", e);
+        }
+    }
+
+    /** Tells the peer to stop its server end (which then reports and exits), without closing its standard input. */
+    void requestStop() {
+        try {
+            stdin.write(PeerMain.STOP_COMMAND);
+            stdin.flush();
+        } catch (IOException e) {
+            throw new UncheckedIOException("the peer process is gone", e);
         }
     }
 

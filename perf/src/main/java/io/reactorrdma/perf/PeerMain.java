@@ -14,8 +14,9 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
 /**
- * The forked peer: {@code PeerMain <send-lat|write-bw|shm-floor|echo-rdma|echo-tcp|rsocket-rdma|rsocket-tcp> [--port N] [--size N] [--poll spin|block]
- * [--file PATH] [--max-seconds N] [--provider NAME] [--host ADDR]}; {@code --provider disni --host <RDMA IPv4>}
+ * The forked peer: {@code PeerMain <send-lat|write-bw|shm-floor|echo-rdma|echo-tcp|rsocket-rdma|rsocket-tcp|soak-server> [--port N] [--size N] [--poll spin|block]
+ * [--file PATH] [--max-seconds N] [--provider NAME] [--host ADDR] [--shm-dir DIR] [--seed N] [--cancel-share F] [--standby true]};
+ * {@code --provider disni --host <RDMA IPv4>}
  * is the hardware peer that {@code serve} starts by hand on another host. Prints {@code KEY value} reports on standard output (see
  * {@link PeerReporter}); each {@code mark} line on standard input is answered with a {@code CPU}
  * line (this process's CPU nanoseconds). Exits when its client is done, when standard input closes
@@ -24,10 +25,15 @@ import java.util.function.Supplier;
 public final class PeerMain {
 
     static final byte[] MARK_COMMAND = "mark\n".getBytes(StandardCharsets.US_ASCII);
+    /** Stops the server end (which may then report) without the exit that closing standard input brings. */
+    static final byte[] STOP_COMMAND = "stop\n".getBytes(StandardCharsets.US_ASCII);
+    /** Starts the server end of a peer that waits on standby (a soak server started ahead of need). */
+    static final byte[] START_COMMAND = "start\n".getBytes(StandardCharsets.US_ASCII);
     /** How long the peer lets its server end finish after standard input closes. */
     private static final long GRACE_MILLIS = 2000;
 
     private static volatile boolean stop;
+    private static final java.util.concurrent.CountDownLatch START = new java.util.concurrent.CountDownLatch(1);
 
     private PeerMain() {
     }
@@ -47,7 +53,7 @@ public final class PeerMain {
 
     private static int run(String[] args) throws Exception {
         if (args.length == 0) {
-            System.err.println("[peer] usage: PeerMain <send-lat|write-bw|shm-floor|echo-rdma|echo-tcp|rsocket-rdma|rsocket-tcp> [--port N] [--size N] [--poll spin|block] "
+            System.err.println("[peer] usage: PeerMain <send-lat|write-bw|shm-floor|echo-rdma|echo-tcp|rsocket-rdma|rsocket-tcp|soak-server> [--port N] [--size N] [--poll spin|block] "
                     + "[--file PATH] [--max-seconds N]");
             return 2;
         }
@@ -92,6 +98,19 @@ public final class PeerMain {
             case "rsocket-tcp":
                 RSocketServerEnd.task(() -> RSocketServerEnd.tcp(size), m -> { }).serve(reporter, () -> stop);
                 return 0;
+            case "soak-server":
+                String shmDir = opts.get("--shm-dir");
+                if (shmDir == null) {
+                    System.err.println("[peer] soak-server needs --shm-dir");
+                    return 2;
+                }
+                if (Boolean.parseBoolean(opts.getOrDefault("--standby", "false"))) {
+                    SoakServer.preload();
+                    START.await();
+                }
+                SoakServer.task(Paths.get(shmDir), Long.parseLong(opts.getOrDefault("--seed", "1")),
+                        Double.parseDouble(opts.getOrDefault("--cancel-share", "0"))).serve(reporter, () -> stop);
+                return 0;
             case "shm-floor":
                 String file = opts.get("--file");
                 if (file == null) {
@@ -122,7 +141,11 @@ public final class PeerMain {
                         line.append((char) c);
                         continue;
                     }
-                    if (line.toString().trim().equals("mark")) {
+                    if (line.toString().trim().equals("stop")) {
+                        stop = true;
+                    } else if (line.toString().trim().equals("start")) {
+                        START.countDown();
+                    } else if (line.toString().trim().equals("mark")) {
                         reporter.report(PeerReporter.CPU, Long.toString(cpu.nanos()));
                         Supplier<String> m = meters.get();
                         if (m != null) {

@@ -17,6 +17,8 @@ interface PeerReporter {
     String METERS = "METERS";
     /** CRC32 (hex) of the peer's region after the client's last WRITE. */
     String VERIFY = "VERIFY";
+    /** The soak server's account at its end ({@link SoakServer}): {@code name=value} pairs. */
+    String SOAK = "SOAK";
 
     void report(String key, String value);
 }

@@ -8,7 +8,8 @@ import java.util.Locale;
 /**
  * {@code java -jar reactor-rdma-perf.jar <scenario> [options]} runs a scenario on each transport
  * asked for and prints a line per transport; {@code ... jmh <args>} runs JMH; {@code ... allocator-report
- * [--quick]} runs the {@link AllocatorBenchmark} matrix and writes its tables and charts; {@code ... serve
+ * [--quick]} runs the {@link AllocatorBenchmark} matrix and writes its tables and charts; {@code ... soak
+ * [--duration 10m]} runs the fault soak ({@link SoakRun}); {@code ... serve
  * <scenario>} is the hand-started peer of an rdma-disni run ({@link ServeCommand}).
  */
 public final class PerfMain {
@@ -36,6 +37,9 @@ public final class PerfMain {
             }
             PeerMain.main(peerArgs);
             return;
+        }
+        if (args.length > 0 && args[0].equals("soak")) {
+            System.exit(SoakRun.main(Arrays.copyOfRange(args, 1, args.length), System.out));
         }
         if (args.length > 0 && args[0].equals("allocator-report")) {
             System.exit(AllocatorReport.run(Arrays.copyOfRange(args, 1, args.length)));

@@ -252,6 +252,7 @@ final class PerfOptions {
                 "usage: java -jar reactor-rdma-perf.jar <scenario> [options]",
                 "       java -jar reactor-rdma-perf.jar jmh [JMH options]      (JMH micro-benchmarks; jmh -h for JMH's help)",
                 "       java -jar reactor-rdma-perf.jar allocator-report [--quick] (allocator benchmark matrix; --help for its options)",
+                "       java -jar reactor-rdma-perf.jar soak [--duration 10m] [--connections 16] [--seed N] (fault soak over shm; soak --help)",
                 "",
                 "scenarios:",
                 "  send-lat   SEND/RECV ping-pong; reports the round-trip time (not half of it). Default size 8 bytes.",
