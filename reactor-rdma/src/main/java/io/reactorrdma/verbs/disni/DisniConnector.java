@@ -32,6 +32,7 @@ final class DisniConnector {
                                    Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
         String peer = address.getHostString() + ":" + address.getPort();
+        ctx.cm().wake(); // the CM calls of this setup follow: short event waits from now
         try (Socket s = new Socket()) {
             try {
                 s.connect(address, (int) Math.max(1, timeout.toMillis()));

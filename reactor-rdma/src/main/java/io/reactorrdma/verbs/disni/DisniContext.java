@@ -27,6 +27,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * An RDMA device opened through DiSNI: one rdma_cm event channel (served by a {@link CmEventLoop}),
@@ -81,6 +84,19 @@ final class DisniContext implements VerbsContext {
         }
         this.deviceId = id;
         this.verbs = ctx;
+    }
+
+    /**
+     * A context without a device, whose CM thread is {@code cm}: lets tests drive the connection
+     * and teardown paths over a fake event source. Allocating anything on it fails.
+     */
+    DisniContext(DisniConfig config, CmEventLoop cm) {
+        this.config = config;
+        this.deviceName = "none";
+        this.channel = null;
+        this.cm = cm;
+        this.deviceId = null;
+        this.verbs = null;
     }
 
     /** Opens the device behind {@code address}; any DiSNI or JVM failure becomes a {@link ProviderUnavailableException}. */
@@ -247,7 +263,20 @@ final class DisniContext implements VerbsContext {
         List<AutoCloseable> all = new ArrayList<>(owned);
         // connections and listeners, then queue pairs, then regions' domains and queues
         closeAll(all, c -> c instanceof DisniConnection || c instanceof DisniListener);
+        List<DisniQueuePair> qps = new ArrayList<>();
+        for (AutoCloseable c : all) if (c instanceof DisniQueuePair) qps.add((DisniQueuePair) c);
         closeAll(all, c -> c instanceof DisniQueuePair);
+        // queue pairs are destroyed on the CM thread; their domains and queues only after them
+        for (DisniQueuePair qp : qps) {
+            try {
+                qp.teardown().get(DisniConfig.CM_CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            } catch (ExecutionException | TimeoutException e) {
+                break; // the CM thread is stuck: release what can be released
+            }
+        }
         closeAll(all, c -> c instanceof DisniProtectionDomain);
         closeAll(all, c -> true);
         try {

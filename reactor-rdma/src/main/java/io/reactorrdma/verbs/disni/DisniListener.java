@@ -130,6 +130,7 @@ final class DisniListener implements CmListener {
             s.setSoTimeout(HELLO_TIMEOUT_MILLIS);
             SideChannel.Frame f = SideChannel.read(new DataInputStream(s.getInputStream()), remote.toString());
             DisniConnector.expect(f, SideChannel.HELLO, remote.toString());
+            ctx.cm().wake(); // an accept's CM calls may follow: short event waits from now
             return new DisniConnectionRequest(this, s, remote, f.data());
         } catch (IOException | RuntimeException e) {
             closeQuietly(s); // a bad or silent client must not stop the listener

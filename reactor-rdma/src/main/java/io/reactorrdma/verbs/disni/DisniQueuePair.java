@@ -13,6 +13,7 @@ import io.reactorrdma.verbs.VerbsException;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * An RC queue pair. DiSNI can create a queue pair only on a cm id that already has a device
@@ -38,6 +39,8 @@ final class DisniQueuePair implements QueuePair {
     private volatile IbvQP qp;
     private SendCallCache sendCalls;
     private RecvCallCache recvCalls;
+    private volatile boolean closing;
+    private volatile CompletableFuture<Void> teardown = CompletableFuture.completedFuture(null);
 
     DisniQueuePair(DisniContext context, DisniProtectionDomain pd, QpAttributes attributes,
                    DisniCompletionQueue sendCq, DisniCompletionQueue recvCq, QpRecord record) {
@@ -112,7 +115,7 @@ final class DisniQueuePair implements QueuePair {
     public void postSend(SendWr[] wrs, int from, int count) {
         checkRange(wrs.length, from, count);
         QpState s = record.state();
-        if (s == QpState.DESTROYED) {
+        if (s == QpState.DESTROYED || closing) {
             throw new VerbsException("queue pair " + qpNum() + " is destroyed; create a new one");
         }
         IbvQP q = qp;
@@ -149,7 +152,7 @@ final class DisniQueuePair implements QueuePair {
     @Override
     public void postRecv(RecvWr[] wrs, int from, int count) {
         checkRange(wrs.length, from, count);
-        if (record.state() == QpState.DESTROYED) {
+        if (record.state() == QpState.DESTROYED || closing) {
             throw new VerbsException("queue pair " + qpNum() + " is destroyed; create a new one");
         }
         PostedWork work = record.work;
@@ -218,42 +221,63 @@ final class DisniQueuePair implements QueuePair {
         record.fail(cause);
     }
 
+    /**
+     * Fails the queue pair and hands its destruction ({@code rdma_disconnect},
+     * {@code rdma_destroy_qp}, {@code rdma_destroy_id}) to the CM thread without waiting: this is
+     * called from I/O threads (Engine.fail). Posting fails from here on; the completion queues stay
+     * reserved until the native queue pair is gone, so its flushed completions still fit
+     * ({@link #teardown()} completes then).
+     */
     @Override
     public void close() {
-        if (record.state() == QpState.DESTROYED) return;
-        record.fail("queue pair destroyed");
-        RdmaCmId cm = id;
-        try {
-            if (cm != null) {
-                context.cm().call("rdma_destroy_qp", DisniConfig.CM_CALL_TIMEOUT, () -> {
-                    context.cm().unregister(cm);
-                    try {
-                        if (cm.isOpen()) {
-                            try {
-                                cm.disconnect(); // may already be disconnected: then it just fails
-                            } catch (IOException ignored) {
-                                // destroying the queue pair below is what matters
-                            }
-                            cm.destroyQP();
-                        }
-                    } catch (IOException e) {
-                        // the id is destroyed below, which releases the queue pair too
-                    } finally {
-                        CmEventLoop.destroyQuietly(cm);
-                    }
-                    return null;
-                });
-            }
-        } finally {
-            // even when the CM thread could not destroy it (context closed, thread stuck): the queue pair
-            // is unusable from here on, and its completion queues must not stay reserved by it forever
-            if (sendCalls != null) sendCalls.clear();
-            if (recvCalls != null) recvCalls.clear();
-            record.destroyed();
-            sendCq.release(attributes.maxSendWr(), 0);
-            recvCq.release(0, attributes.maxRecvWr());
-            context.forgetRecord(record);
-            context.forget(this);
+        synchronized (this) {
+            if (closing) return;
+            closing = true;
         }
+        record.fail("queue pair destroyed");
+        // the post calls are the posting thread's; from here on posting fails, so they can go now
+        if (sendCalls != null) sendCalls.clear();
+        if (recvCalls != null) recvCalls.clear();
+        RdmaCmId cm = id;
+        if (cm == null) {
+            released();
+            return;
+        }
+        teardown = context.cm().submit("rdma_destroy_qp", () -> {
+            context.cm().unregister(cm);
+            try {
+                if (cm.isOpen()) {
+                    try {
+                        cm.disconnect(); // may already be disconnected: then it just fails
+                    } catch (IOException ignored) {
+                        // destroying the queue pair below is what matters
+                    }
+                    cm.destroyQP();
+                }
+            } catch (IOException e) {
+                // the id is destroyed below, which releases the queue pair too
+            } finally {
+                CmEventLoop.destroyQuietly(cm);
+            }
+            return null;
+        }).handle((ok, e) -> {
+            // even when the CM thread could not destroy it (context closed): the queue pair is
+            // unusable, and its completion queues must not stay reserved by it forever
+            released();
+            return null;
+        });
+    }
+
+    /** Completes once the queue pair's native teardown ran on the CM thread (at once if it never connected). */
+    CompletableFuture<Void> teardown() {
+        return teardown;
+    }
+
+    private void released() {
+        record.destroyed();
+        sendCq.release(attributes.maxSendWr(), 0);
+        recvCq.release(0, attributes.maxRecvWr());
+        context.forgetRecord(record);
+        context.forget(this);
     }
 }
