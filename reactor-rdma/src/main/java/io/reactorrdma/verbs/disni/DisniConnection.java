@@ -46,7 +46,7 @@ final class DisniConnection implements CmConnection {
                 : "disconnected by the peer " + remote + " (" + CmEvents.name(event) + ")";
         qp.fail(reason);
         try {
-            if (id.isOpen()) id.disconnect();
+            if (id != null && id.isOpen()) id.disconnect();
         } catch (IOException ignored) {
             // the peer is gone; our side is in error either way
         }

@@ -57,6 +57,7 @@ final class DisniContext implements VerbsContext {
     private final CompletionMapper mapper = new CompletionMapper(table);
     private final Set<AutoCloseable> owned = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
+    private volatile String removed;
 
     private DisniContext(DisniConfig config, InetAddress address, String deviceName, RdmaEventChannel channel) {
         this.config = config;
@@ -84,6 +85,13 @@ final class DisniContext implements VerbsContext {
         }
         this.deviceId = id;
         this.verbs = ctx;
+        RdmaCmId device = id;
+        cm.call("register device id", DisniConfig.CM_CALL_TIMEOUT, () -> {
+            cm.register(device, (event, conn) -> {
+                if (event == CmEvents.DEVICE_REMOVAL) deviceRemoved("the context's own id");
+            });
+            return null;
+        });
     }
 
     /**
@@ -127,6 +135,21 @@ final class DisniContext implements VerbsContext {
         }
     }
 
+    /** The device is gone ({@code RDMA_CM_EVENT_DEVICE_REMOVAL}). CM thread. */
+    void deviceRemoved(String what) {
+        if (removed != null || closed) return;
+        removed = "the RDMA device " + deviceName + " was removed (" + CmEvents.name(CmEvents.DEVICE_REMOVAL) + " on " + what
+                + "): its queue pairs, connections, regions and queues are gone; open the provider again once the device is back";
+        for (AutoCloseable c : new ArrayList<>(owned)) {
+            if (c instanceof DisniConnection) {
+                ((DisniConnection) c).onCmEvent(CmEvents.DEVICE_REMOVAL, null);
+            } else if (c instanceof DisniQueuePair) {
+                ((DisniQueuePair) c).fail(removed);
+            }
+        }
+        close(); // rdma_cm requires every id of the device to be destroyed, and its verbs objects with them
+    }
+
     DisniConfig config() {
         return config;
     }
@@ -149,6 +172,7 @@ final class DisniContext implements VerbsContext {
     }
 
     private void checkOpen() {
+        if (removed != null) throw new VerbsException(removed);
         if (closed) throw new VerbsException("the disni context is closed");
     }
 
@@ -281,6 +305,8 @@ final class DisniContext implements VerbsContext {
         closeAll(all, c -> true);
         try {
             cm.call("rdma_destroy_id(device)", DisniConfig.CM_CALL_TIMEOUT, () -> {
+                if (deviceId == null) return null; // a context without a device (tests)
+                cm.unregister(deviceId);
                 CmEventLoop.destroyQuietly(deviceId);
                 return null;
             });
@@ -288,6 +314,7 @@ final class DisniContext implements VerbsContext {
             // closing: the channel goes below
         }
         cm.close();
+        if (channel == null) return;
         try {
             channel.destroyEventChannel();
         } catch (IOException | RuntimeException ignored) {

@@ -80,7 +80,7 @@ final class DisniListener implements CmListener {
         }
         DisniListener l = new DisniListener(ctx, server, id, local);
         ctx.cm().call("register listener", DisniConfig.CM_CALL_TIMEOUT, () -> {
-            ctx.cm().register(id, (ev, conn) -> l.onConnectRequest(conn));
+            ctx.cm().register(id, new ListenerCmEvents(l::onConnectRequest, ctx::deviceRemoved));
             return null;
         });
         return l;
