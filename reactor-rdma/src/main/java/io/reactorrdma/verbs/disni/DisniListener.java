@@ -131,7 +131,7 @@ final class DisniListener implements CmListener {
             SideChannel.Frame f = SideChannel.read(new DataInputStream(s.getInputStream()), remote.toString());
             DisniConnector.expect(f, SideChannel.HELLO, remote.toString());
             ctx.cm().wake(); // an accept's CM calls may follow: short event waits from now
-            return new DisniConnectionRequest(this, s, remote, f.data());
+            return new DisniConnectionRequest(this, s, remote, f.rnrRetry(), f.data());
         } catch (IOException | RuntimeException e) {
             closeQuietly(s); // a bad or silent client must not stop the listener
             return null;
@@ -152,7 +152,7 @@ final class DisniListener implements CmListener {
                 });
             }
             long deadline = System.nanoTime() + ACCEPT_TIMEOUT.toNanos();
-            request.send(SideChannel.GO, null);
+            request.send(SideChannel.GO, qp.attributes().rnrRetry(), null);
             RdmaCmId conn = awaitRequestFrom(request.remoteAddress().getAddress(), deadline, peer);
             PendingCmEvents events = new PendingCmEvents();
             boolean done = false;
@@ -160,7 +160,7 @@ final class DisniListener implements CmListener {
                 ctx.cm().call("rdma_accept(" + peer + ")", DisniConfig.CM_CALL_TIMEOUT, () -> {
                     ctx.cm().register(conn, events);
                     qp.attach(conn);
-                    conn.accept(DisniConnector.connParam(ctx, qp));
+                    conn.accept(DisniConnector.connParam(ctx.config(), request.peerRnrRetry()));
                     return null;
                 });
                 events.await(CmEvents.ESTABLISHED, deadline, peer);
