@@ -154,6 +154,11 @@ final class DisniContext implements VerbsContext {
         return config;
     }
 
+    /** The device's {@code ibv_context} (null for a context without a device). */
+    IbvContext ibvContext() {
+        return verbs;
+    }
+
     CmEventLoop cm() {
         return cm;
     }

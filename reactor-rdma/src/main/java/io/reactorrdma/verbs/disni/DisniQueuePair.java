@@ -1,8 +1,10 @@
 package io.reactorrdma.verbs.disni;
 
+import com.ibm.disni.verbs.IbvContext;
 import com.ibm.disni.verbs.IbvQP;
 import com.ibm.disni.verbs.IbvQPInitAttr;
 import com.ibm.disni.verbs.RdmaCmId;
+import com.ibm.disni.verbs.impl.NatObject;
 import io.reactorrdma.verbs.QpAttributes;
 import io.reactorrdma.verbs.QpState;
 import io.reactorrdma.verbs.QueuePair;
@@ -68,10 +70,14 @@ final class DisniQueuePair implements QueuePair {
         init.cap().setMax_send_sge(attributes.maxSendSge()); // ignored by libdisni 2.1, which uses 4
         init.cap().setMax_recv_sge(attributes.maxRecvSge());
         init.cap().setMax_inline_data(0);
-        IbvQP created = cmId.createQP(pd.ibv(), init);
-        if (created == null) {
-            throw new VerbsException("rdma_create_qp failed: the connection resolved to another RDMA device than this "
-                    + "context's, or the device refused depths " + attributes.maxSendWr() + "/" + attributes.maxRecvWr());
+        if (!sameDevice(cmId.getVerbs(), context.ibvContext())) {
+            throw new VerbsException(otherDevice(context.deviceName()));
+        }
+        IbvQP created;
+        try {
+            created = cmId.createQP(pd.ibv(), init);
+        } catch (IOException e) {
+            throw createQpFailed(e, context.deviceName(), attributes);
         }
         sendCalls = new SendCallCache(list -> created.postSend(list, null), context.config().sendCallCacheSize(), attributes.maxSendWr());
         recvCalls = new RecvCallCache(list -> created.postRecv(list, null), context.config().recvCallCacheSize());
@@ -86,6 +92,38 @@ final class DisniQueuePair implements QueuePair {
             }
             this.qp = created;
         }
+    }
+
+    /**
+     * Whether two DiSNI device handles are the same {@code ibv_context}: libdisni's object id is the
+     * native pointer, and each cm id builds its own {@code IbvContext} object for it. A null handle
+     * (an id rdma_cm has not bound to a device) is not the same as any.
+     */
+    static boolean sameDevice(IbvContext a, IbvContext b) {
+        if (a == null || b == null) return false;
+        if (a == b) return true;
+        return a instanceof NatObject && b instanceof NatObject && ((NatObject) a).getObjId() == ((NatObject) b).getObjId();
+    }
+
+    static String otherDevice(String device) {
+        return "the connection resolved to another RDMA device than this context's (" + device + "): rdma_cm picks the "
+                + "device by route, and librdmacm refuses a queue pair whose protection domain is on another device (EINVAL). "
+                + "On a host with several RDMA devices set -Dreactor.rdma.disni.address to the IPv4 address of the interface "
+                + "that reaches the peer, so that the context opens that device";
+    }
+
+    /**
+     * The error for a failed {@code rdma_create_qp}. libdisni throws an IOException ending in
+     * {@code strerror(errno)}; librdmacm's EINVAL ("Invalid argument") means the cm id's device is
+     * not the protection domain's (the id already having a queue pair is excluded by attach).
+     */
+    static VerbsException createQpFailed(IOException e, String device, QpAttributes attributes) {
+        String m = String.valueOf(e.getMessage()).trim();
+        if (m.endsWith("Invalid argument")) {
+            return new VerbsException(otherDevice(device) + " [" + m + "]", e);
+        }
+        return new VerbsException("rdma_create_qp failed: " + m + "; the device refused depths " + attributes.maxSendWr() + "/"
+                + attributes.maxRecvWr() + ", or the locked-memory limit (ulimit -l) is too low", e);
     }
 
     RdmaCmId cmId() {
