@@ -53,6 +53,7 @@ final class DisniContext implements VerbsContext {
     private final CmEventLoop cm;
     private final RdmaCmId deviceId;
     private final IbvContext verbs;
+    private final CompVectors compVectors;
     private final QpTable table = new QpTable();
     private final CompletionMapper mapper = new CompletionMapper(table);
     private final Set<AutoCloseable> owned = ConcurrentHashMap.newKeySet();
@@ -85,6 +86,7 @@ final class DisniContext implements VerbsContext {
         }
         this.deviceId = id;
         this.verbs = ctx;
+        this.compVectors = new CompVectors(numCompVectors(ctx));
         RdmaCmId device = id;
         cm.call("register device id", DisniConfig.CM_CALL_TIMEOUT, () -> {
             cm.register(device, (event, conn) -> {
@@ -105,6 +107,15 @@ final class DisniContext implements VerbsContext {
         this.cm = cm;
         this.deviceId = null;
         this.verbs = null;
+        this.compVectors = new CompVectors(1);
+    }
+
+    private static int numCompVectors(IbvContext ctx) {
+        try {
+            return ctx.getNumCompVectors(); // ibv_context.num_comp_vectors
+        } catch (IOException | RuntimeException e) {
+            return 1; // unknown: every queue on vector 0, as before
+        }
     }
 
     /** Opens the device behind {@code address}; any DiSNI or JVM failure becomes a {@link ProviderUnavailableException}. */
@@ -217,7 +228,8 @@ final class DisniContext implements VerbsContext {
         IbvCompChannel ch = null;
         try {
             ch = verbs.createCompChannel();
-            IbvCQ cq = verbs.createCQ(ch, 2 * capacity, 0); // twice: see DisniCompletionQueue
+            // twice the capacity: see DisniCompletionQueue; vectors round robin, so domains interrupt different CPUs
+            IbvCQ cq = verbs.createCQ(ch, 2 * capacity, compVectors.next());
             if (cq == null) throw new IOException("no completion queue returned");
             return own(new DisniCompletionQueue(this, capacity, ch, cq, mapper));
         } catch (IOException e) {
