@@ -66,6 +66,9 @@ final class SoftQueuePair implements QueuePair {
     private volatile QpState state = QpState.INIT;
     private volatile String errorCause;
     private volatile PeerLink link;
+    /** Strict mode: the number reads 0 until connect or accept completes, as a DiSNI QP's does. */
+    private final boolean strict;
+    private volatile boolean numberKnown;
 
     // scratch for one request's copy, owned by whoever runs the send queue
     private final ByteBuffer[] localBuf;
@@ -101,13 +104,19 @@ final class SoftQueuePair implements QueuePair {
         this.remoteBuf = new ByteBuffer[SoftConfig.MAX_SGE];
         this.remoteOff = new int[SoftConfig.MAX_SGE];
         this.remoteLen = new int[SoftConfig.MAX_SGE];
+        this.strict = context.config.strict();
         SharedMemory.putIntRelease(mem, QpLayout.H_STATE, QpState.INIT.ibv());
         QpLayout.writeHeader(mem, qpn, rqDepth, maxRecvSge, sqDepth, maxSendSge);
     }
 
     @Override
     public int qpNum() {
-        return qpn;
+        return !strict || numberKnown ? qpn : 0;
+    }
+
+    /** Strict mode: connect or accept completed; from now on {@link #qpNum()} tells the number. */
+    void numberKnown() {
+        numberKnown = true;
     }
 
     @Override
