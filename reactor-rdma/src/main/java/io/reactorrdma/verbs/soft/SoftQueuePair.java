@@ -28,6 +28,8 @@ final class SoftQueuePair implements QueuePair {
     private static final int DONE = 0;
     private static final int RNR = 1;
     private static final int FAILED = 2;
+    /** Strict mode's byteLen of send-queue completions where verbs leave it undefined. */
+    static final int POISONED_BYTE_LEN = -1;
 
     final SoftContext context;
     final SoftProtectionDomain pd;
@@ -350,6 +352,9 @@ final class SoftQueuePair implements QueuePair {
             return;
         }
         WrOpcode op = WrOpcode.fromIbv(mem.getInt(w + QpLayout.SQ_OPCODE));
+        if (strict && (status != WcStatus.SUCCESS || op != WrOpcode.READ)) {
+            byteLen = POISONED_BYTE_LEN; // verbs define it for RDMA READ (and atomics) only; mlx5 leaves it stale
+        }
         sendCq.push(qpn, seq, mem.getLong(w + QpLayout.SQ_WR_ID), status, WcOpcode.forSend(op != null ? op : WrOpcode.SEND), byteLen);
     }
 
