@@ -22,6 +22,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
@@ -59,6 +60,12 @@ public final class ThreadDomain implements AutoCloseable {
      * send at once, so their completions are kept and replayed at registration.
      */
     private final java.util.Set<Integer> connecting = ConcurrentHashMap.newKeySet();
+    /**
+     * Queue pairs being connected whose number is not known yet (a DiSNI QP gets it during
+     * connect/accept): while there are any, a completion of an unknown number may be theirs and
+     * is kept too.
+     */
+    private final AtomicInteger unnumbered = new AtomicInteger();
     private final IntObjectHashMap<List<WorkCompletion>> early = new IntObjectHashMap<>();
     private final WorkCompletion[] wcs = new WorkCompletion[POLL_BATCH];
     private volatile boolean running = true;
@@ -153,6 +160,7 @@ public final class ThreadDomain implements AutoCloseable {
             try {
                 prepared = prepareQp();
                 var conn = context.connect(address, prepared.qp, parameters().encode(), timeout);
+                numbered(prepared);
                 ConnectionParameters peer;
                 try {
                     peer = ConnectionParameters.decode(conn.remotePrivateData(), "peer " + address);
@@ -189,6 +197,7 @@ public final class ThreadDomain implements AutoCloseable {
         try {
             prepared = prepareQp();
             var conn = request.accept(prepared.qp, parameters().encode());
+            numbered(prepared);
             Engine engine = new Engine(this, config, conn, peer, prepared.receives, false, acceptor);
             execute(() -> register(engine));
         } catch (RuntimeException e) {
@@ -198,7 +207,17 @@ public final class ThreadDomain implements AutoCloseable {
     }
 
     /** A queue pair on this domain's completion queue with its receives posted, about to connect. */
-    private record PreparedQp(QueuePair qp, ByteBuf[] receives) {
+    private static final class PreparedQp {
+        final QueuePair qp;
+        final ByteBuf[] receives;
+        /** The number the queue pair is kept under in {@link #connecting}; 0 while unknown. */
+        int qpNum;
+
+        PreparedQp(QueuePair qp, ByteBuf[] receives, int qpNum) {
+            this.qp = qp;
+            this.receives = receives;
+            this.qpNum = qpNum;
+        }
     }
 
     /** Creates the queue pair and posts its receives before connecting, so the peer's first SEND finds one. */
@@ -206,19 +225,45 @@ public final class ThreadDomain implements AutoCloseable {
         QueuePair qp = context.createQp(pd, attributes());
         try {
             ByteBuf[] receives = Engine.postInitialReceives(qp, memory, config);
-            connecting.add(qp.qpNum());
-            return new PreparedQp(qp, receives);
+            int n = qp.qpNum();
+            if (n != 0) {
+                connecting.add(n);
+            } else {
+                unnumbered.incrementAndGet();
+            }
+            return new PreparedQp(qp, receives, n);
         } catch (RuntimeException e) {
             qp.close();
             throw e;
         }
     }
 
+    /**
+     * Connect or accept returned: the queue pair's number is known now. It joins {@link #connecting}
+     * before it leaves the unnumbered count, so that the I/O thread keeps its completions throughout.
+     */
+    private void numbered(PreparedQp prepared) {
+        if (prepared.qpNum == 0) {
+            int n = prepared.qp.qpNum();
+            if (n == 0) {
+                throw new EngineException("the provider reports no number for queue pair " + prepared.qp + " after it connected");
+            }
+            connecting.add(n);
+            prepared.qpNum = n;
+            unnumbered.decrementAndGet();
+        }
+    }
+
     private void abandon(PreparedQp prepared) {
         if (prepared != null) {
             releaseAll(prepared.receives);
-            connecting.remove(prepared.qp.qpNum());
+            if (prepared.qpNum != 0) {
+                connecting.remove(prepared.qpNum);
+            } else {
+                unnumbered.decrementAndGet();
+            }
             prepared.qp.close();
+            execute(this::discardUnclaimed);
         }
     }
 
@@ -246,6 +291,19 @@ public final class ThreadDomain implements AutoCloseable {
         if (kept != null) {
             for (WorkCompletion wc : kept) e.onCompletion(wc);
         }
+        discardUnclaimed();
+    }
+
+    /**
+     * Kept completions no connecting queue pair can claim any more (I/O thread): those of a queue
+     * pair abandoned before its engine existed, or flushes of an engine already removed. Their
+     * buffers were released with their queue pair, so they are only forgotten.
+     */
+    private void discardUnclaimed() {
+        if (early.isEmpty() || unnumbered.get() > 0) {
+            return;
+        }
+        early.keySet().removeIf(qpn -> !connecting.contains(qpn));
     }
 
     /** The engine failed or closed (I/O thread). */
@@ -320,8 +378,8 @@ public final class ThreadDomain implements AutoCloseable {
             Engine e = byQpn.get(wc.qpNum());
             if (e != null) {
                 e.onCompletion(wc);
-            } else if (connecting.contains(wc.qpNum())) {
-                keepEarly(wc);
+            } else if (connecting.contains(wc.qpNum()) || unnumbered.get() > 0) {
+                keepEarly(wc); // its engine is about to be registered (or may be: a number not known yet)
             }
         }
     }
