@@ -86,7 +86,8 @@ public final class ThreadDomain implements AutoCloseable {
         this.idle = idle;
         this.spinTurns = idle == IdleStrategy.BACK_OFF ? BACK_OFF_SPIN_TURNS : BLOCK_SPIN_TURNS;
         this.connector = connector;
-        this.cq = context.createCq(maxEngines * config.sendQueueDepth());
+        // every send- and receive-queue slot of every engine may hold a completion (an RNIC overruns otherwise)
+        this.cq = context.createCq(maxEngines * (config.sendQueueDepth() + config.recvQueueDepth()));
         for (int i = 0; i < POLL_BATCH; i++) wcs[i] = new WorkCompletion();
         this.thread = new Thread(this::loop, name);
         thread.setDaemon(true);
