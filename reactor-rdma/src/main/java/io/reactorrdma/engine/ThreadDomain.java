@@ -5,6 +5,7 @@ import io.netty.util.collection.IntObjectHashMap;
 import io.reactorrdma.memory.RegisteredAllocator;
 import io.reactorrdma.memory.RegisteredByteBufAllocator;
 import io.reactorrdma.verbs.CompletionQueue;
+import io.reactorrdma.verbs.ConnectionRejectedException;
 import io.reactorrdma.verbs.ConnectionRequest;
 import io.reactorrdma.verbs.ProtectionDomain;
 import io.reactorrdma.verbs.QpAttributes;
@@ -67,6 +68,9 @@ public final class ThreadDomain implements AutoCloseable {
      */
     private final AtomicInteger unnumbered = new AtomicInteger();
     private final IntObjectHashMap<List<WorkCompletion>> early = new IntObjectHashMap<>();
+    /** Engines this domain drives or is connecting; at most {@link #maxEngines} (its completion queue is sized for them). */
+    private final AtomicInteger engineSlots = new AtomicInteger();
+    private final int maxEngines;
     private final WorkCompletion[] wcs = new WorkCompletion[POLL_BATCH];
     private volatile boolean running = true;
     private int idleTurns;
@@ -86,6 +90,7 @@ public final class ThreadDomain implements AutoCloseable {
         this.idle = idle;
         this.spinTurns = idle == IdleStrategy.BACK_OFF ? BACK_OFF_SPIN_TURNS : BLOCK_SPIN_TURNS;
         this.connector = connector;
+        this.maxEngines = maxEngines;
         // every send- and receive-queue slot of every engine may hold a completion (an RNIC overruns otherwise)
         this.cq = context.createCq(maxEngines * (config.sendQueueDepth() + config.recvQueueDepth()));
         for (int i = 0; i < POLL_BATCH; i++) wcs[i] = new WorkCompletion();
@@ -160,8 +165,7 @@ public final class ThreadDomain implements AutoCloseable {
             PreparedQp prepared = null;
             try {
                 prepared = prepareQp();
-                var conn = context.connect(address, prepared.qp, parameters().encode(), timeout);
-                numbered(prepared);
+                var conn = connectQp(address, prepared, timeout);
                 ConnectionParameters peer;
                 try {
                     peer = ConnectionParameters.decode(conn.remotePrivateData(), "peer " + address);
@@ -182,21 +186,52 @@ public final class ThreadDomain implements AutoCloseable {
         return result;
     }
 
+    /** Connects a prepared queue pair; a refusal's error says the server's reason when it gave one. */
+    private io.reactorrdma.verbs.CmConnection connectQp(InetSocketAddress address, PreparedQp prepared, Duration timeout) {
+        io.reactorrdma.verbs.CmConnection conn;
+        try {
+            conn = context.connect(address, prepared.qp, parameters().encode(), timeout);
+        } catch (ConnectionRejectedException e) {
+            String reason = RejectReason.decode(e.privateData());
+            if (reason == null) {
+                throw e;
+            }
+            ConnectionRejectedException told = new ConnectionRejectedException(address + " refused the connection: " + reason,
+                    e.privateData());
+            told.initCause(e);
+            throw told;
+        }
+        numbered(prepared);
+        return conn;
+    }
+
+    /** Whether this domain can take another engine now. */
+    public boolean hasRoom() {
+        return engineSlots.get() < maxEngines;
+    }
+
     /**
      * Accepts a connection request into this domain (called by a listener thread); sockets the
-     * peer opens are handed to {@code acceptor} on the I/O thread.
+     * peer opens are handed to {@code acceptor} on the I/O thread. A request this domain cannot
+     * take (full, or creating its queue pair failed) is rejected with the reason, which the
+     * client's error shows, and the failure is rethrown.
      */
     public void accept(ConnectionRequest request, Consumer<EngineSocket> acceptor) {
         ConnectionParameters peer;
         try {
             peer = ConnectionParameters.decode(request.privateData(), "client " + request.remoteAddress());
         } catch (ProtocolException e) {
-            request.reject(null);
+            request.reject(RejectReason.encode(e.getMessage()));
             return;
         }
-        PreparedQp prepared = null;
+        PreparedQp prepared;
         try {
             prepared = prepareQp();
+        } catch (RuntimeException e) {
+            rejectQuietly(request, e);
+            throw e;
+        }
+        try {
             var conn = request.accept(prepared.qp, parameters().encode());
             numbered(prepared);
             Engine engine = new Engine(this, config, conn, peer, prepared.receives, false, acceptor);
@@ -204,6 +239,15 @@ public final class ThreadDomain implements AutoCloseable {
         } catch (RuntimeException e) {
             abandon(prepared);
             throw e;
+        }
+    }
+
+    /** Rejects a request this domain cannot take, with the reason; a request already answered is left alone. */
+    public static void rejectQuietly(ConnectionRequest request, Throwable why) {
+        try {
+            request.reject(RejectReason.encode(String.valueOf(why.getMessage())));
+        } catch (RuntimeException alreadyAnswered) {
+            // the client stopped waiting, or the accept got far enough to answer
         }
     }
 
@@ -221,9 +265,23 @@ public final class ThreadDomain implements AutoCloseable {
         }
     }
 
-    /** Creates the queue pair and posts its receives before connecting, so the peer's first SEND finds one. */
+    /**
+     * Creates the queue pair and posts its receives before connecting, so the peer's first SEND finds one.
+     * Takes one of the domain's engine slots; refuses with a clear error when they are all taken.
+     */
     private PreparedQp prepareQp() {
-        QueuePair qp = context.createQp(pd, attributes());
+        if (engineSlots.incrementAndGet() > maxEngines) {
+            engineSlots.decrementAndGet();
+            throw new EngineException("thread domain " + name + " already drives " + maxEngines + " engines, its limit "
+                    + "(RdmaResources.Builder.maxEnginesPerThread sizes its completion queue); raise it or add threads");
+        }
+        QueuePair qp;
+        try {
+            qp = context.createQp(pd, attributes());
+        } catch (RuntimeException e) {
+            engineSlots.decrementAndGet();
+            throw e;
+        }
         try {
             ByteBuf[] receives = Engine.postInitialReceives(qp, memory, config);
             int n = qp.qpNum();
@@ -234,6 +292,7 @@ public final class ThreadDomain implements AutoCloseable {
             }
             return new PreparedQp(qp, receives, n);
         } catch (RuntimeException e) {
+            engineSlots.decrementAndGet();
             qp.close();
             throw e;
         }
@@ -264,6 +323,7 @@ public final class ThreadDomain implements AutoCloseable {
                 unnumbered.decrementAndGet();
             }
             prepared.qp.close();
+            engineSlots.decrementAndGet();
             execute(this::discardUnclaimed);
         }
     }
@@ -312,6 +372,7 @@ public final class ThreadDomain implements AutoCloseable {
         if (byQpn.remove(e.qpNum()) != null) {
             engines.remove(e);
             metrics.engineRemoved();
+            engineSlots.decrementAndGet();
         }
         clientEngines.values().removeIf(f -> f.isDone() && !f.isCompletedExceptionally() && f.join() == e);
     }
