@@ -26,6 +26,13 @@ class StrictQpNumberTest {
     }
 
     @Test
+    void theBuildRunsEveryTestInStrictMode() {
+        assertThat(SoftConfig.defaults().strict())
+                .as("surefire's argLine sets -D" + SoftConfig.STRICT_PROPERTY + "=true (parent pom test.argLine and its overrides)")
+                .isTrue();
+    }
+
+    @Test
     void theNumberReadsZeroUntilTheConnectionIsMadeAndCompletionsCarryIt() {
         SoftConfig strict = SoftConfig.defaults().withStrict(true).withCmDelay(Duration.ofMillis(20));
         f = new VerbsFixture(SoftContext.openLoopback(strict), SoftContext.openLoopback(strict), QpAttributes::create,
