@@ -110,6 +110,37 @@ class RdmaServerCapacityTest {
         assertThat(took).as("200 connects with rejections are answered promptly, not by connect timeouts").isLessThan(Duration.ofSeconds(60));
     }
 
+    @Test
+    void aRequestTheNextDomainCannotTakeGoesToADomainWithRoom() {
+        serverResources = RdmaResources.builder("cap2-server").provider("loopback").threads(2).idle(IdleStrategy.BLOCK)
+                .engine(SMALL).allocator(SMALL_BLOCKS).maxEnginesPerThread(2).build();
+        server = RdmaServer.create().port(0).runOn(serverResources).handle((in, out) -> out.send(in.receive())).bindNow();
+        // round-robin places clients 0 and 2 on domain 0, 1 and 3 on domain 1: both full
+        List<RdmaResources> contexts = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            RdmaResources c = client(i);
+            contexts.add(c);
+            assertThat(attempt(c, server.port()).block(Duration.ofSeconds(30))).as("client %d", i).isInstanceOf(RdmaConnection.class);
+        }
+        for (int i = 4; i < 6; i++) {
+            Object full = attempt(client(i), server.port()).block(Duration.ofSeconds(30));
+            assertThat(full).as("both domains full").isInstanceOf(ConnectionRejectedException.class);
+            assertThat((Throwable) full).hasMessageContaining("maxEnginesPerThread");
+        }
+        // client 1's engine (domain 1) ends; the round-robin turn of the next request is domain 0 (an even
+        // count of turns so far), which is still full: the request must go on to domain 1
+        contexts.get(1).dispose();
+        Eventually.until(Duration.ofSeconds(30), () -> serverResources.domains()[1].hasRoom());
+        Object outcome = attempt(client(6), server.port()).block(Duration.ofSeconds(30));
+        assertThat(outcome).as("a request placed on the domain with room").isInstanceOf(RdmaConnection.class);
+        RdmaConnection c = (RdmaConnection) outcome;
+        assertThat(c.sendNow(message(c, 100, 5))).isTrue();
+        ByteBuf echo = c.receive().next().block(Duration.ofSeconds(20));
+        assertThat(echo).isNotNull();
+        echo.release();
+        c.dispose();
+    }
+
     private static boolean sleep() {
         try {
             Thread.sleep(50);
