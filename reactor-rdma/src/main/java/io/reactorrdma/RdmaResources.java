@@ -36,6 +36,7 @@ public final class RdmaResources implements Disposable {
     private final ExecutorService connector;
     private final AtomicInteger next = new AtomicInteger();
     private final EngineConfig engineConfig;
+    private final int maxEnginesPerThread;
     private volatile boolean disposed;
 
     private RdmaResources(Builder b) {
@@ -50,6 +51,7 @@ public final class RdmaResources implements Disposable {
                 t.setDaemon(true);
                 return t;
             });
+            this.maxEnginesPerThread = b.maxEnginesPerThread;
             this.domains = new ThreadDomain[b.threads];
             for (int i = 0; i < b.threads; i++) {
                 domains[i] = new ThreadDomain(name + "-io-" + i, context, memory, b.engine, b.idle, b.maxEnginesPerThread, connector);
@@ -127,6 +129,21 @@ public final class RdmaResources implements Disposable {
         return domains[Math.floorMod(next.getAndIncrement(), domains.length)];
     }
 
+    /**
+     * The next domain, round-robin, that can take another engine; when every domain already
+     * drives {@code maxEnginesPerThread} engines, fails saying so.
+     */
+    ThreadDomain domainWithRoom() {
+        for (int i = 0; i < domains.length; i++) {
+            ThreadDomain d = nextDomain();
+            if (d.hasRoom()) {
+                return d;
+            }
+        }
+        throw new IllegalStateException("every thread domain of " + name + " already drives " + maxEnginesPerThread
+                + " engines (maxEnginesPerThread) across " + domains.length + " thread(s); raise maxEnginesPerThread or threads");
+    }
+
     ExecutorService connector() {
         return connector;
     }
@@ -200,7 +217,11 @@ public final class RdmaResources implements Disposable {
             return this;
         }
 
-        /** Engines (queue pairs) one thread domain may drive; sizes its completion queue. */
+        /**
+         * Engines (queue pairs) one thread domain may drive; sizes its completion queue (for their
+         * send- and receive-queue depths). A server places a new connection on a domain with room;
+         * when none has, the client's connect fails with a rejection that says so.
+         */
         public Builder maxEnginesPerThread(int n) {
             if (n < 1) throw new IllegalArgumentException("maxEnginesPerThread must be at least 1, got " + n);
             this.maxEnginesPerThread = n;

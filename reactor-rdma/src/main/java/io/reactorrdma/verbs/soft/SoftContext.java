@@ -134,12 +134,23 @@ public final class SoftContext implements VerbsContext {
         int qpn = allocateQpn();
         String name = "qp" + qpn;
         int size = QpLayout.totalSize(attributes.maxRecvWr(), attributes.maxRecvSge(), attributes.maxSendWr(), attributes.maxSendSge());
-        sendCq.reserveSendSlots(attributes.maxSendWr());
+        if (sendCq == recvCq) {
+            sendCq.reserveSlots(attributes.maxSendWr(), attributes.maxRecvWr(), true);
+        } else {
+            sendCq.reserveSlots(attributes.maxSendWr(), 0, true);
+            try {
+                recvCq.reserveSlots(0, attributes.maxRecvWr(), false);
+            } catch (RuntimeException e) {
+                sendCq.releaseSlots(attributes.maxSendWr(), true);
+                throw e;
+            }
+        }
         ByteBuffer memory;
         try {
             memory = fabric.allocateStructure(name, size);
         } catch (RuntimeException e) {
-            sendCq.releaseSendSlots(attributes.maxSendWr());
+            sendCq.releaseSlots(attributes.maxSendWr(), true);
+            recvCq.releaseSlots(attributes.maxRecvWr(), false);
             throw e;
         }
         SoftQueuePair qp = new SoftQueuePair(this, spd, attributes, qpn, sendCq, recvCq, name, memory);
@@ -203,7 +214,28 @@ public final class SoftContext implements VerbsContext {
         SoftQueuePair sqp = ownQp(qp);
         sqp.checkConnectable();
         ByteBuffer pd = privateData(privateData, SoftConfig.MAX_CONNECT_PRIVATE_DATA, "connect");
-        return fabric.connect(address, sqp, pd, timeout);
+        cmStep(); // address and route resolution
+        CmConnection c = fabric.connect(address, sqp, pd, timeout);
+        sqp.numberKnown();
+        return c;
+    }
+
+    /**
+     * The server side of an accept after the queue pair is connected: in strict mode the call
+     * returns only after a CM step (the client's ready-to-use message), while the client may
+     * already send; then the queue pair's number is known.
+     */
+    void accepted(SoftQueuePair qp) {
+        cmStep();
+        qp.numberKnown();
+    }
+
+    /** Strict mode: one connection-management step takes {@link SoftConfig#cmDelay()}. */
+    void cmStep() {
+        long nanos = config.cmDelay().toNanos();
+        if (nanos > 0) {
+            java.util.concurrent.locks.LockSupport.parkNanos(nanos);
+        }
     }
 
     SoftQueuePair ownQp(QueuePair qp) {
