@@ -135,15 +135,24 @@ final class SoakPayloads {
         return (byte) (0xA5 ^ size ^ i);
     }
 
+    /** Writes {@code length} pseudo-random bytes through one NIO view (one leak-detector record, not one per long). */
     private static void fillBody(ByteBuf b, long seed, int length) {
+        b.ensureWritable(length);
         SplittableRandom random = new SplittableRandom(seed);
-        int longs = length >>> 3;
-        for (int i = 0; i < longs; i++) {
-            b.writeLong(random.nextLong());
+        if (b.nioBufferCount() != 1) {
+            for (int i = 0; i < length; i++) {
+                b.writeByte(random.nextInt());
+            }
+            return;
         }
-        for (int i = longs << 3; i < length; i++) {
-            b.writeByte(random.nextInt());
+        java.nio.ByteBuffer view = b.nioBuffer(b.writerIndex(), length);
+        while (view.remaining() >= 8) {
+            view.putLong(random.nextLong());
         }
+        while (view.hasRemaining()) {
+            view.put((byte) random.nextInt());
+        }
+        b.writerIndex(b.writerIndex() + length);
     }
 
     private static int crc(ByteBuf b, int from, int length) {
