@@ -690,9 +690,13 @@ public final class Engine {
         return true;
     }
 
-    /** The payload in registered memory, as is when the NIC can gather it ({@link PayloadGather}), else copied once (counted). */
+    /**
+     * The payload in registered memory of this engine's protection domain, as is when the NIC can
+     * gather it ({@link PayloadGather}), else copied once (counted) — also a buffer of another
+     * allocator, whose keys mean nothing to this queue pair.
+     */
     private ByteBuf registered(ByteBuf msg) {
-        if (PayloadGather.inPlace(msg)) {
+        if (PayloadGather.inPlace(msg, memory.protectionDomain())) {
             return msg;
         }
         int n = msg.readableBytes();

@@ -25,6 +25,8 @@ public final class RegisteredPool implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(RegisteredPool.class.getName());
 
     private final String name;
+    /** The protection domain of every block: read by {@link Chunk#protectionDomain()} on the send path. */
+    final ProtectionDomain pd;
     private final AllocatorConfig config;
     private final BlockSource source;
     private final SizeClassPool[] pools = new SizeClassPool[SizeClasses.COUNT];
@@ -36,6 +38,7 @@ public final class RegisteredPool implements AutoCloseable {
 
     public RegisteredPool(String name, ProtectionDomain pd, int access, AllocatorConfig config) {
         this.name = name;
+        this.pd = pd;
         this.config = config;
         this.source = new BlockSource(pd, AccessFlags.validate(access), config.blockSize(), config.retainedBytes());
         for (int c = 0; c < SizeClasses.COUNT; c++) {
@@ -50,6 +53,11 @@ public final class RegisteredPool implements AutoCloseable {
     /** The pool's name, for messages and metrics ({@code local} or {@code remote-writable}). */
     public String name() {
         return name;
+    }
+
+    /** The protection domain every chunk of this pool is registered in. */
+    public ProtectionDomain protectionDomain() {
+        return pd;
     }
 
     /** The {@link AccessFlags} every chunk of this pool is registered with. */
