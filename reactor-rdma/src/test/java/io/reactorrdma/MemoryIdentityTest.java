@@ -113,4 +113,28 @@ class MemoryIdentityTest {
                 .as("copies on send: each message holding memory of another RdmaResources, once").isEqualTo(messages.size());
         c.dispose();
     }
+
+    @Test
+    void twoPeersRendezvousDestinationsNeverShareARegion() {
+        // two peers: connections of one thread domain to one address share a queue pair, so the second
+        // peer is another RdmaResources
+        RdmaConnection a = connect();
+        RdmaConnection b = RdmaClient.create().port(server.port()).runOn(otherResources).connectNow();
+        int n = 8;
+        for (RdmaConnection c : List.of(a, b)) {
+            Mono<Void> echoes = c.inbound().receive().take(n).doOnNext(ByteBuf::release).then();
+            // above the eager size: each goes by rendezvous into a destination the server allocates for this peer
+            Mono.when(echoes, c.outbound().send(Flux.range(0, n).map(i -> message(c, 20_000 + 1000 * i, i))).then())
+                    .block(Duration.ofSeconds(60));
+        }
+        assertThat(arrivedIn).as("server connections that received rendezvous messages").hasSize(2);
+        List<List<MemoryRegion>> perPeer = new ArrayList<>(arrivedIn.values());
+        assertThat(perPeer.get(0)).hasSize(n);
+        assertThat(perPeer.get(1)).hasSize(n);
+        for (MemoryRegion r : perPeer.get(0)) {
+            assertThat(perPeer.get(1)).as("regions of the other peer's destinations").doesNotContain(r);
+        }
+        a.dispose();
+        b.dispose();
+    }
 }

@@ -127,7 +127,8 @@ public final class Engine {
         this.qp = connection.qp();
         this.peerName = "peer " + connection.remoteAddress() + " (qp " + qp.qpNum() + ")";
         this.memory = domain.memory();
-        this.destinations = domain.destinations();
+        // this peer's own remote-writable memory: the rkeys it is given cover no other peer's buffers
+        this.destinations = new RegisteredByteBufAllocator(memory.openDestinationPool(peerName));
         this.client = client;
         this.acceptor = acceptor;
         this.metrics = domain.metrics();
@@ -181,7 +182,7 @@ public final class Engine {
         return failed;
     }
 
-    /** A destination buffer peers may WRITE into (the remote-writable pool). */
+    /** A destination buffer this engine's peer may WRITE into (this engine's destination pool). */
     ByteBuf allocateRemoteWritable(int size) {
         return destinations.directBuffer(size, size);
     }
@@ -751,6 +752,7 @@ public final class Engine {
         parked.clear();
         closing.clear();
         headerArea.release();
+        destinations.pool().close(); // destinations the application still holds keep their memory until released
         qp.close();
         domain.removed(this, error);
     }

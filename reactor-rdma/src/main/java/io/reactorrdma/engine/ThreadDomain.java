@@ -3,7 +3,6 @@ package io.reactorrdma.engine;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.collection.IntObjectHashMap;
 import io.reactorrdma.memory.RegisteredAllocator;
-import io.reactorrdma.memory.RegisteredByteBufAllocator;
 import io.reactorrdma.verbs.CompletionQueue;
 import io.reactorrdma.verbs.ConnectionRequest;
 import io.reactorrdma.verbs.ProtectionDomain;
@@ -43,7 +42,6 @@ public final class ThreadDomain implements AutoCloseable {
     private final VerbsContext context;
     private final ProtectionDomain pd;
     private final RegisteredAllocator memory;
-    private final RegisteredByteBufAllocator destinations;
     private final EngineConfig config;
     private final IdleStrategy idle;
     private final CompletionQueue cq;
@@ -74,7 +72,6 @@ public final class ThreadDomain implements AutoCloseable {
         this.context = context;
         this.pd = memory.protectionDomain();
         this.memory = memory;
-        this.destinations = new RegisteredByteBufAllocator(memory.remoteWritable());
         this.config = config;
         this.idle = idle;
         this.spinTurns = idle == IdleStrategy.BACK_OFF ? BACK_OFF_SPIN_TURNS : BLOCK_SPIN_TURNS;
@@ -96,10 +93,6 @@ public final class ThreadDomain implements AutoCloseable {
 
     RegisteredAllocator memory() {
         return memory;
-    }
-
-    RegisteredByteBufAllocator destinations() {
-        return destinations;
     }
 
     /** Runs {@code task} on the I/O thread. */

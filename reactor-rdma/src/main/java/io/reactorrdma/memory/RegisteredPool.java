@@ -19,6 +19,12 @@ import java.util.concurrent.atomic.LongAdder;
  * </ul>
  * Any thread may free any chunk; the chunk then joins the freeing thread's cache.
  * A chunk's region, address and keys are fields of the chunk: lookup is O(1).
+ *
+ * <p>A pool without thread caches ({@link RegisteredAllocator#openDestinationPool}, one per
+ * engine) serves every size up to the block size as whole pages from its blocks, under the
+ * block lock, and gives them straight back: it is used once per rendezvous message, allocated on
+ * the I/O thread and freed wherever the application releases the message, and it ends with its
+ * engine, so nothing may stay behind in threads' caches.
  */
 public final class RegisteredPool implements AutoCloseable {
 
@@ -30,14 +36,22 @@ public final class RegisteredPool implements AutoCloseable {
     private final AllocatorConfig config;
     private final BlockSource source;
     private final SizeClassPool[] pools = new SizeClassPool[SizeClasses.COUNT];
+    /** The threads' caches, or null for a pool that serves everything from its blocks. */
     private final ThreadLocal<ThreadCache> caches;
+    /** Run once when the blocks are released (close), or null. */
+    private final Runnable onReleased;
     private final LongAdder liveBuffers = new LongAdder();
     private final LongAdder liveBytes = new LongAdder();
     private volatile boolean closed;
     private final AtomicBoolean released = new AtomicBoolean();
 
     public RegisteredPool(String name, ProtectionDomain pd, int access, AllocatorConfig config) {
+        this(name, pd, access, config, true, null);
+    }
+
+    RegisteredPool(String name, ProtectionDomain pd, int access, AllocatorConfig config, boolean threadCaches, Runnable onReleased) {
         this.name = name;
+        this.onReleased = onReleased;
         this.pd = pd;
         this.config = config;
         this.source = new BlockSource(pd, AccessFlags.validate(access), config.blockSize(), config.retainedBytes());
@@ -47,7 +61,7 @@ public final class RegisteredPool implements AutoCloseable {
         int cacheBytes = config.threadCacheBytesPerClass();
         int pageRunBytes = config.threadCachePageRunBytes();
         int blockPages = source.blockPages();
-        this.caches = ThreadLocal.withInitial(() -> new ThreadCache(cacheBytes, pageRunBytes, blockPages));
+        this.caches = threadCaches ? ThreadLocal.withInitial(() -> new ThreadCache(cacheBytes, pageRunBytes, blockPages)) : null;
     }
 
     /** The pool's name, for messages and metrics ({@code local} or {@code remote-writable}). */
@@ -89,7 +103,9 @@ public final class RegisteredPool implements AutoCloseable {
                     + config.maxAllocation() + " (AllocatorConfig.withMaxAllocation)");
         }
         Chunk c;
-        if (size <= SizeClasses.MAX_SIZE_CLASS) {
+        if (caches == null && size <= config.blockSize()) {
+            c = takePages((Math.max(1, size) + SizeClasses.PAGE_SIZE - 1) / SizeClasses.PAGE_SIZE);
+        } else if (size <= SizeClasses.MAX_SIZE_CLASS) {
             int sizeClass = SizeClasses.classOf(Math.max(1, size));
             c = caches.get().pop(sizeClass, pools[sizeClass]);
         } else if (size <= config.blockSize()) {
@@ -140,7 +156,9 @@ public final class RegisteredPool implements AutoCloseable {
             freeAfterClose();
             return;
         }
-        if (c.sizeClass >= 0) {
+        if (caches == null && c.sizeClass == -1) {
+            source.givePages(c.block, c.slot, c.capacity / SizeClasses.PAGE_SIZE);
+        } else if (c.sizeClass >= 0) {
             caches.get().push(c, pools[c.sizeClass]);
         } else if (c.sizeClass == -1) {
             caches.get().pageRuns.put(c, source);
@@ -151,8 +169,15 @@ public final class RegisteredPool implements AutoCloseable {
 
     private void freeAfterClose() {
         if (liveBuffers.sum() == 0 && released.compareAndSet(false, true)) {
-            source.releaseAll();
+            releaseAll();
             LOG.log(System.Logger.Level.INFO, "registered pool {0}: the last live buffer came back after close; all blocks released", name);
+        }
+    }
+
+    private void releaseAll() {
+        source.releaseAll();
+        if (onReleased != null) {
+            onReleased.run();
         }
     }
 
@@ -180,7 +205,7 @@ public final class RegisteredPool implements AutoCloseable {
         long live = liveBuffers.sum();
         if (live == 0) {
             if (released.compareAndSet(false, true)) {
-                source.releaseAll();
+                releaseAll();
             }
             return 0;
         }
