@@ -3,6 +3,9 @@ package io.reactorrdma.memory;
 import io.reactorrdma.verbs.AccessFlags;
 import io.reactorrdma.verbs.ProtectionDomain;
 
+import java.lang.ref.Cleaner;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -38,6 +41,8 @@ public final class RegisteredPool implements AutoCloseable {
     private final SizeClassPool[] pools = new SizeClassPool[SizeClasses.COUNT];
     /** The threads' caches, or null for a pool that serves everything from its blocks. */
     private final ThreadLocal<ThreadCache> caches;
+    /** The cleanups of the threads' caches not yet run: run (as no-ops) at close, so the cleaner drops them. */
+    private final Set<Cleaner.Cleanable> cacheCleanups = ConcurrentHashMap.newKeySet();
     /** Run once when the blocks are released (close), or null. */
     private final Runnable onReleased;
     private final LongAdder liveBuffers = new LongAdder();
@@ -61,7 +66,9 @@ public final class RegisteredPool implements AutoCloseable {
         int cacheBytes = config.threadCacheBytesPerClass();
         int pageRunBytes = config.threadCachePageRunBytes();
         int blockPages = source.blockPages();
-        this.caches = threadCaches ? ThreadLocal.withInitial(() -> new ThreadCache(cacheBytes, pageRunBytes, blockPages)) : null;
+        this.caches = threadCaches
+                ? ThreadLocal.withInitial(() -> ThreadCache.register(this, pools, source, cacheBytes, pageRunBytes, blockPages))
+                : null;
     }
 
     /** The pool's name, for messages and metrics ({@code local} or {@code remote-writable}). */
@@ -174,8 +181,20 @@ public final class RegisteredPool implements AutoCloseable {
         }
     }
 
+    /** A thread cache's cleanup was registered ({@code add}) or has run. */
+    void tracked(Cleaner.Cleanable cleanup, boolean add) {
+        if (add) {
+            cacheCleanups.add(cleanup);
+        } else if (cleanup != null) {
+            cacheCleanups.remove(cleanup);
+        }
+    }
+
     private void releaseAll() {
         source.releaseAll();
+        for (Cleaner.Cleanable c : cacheCleanups) {
+            c.clean(); // closed: the cleanup only forgets the cache, so live threads' caches no longer pin this pool
+        }
         if (onReleased != null) {
             onReleased.run();
         }
