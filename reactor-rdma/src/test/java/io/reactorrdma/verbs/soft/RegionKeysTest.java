@@ -65,6 +65,7 @@ class RegionKeysTest {
              SoftContext b = SoftContext.openLoopback(SoftConfig.defaults())) {
             MemoryRegion ra = a.allocPd().allocate(1 << 20, AccessFlags.LOCAL_WRITE);
             MemoryRegion rb = b.allocPd().allocate(1 << 20, AccessFlags.LOCAL_WRITE);
+            assertThat(ra.rkey()).as("first region keys of two contexts").isNotEqualTo(rb.rkey());
             assertThat(ra.address()).as("first region addresses of two contexts").isNotEqualTo(rb.address());
             assertThat(rb.address() + rb.length() <= ra.address() || ra.address() + ra.length() <= rb.address())
                     .as("the regions' address ranges do not overlap").isTrue();
