@@ -131,7 +131,8 @@ public final class Engine {
         this.qp = connection.qp();
         this.peerName = "peer " + connection.remoteAddress() + " (qp " + qp.qpNum() + ")";
         this.memory = domain.memory();
-        this.destinations = domain.destinations();
+        // this peer's own remote-writable memory: the rkeys it is given cover no other peer's buffers
+        this.destinations = new RegisteredByteBufAllocator(memory.openDestinationPool(peerName));
         this.client = client;
         this.acceptor = acceptor;
         this.metrics = domain.metrics();
@@ -192,7 +193,7 @@ public final class Engine {
         return failed;
     }
 
-    /** A destination buffer peers may WRITE into (the remote-writable pool). */
+    /** A destination buffer this engine's peer may WRITE into (this engine's destination pool). */
     ByteBuf allocateRemoteWritable(int size) {
         return destinations.directBuffer(size, size);
     }
@@ -709,9 +710,13 @@ public final class Engine {
         return true;
     }
 
-    /** The payload in registered memory, as is when the NIC can gather it ({@link PayloadGather}), else copied once (counted). */
+    /**
+     * The payload in registered memory of this engine's protection domain, as is when the NIC can
+     * gather it ({@link PayloadGather}), else copied once (counted) — also a buffer of another
+     * allocator, whose keys mean nothing to this queue pair.
+     */
     private ByteBuf registered(ByteBuf msg) {
-        if (PayloadGather.inPlace(msg)) {
+        if (PayloadGather.inPlace(msg, memory.protectionDomain())) {
             return msg;
         }
         int n = msg.readableBytes();
@@ -766,6 +771,7 @@ public final class Engine {
         parked.clear();
         closing.clear();
         headerArea.release();
+        destinations.pool().close(); // destinations the application still holds keep their memory until released
         qp.close();
         domain.removed(this, error);
     }

@@ -3,7 +3,6 @@ package io.reactorrdma.engine;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.collection.IntObjectHashMap;
 import io.reactorrdma.memory.RegisteredAllocator;
-import io.reactorrdma.memory.RegisteredByteBufAllocator;
 import io.reactorrdma.verbs.CompletionQueue;
 import io.reactorrdma.verbs.ConnectionRejectedException;
 import io.reactorrdma.verbs.ConnectionRequest;
@@ -46,7 +45,6 @@ public final class ThreadDomain implements AutoCloseable {
     private final VerbsContext context;
     private final ProtectionDomain pd;
     private final RegisteredAllocator memory;
-    private final RegisteredByteBufAllocator destinations;
     private final EngineConfig config;
     private final IdleStrategy idle;
     private final CompletionQueue cq;
@@ -88,7 +86,6 @@ public final class ThreadDomain implements AutoCloseable {
         this.context = context;
         this.pd = memory.protectionDomain();
         this.memory = memory;
-        this.destinations = new RegisteredByteBufAllocator(memory.remoteWritable());
         this.config = config;
         this.idle = idle;
         this.spinTurns = idle == IdleStrategy.BACK_OFF ? BACK_OFF_SPIN_TURNS : BLOCK_SPIN_TURNS;
@@ -112,10 +109,6 @@ public final class ThreadDomain implements AutoCloseable {
 
     RegisteredAllocator memory() {
         return memory;
-    }
-
-    RegisteredByteBufAllocator destinations() {
-        return destinations;
     }
 
     /** Runs {@code task} on the I/O thread. */
