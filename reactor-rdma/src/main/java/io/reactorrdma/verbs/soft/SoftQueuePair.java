@@ -75,6 +75,8 @@ final class SoftQueuePair implements QueuePair {
     private final int[] remoteOff;
     private final int[] remoteLen;
     private String failDetail;
+    /** Fault hook (tests): freezes this context's posters just before a copy; null without faults. */
+    private final PeerFreeze freeze;
 
     SoftQueuePair(SoftContext context, SoftProtectionDomain pd, QpAttributes attributes, int qpn,
                   SoftCompletionQueue sendCq, SoftCompletionQueue recvCq, String structureName, ByteBuffer mem) {
@@ -101,6 +103,7 @@ final class SoftQueuePair implements QueuePair {
         this.remoteBuf = new ByteBuffer[SoftConfig.MAX_SGE];
         this.remoteOff = new int[SoftConfig.MAX_SGE];
         this.remoteLen = new int[SoftConfig.MAX_SGE];
+        this.freeze = context.config.faults().peerFreeze();
         SharedMemory.putIntRelease(mem, QpLayout.H_STATE, QpState.INIT.ibv());
         QpLayout.writeHeader(mem, qpn, rqDepth, maxRecvSge, sqDepth, maxSendSge);
     }
@@ -507,12 +510,16 @@ final class SoftQueuePair implements QueuePair {
                 detail = "message of " + total + " bytes exceeds the " + capacity + "-byte receive buffer posted by " + peer.peerName;
             }
         }
+        boolean frozen = freeze != null && freeze.checkpoint(op);
         if (responder == WcStatus.SUCCESS) {
             copy(localBuf, localOff, localLen, numSge, remoteBuf, remoteOff, remoteLen, recvSges, total);
         }
         boolean imm = op == WrOpcode.SEND_WITH_IMM;
         completePeerRecv(peer, r, responder, WcOpcode.RECV, responder == WcStatus.SUCCESS ? total : 0, imm,
                 imm ? mem.getInt(w + QpLayout.SQ_IMM) : 0);
+        if (frozen) {
+            freeze.finished();
+        }
         if (requester != WcStatus.SUCCESS) {
             return fail(seq, w, requester, detail);
         }
@@ -541,9 +548,13 @@ final class SoftQueuePair implements QueuePair {
         remoteBuf[0] = dst;
         remoteOff[0] = dstOff;
         remoteLen[0] = total;
+        boolean frozen = freeze != null && freeze.checkpoint(op);
         copy(localBuf, localOff, localLen, numSge, remoteBuf, remoteOff, remoteLen, 1, total);
         if (op == WrOpcode.WRITE_WITH_IMM) {
             completePeerRecv(peer, r, WcStatus.SUCCESS, WcOpcode.RECV_RDMA_WITH_IMM, total, true, mem.getInt(w + QpLayout.SQ_IMM));
+        }
+        if (frozen) {
+            freeze.finished();
         }
         complete(seq, w, WcStatus.SUCCESS, total);
         return DONE;
