@@ -281,9 +281,19 @@ final class SoftQueuePair implements QueuePair {
     /** Runs posted requests if no other thread is running them; loops while work arrives meanwhile. */
     private void runSendQueue() {
         while (sendQueueOwner.compareAndSet(0, 1)) {
+            // Counted in the peer's header before any of its state is checked: a peer that enters
+            // ERROR flushes its receives only once no request of ours can still copy into its memory.
+            PeerLink peer = link;
+            ByteBuffer peerHeader = peer != null ? peer.peerQp : null;
+            if (peerHeader != null) {
+                SharedMemory.getAndAddInt(peerHeader, QpLayout.H_INBOUND, 1);
+            }
             try {
                 runOwned();
             } finally {
+                if (peerHeader != null) {
+                    SharedMemory.getAndAddInt(peerHeader, QpLayout.H_INBOUND, -1);
+                }
                 sendQueueOwner.set(0);
             }
             if (sqExecuted >= sqPosted || (rnrStalled && state != QpState.ERROR)) {
@@ -646,9 +656,14 @@ final class SoftQueuePair implements QueuePair {
             }
             noticeRemoteError();
         }
-        // In error: flush the receive unless the peer claimed it and is still writing it.
-        long seq = SharedMemory.compareAndExchangeLong(mem, r + QpLayout.RQ_POST_SEQ, n + 1, 0);
+        // In error: flush the receive unless a request of the peer is still under way — it may have
+        // passed its check of our state before we entered ERROR, and still copy into our memory (a
+        // claimed receive, or a WRITE's destination). A flush thus tells the owner the peer is done.
         PeerLink peer = link;
+        if (peer != null && !peer.isDead() && SharedMemory.getIntVolatile(mem, QpLayout.H_INBOUND) != 0) {
+            return false;
+        }
+        long seq = SharedMemory.compareAndExchangeLong(mem, r + QpLayout.RQ_POST_SEQ, n + 1, 0);
         if (seq == -(n + 1) && peer != null && !peer.isDead()) {
             return false; // the peer is completing it; its completion comes next
         }
@@ -715,7 +730,8 @@ final class SoftQueuePair implements QueuePair {
             errorCause = cause;
             state = QpState.ERROR;
         }
-        SharedMemory.putIntRelease(mem, QpLayout.H_STATE, QpState.ERROR.ibv());
+        // volatile (a full fence): a peer that then counts itself in H_INBOUND sees ERROR, or we see its count
+        SharedMemory.putIntVolatile(mem, QpLayout.H_STATE, QpState.ERROR.ibv());
         sendCq.notifyEvent();
         recvCq.notifyEvent();
         runSendQueue();
