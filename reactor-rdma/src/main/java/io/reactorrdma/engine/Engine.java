@@ -8,6 +8,7 @@ import io.reactorrdma.memory.Chunk;
 import io.reactorrdma.memory.RegisteredAllocator;
 import io.reactorrdma.memory.RegisteredByteBufAllocator;
 import io.reactorrdma.verbs.CmConnection;
+import io.reactorrdma.verbs.QpState;
 import io.reactorrdma.verbs.QueuePair;
 import io.reactorrdma.verbs.RecvWr;
 import io.reactorrdma.verbs.SendWr;
@@ -41,6 +42,9 @@ public final class Engine {
     /** How long a closing socket may take to send what it has queued before the rest is dropped. */
     static final long CLOSE_DRAIN_NANOS = 10_000_000_000L;
     private static final int HEADER_SLOT = 32;
+    /** The wr id of the receive a draining engine posts to learn, from its flush, that the peer stopped copying. */
+    static final long DRAIN_WR_ID = Long.MAX_VALUE;
+    private static final System.Logger LOG = System.getLogger(Engine.class.getName());
 
     final ThreadDomain domain;
     final EngineConfig config;
@@ -90,6 +94,16 @@ public final class Engine {
     private long lastSendNanos = System.nanoTime();
     private boolean failed;
     private final WorkRequestChain.Releaser releaser = this::releaseSlot;
+
+    // teardown: a failed engine drains (keeps its memory) until its queue pair is quiet
+    /** When a draining engine gives up waiting for flushes (System.nanoTime()). */
+    private long drainDeadline;
+    /** The drain receive is posted and not completed. */
+    private boolean drainReceivePosted;
+    /** The last receive completion seen while draining was a flush (WR_FLUSH_ERR). */
+    private boolean lastReceiveFlushed;
+    /** Everything is released and the queue pair destroyed. */
+    private boolean released;
 
     /** A destination we answered a rendezvous request with. */
     private static final class InboundRendezvous {
@@ -153,7 +167,13 @@ public final class Engine {
         this.credits = new CreditCounter(peerDepth, RESERVED_CONTROL_CREDITS);
         this.window = new ByteWindow(config.sendWindowBytes());
         this.nextSocketId = client ? 1 : 2;
-        connection.onDisconnect().thenAccept(reason -> domain.execute(() -> fail(new EngineException(peerName + " disconnected: " + reason))));
+        connection.onDisconnect().thenAccept(reason -> domain.execute(() -> {
+            if (failed) {
+                drainStep(); // the queue pair is in ERROR now: its flushes may follow
+            } else {
+                fail(new EngineException(peerName + " disconnected: " + reason));
+            }
+        }));
     }
 
     /** Allocates and posts the receive buffers a new queue pair needs before it connects. */
@@ -256,6 +276,7 @@ public final class Engine {
     /** A completion of this engine's queue pair (I/O thread). */
     void onCompletion(WorkCompletion wc) {
         if (failed) {
+            drainCompletion(wc);
             return;
         }
         if (!wc.isSuccess()) {
@@ -264,6 +285,7 @@ public final class Engine {
             }
             fail(new EngineException(peerName + ": " + wc.status() + " — " + wc.status().description()
                     + (wc.errorDetail() != null ? " (" + wc.errorDetail() + ")" : "")));
+            drainCompletion(wc); // this completion accounts for one posted request too
             return;
         }
         metrics.completion();
@@ -738,26 +760,22 @@ public final class Engine {
 
     // ------------------------------------------------------------------ failure and close
 
-    /** Fails the engine: every socket ends with {@code cause}, every buffer is released, the connection closes. */
+    /**
+     * Fails the engine (I/O thread): every socket ends with {@code cause} at once, and the
+     * connection is disconnected. Memory the peer may still write into — posted receive buffers,
+     * answered rendezvous destinations — and the memory our posted requests read is kept until the
+     * queue pair is quiet ({@link #drainStep}); until then the engine drains on its thread domain.
+     */
     void fail(Throwable cause) {
         if (failed) {
             return;
         }
         failed = true;
-        connection.disconnect(); // the queue pair stops touching our buffers before they are released
-        chain.abandonAll(releaser);
-        for (int i = 0; i < recvBufs.length; i++) {
-            if (recvBufs[i] != null) {
-                recvBufs[i].release();
-                recvBufs[i] = null;
-            }
-        }
-        for (InboundRendezvous r : receiving.values()) {
-            r.destination.release();
-        }
-        receiving.clear();
+        drainDeadline = System.nanoTime() + config.drainTimeout().toNanos();
+        connection.disconnect(); // may complete later (an asynchronous CM): the drain waits for it
+        chain.abandonPending(releaser); // never posted: nothing reads them
         for (OutboundMessage m : awaitingAnswer.values()) {
-            m.release();
+            m.release(); // its payload is posted only after the answer
         }
         awaitingAnswer.clear();
         EngineException error = cause instanceof EngineException ? (EngineException) cause
@@ -770,10 +788,107 @@ public final class Engine {
         control.clear();
         parked.clear();
         closing.clear();
+        domain.removed(this, error);
+        drainStep();
+        if (!released && domain.isTerminated()) {
+            // failed after its domain's loop ended (a late disconnect, a late registration): nothing
+            // polls its completions any more, so it cannot drain — destroy the queue pair, then release
+            releaseAll();
+        }
+    }
+
+    /** A completion of a failed engine: it accounts for one posted request (I/O thread). */
+    private void drainCompletion(WorkCompletion wc) {
+        if (released) {
+            return;
+        }
+        if (wc.opcode() == WcOpcode.RECV || wc.opcode() == WcOpcode.RECV_RDMA_WITH_IMM) {
+            long id = wc.wrId();
+            if (id == DRAIN_WR_ID) {
+                drainReceivePosted = false;
+            } else if (id >= 0 && id < recvDepth && recvBufs[(int) id] != null) {
+                recvBufs[(int) id].release(); // what arrives now has no socket to go to
+                recvBufs[(int) id] = null;
+            }
+            lastReceiveFlushed = wc.status() == WcStatus.WR_FLUSH_ERR;
+        } else if (chain.isInFlight(wc.wrId())) {
+            chain.retire(wc.wrId(), releaser);
+        }
+        drainStep();
+    }
+
+    /**
+     * Releases the engine's memory once its queue pair is quiet (I/O thread): in ERROR (the
+     * disconnect completed), every posted send and receive accounted for by a completion, and the
+     * last receive completion a flush — which the provider gives only when no peer copy into our
+     * memory is under way (on hardware: the QP left RTS, so no DMA follows the flush). When every
+     * receive completed but none after the error as a flush, one more receive is posted to be
+     * flushed (the ib_drain_rq idiom).
+     */
+    private void drainStep() {
+        if (released) {
+            return;
+        }
+        boolean inError = !connection.isConnected() || qp.state() == QpState.ERROR;
+        if (!inError || chain.inFlight() > 0 || drainReceivePosted || postedReceives() > 0) {
+            return;
+        }
+        if (lastReceiveFlushed) {
+            releaseAll();
+            return;
+        }
+        try {
+            RecvWr drain = recvBatch[0];
+            drain.clearSges();
+            drain.wrId(DRAIN_WR_ID);
+            qp.postRecv(recvBatch, 0, 1);
+            drainReceivePosted = true;
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "engine to {0}: could not post the drain receive ({1}); destroying the queue pair "
+                    + "and releasing its memory without a flush", peerName, e.toString());
+            releaseAll();
+        }
+    }
+
+    private int postedReceives() {
+        int n = 0;
+        for (ByteBuf b : recvBufs) {
+            if (b != null) n++;
+        }
+        return n;
+    }
+
+    /**
+     * Thread domain, every turn while draining: past {@link EngineConfig#drainTimeout()} without
+     * the flushes (a broken provider, a frozen peer), the queue pair is destroyed — on hardware
+     * ibv_destroy_qp ends its DMA — and the memory released, with a warning.
+     */
+    void checkDrainDeadline(long now) {
+        if (!released && now - drainDeadline > 0) {
+            LOG.log(System.Logger.Level.WARNING, "engine to {0}: its queue pair gave no flush completions within {1} ms of the failure "
+                    + "({2} sends and {3} receives outstanding); destroying it and releasing its buffers (EngineConfig.withDrainTimeout)",
+                    peerName, config.drainTimeout().toMillis(), chain.inFlight(), postedReceives() + (drainReceivePosted ? 1 : 0));
+            releaseAll();
+        }
+    }
+
+    private void releaseAll() {
+        released = true;
+        qp.close(); // after a quiet drain this only frees it; after a timeout it also stops it
+        chain.abandonAll(releaser);
+        for (int i = 0; i < recvBufs.length; i++) {
+            if (recvBufs[i] != null) {
+                recvBufs[i].release();
+                recvBufs[i] = null;
+            }
+        }
+        for (InboundRendezvous r : receiving.values()) {
+            r.destination.release();
+        }
+        receiving.clear();
         headerArea.release();
         destinations.pool().close(); // destinations the application still holds keep their memory until released
-        qp.close();
-        domain.removed(this, error);
+        domain.drained(this);
     }
 
     /** Closes the engine (I/O thread): sockets end normally, the connection is closed. */
@@ -795,6 +910,6 @@ public final class Engine {
     @Override
     public String toString() {
         return "Engine{" + peerName + ", sockets=" + sockets.size() + ", credits=" + credits.available() + ", window=" + window.inFlight()
-                + (failed ? ", failed" : "") + "}";
+                + (released ? ", failed" : failed ? ", draining" : "") + "}";
     }
 }

@@ -54,6 +54,8 @@ public final class ThreadDomain implements AutoCloseable {
     private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
     private final IntObjectHashMap<Engine> byQpn = new IntObjectHashMap<>();
     private final List<Engine> engines = new ArrayList<>();
+    /** Failed engines waiting for their queue pairs to be quiet (still in byQpn, for their flush completions). */
+    private final List<Engine> draining = new ArrayList<>();
     private final Map<InetSocketAddress, CompletableFuture<Engine>> clientEngines = new ConcurrentHashMap<>();
     /**
      * Queue pairs connected but whose engine the I/O thread has not registered yet: the peer may
@@ -353,8 +355,13 @@ public final class ThreadDomain implements AutoCloseable {
 
     private void register(Engine e) {
         byQpn.put(e.qpNum(), e);
-        engines.add(e);
-        metrics.engineAdded();
+        if (!e.isFailed()) { // one that failed first is already draining
+            engines.add(e);
+            metrics.engineAdded();
+            if (terminated) {
+                e.close(); // connected while the domain closed: no loop is left to drive it
+            }
+        }
         connecting.remove(e.qpNum());
         List<WorkCompletion> kept = early.remove(e.qpNum());
         if (kept != null) {
@@ -375,14 +382,35 @@ public final class ThreadDomain implements AutoCloseable {
         early.keySet().removeIf(qpn -> !connecting.contains(qpn));
     }
 
-    /** The engine failed or closed (I/O thread). */
+    /**
+     * The engine failed or closed (I/O thread): it takes no more work, and drains — it keeps
+     * receiving its queue pair's completions — until {@link #drained}.
+     */
     void removed(Engine e, Throwable cause) {
-        if (byQpn.remove(e.qpNum()) != null) {
-            engines.remove(e);
+        if (engines.remove(e)) {
             metrics.engineRemoved();
             engineSlots.decrementAndGet();
         }
+        draining.add(e);
         clientEngines.values().removeIf(f -> f.isDone() && !f.isCompletedExceptionally() && f.join() == e);
+    }
+
+    /** The failed engine's queue pair is quiet and destroyed, its memory released (I/O thread). */
+    void drained(Engine e) {
+        draining.remove(e);
+        if (byQpn.get(e.qpNum()) == e) {
+            byQpn.remove(e.qpNum());
+        }
+    }
+
+    /** Whether the loop has ended: no completion will be polled any more. */
+    boolean isTerminated() {
+        return terminated;
+    }
+
+    /** Failed engines still waiting for their queue pairs to be quiet (I/O thread). */
+    int drainingEngines() {
+        return draining.size();
     }
 
     // ------------------------------------------------------------------ the loop
@@ -403,6 +431,17 @@ public final class ThreadDomain implements AutoCloseable {
         }
         for (Engine e : new ArrayList<>(engines)) {
             e.close();
+        }
+        // Closed engines release their memory once their queue pairs are quiet (or their drain timeout passes).
+        while (!draining.isEmpty()) {
+            try {
+                if (!turn()) {
+                    block(1_000_000L);
+                }
+            } catch (Throwable t) {
+                System.err.println("reactor-rdma: thread domain " + name + " caught " + t + " while its engines drained");
+                t.printStackTrace();
+            }
         }
         terminated = true;
         runRemainingTasks();
@@ -437,6 +476,14 @@ public final class ThreadDomain implements AutoCloseable {
             }
             if (i < engines.size() && engines.get(i) != e) {
                 i--; // the engine failed during its turn and was removed
+            }
+        }
+        if (!draining.isEmpty()) {
+            long now = System.nanoTime();
+            for (int i = draining.size() - 1; i >= 0; i--) {
+                if (i < draining.size()) {
+                    draining.get(i).checkDrainDeadline(now);
+                }
             }
         }
         return busy;
@@ -504,7 +551,7 @@ public final class ThreadDomain implements AutoCloseable {
         cq.wakeup();
         LockSupport.unpark(thread);
         try {
-            thread.join(10_000);
+            thread.join(config.drainTimeout().toMillis() + 10_000); // closing engines drain first
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

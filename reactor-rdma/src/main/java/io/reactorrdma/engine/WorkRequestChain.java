@@ -146,7 +146,29 @@ final class WorkRequestChain {
         return n;
     }
 
-    /** The queue pair failed: abandons every in-flight and pending slot. */
+    /** Whether request {@code wrId} is posted and not yet retired. */
+    boolean isInFlight(long wrId) {
+        return wrId >= retired && wrId < posted;
+    }
+
+    /**
+     * The queue pair failed: releases the prepared requests that were never posted (no one reads
+     * their memory); the in-flight ones stay until their (flush) completions retire them.
+     */
+    int abandonPending(Releaser releaser) {
+        int n = 0;
+        while (prepared > posted) {
+            prepared--;
+            int i = (int) (prepared % depth);
+            Object a = attachments[i];
+            attachments[i] = null;
+            releaser.release(a, bytes[i], false);
+            n++;
+        }
+        return n;
+    }
+
+    /** The queue pair is gone: abandons every in-flight and pending slot. */
     int abandonAll(Releaser releaser) {
         int n = 0;
         while (retired < prepared) {

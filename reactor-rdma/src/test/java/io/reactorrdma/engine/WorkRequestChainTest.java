@@ -97,4 +97,33 @@ class WorkRequestChainTest {
         assertThat(seen).containsExactly("a:1:false", "b:2:false");
         assertThat(chain.free()).isEqualTo(4);
     }
+
+    @Test
+    void abandoningThePendingKeepsTheInFlightForTheirCompletions() {
+        WorkRequestChain chain = new WorkRequestChain(4, 1);
+        chain.prepare("posted", 1);
+        chain.post(new io.reactorrdma.verbs.QueuePair() {
+            @Override public int qpNum() { return 1; }
+            @Override public io.reactorrdma.verbs.QpState state() { return io.reactorrdma.verbs.QpState.RTS; }
+            @Override public QpAttributes attributes() { return null; }
+            @Override public void postSend(SendWr[] wrs, int from, int count) { }
+            @Override public void postRecv(RecvWr[] wrs, int from, int count) { }
+            @Override public int freeSendSlots() { return 4; }
+            @Override public int freeRecvSlots() { return 4; }
+            @Override public String errorCause() { return null; }
+            @Override public void close() { }
+        });
+        chain.prepare("p1", 2);
+        chain.prepare("p2", 3);
+        List<String> seen = new ArrayList<>();
+        assertThat(chain.abandonPending((a, bytes, ok) -> seen.add(a + ":" + bytes + ":" + ok))).isEqualTo(2);
+        assertThat(seen).containsExactlyInAnyOrder("p1:2:false", "p2:3:false");
+        assertThat(chain.inFlight()).isEqualTo(1);
+        assertThat(chain.isInFlight(0)).isTrue();
+        assertThat(chain.isInFlight(1)).isFalse();
+        seen.clear();
+        chain.retire(0, (a, bytes, ok) -> seen.add(a + ":" + bytes));
+        assertThat(seen).containsExactly("posted:1");
+        assertThat(chain.free()).isEqualTo(4);
+    }
 }

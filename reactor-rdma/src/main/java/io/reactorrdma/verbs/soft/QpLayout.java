@@ -17,7 +17,11 @@ import java.nio.ByteBuffer;
  *  16  int  maxRecvSge                owner, at creation
  *  20  int  sqDepth                   owner, at creation
  *  24  int  maxSendSge                owner, at creation
- *  64  int  state (QpState.ibv)       owner; the peer reads it before every request
+ *  64  int  state (QpState.ibv)       owner (a volatile store when it enters ERROR); the peer reads it
+ *                                     before every request
+ *  68  int  inbound                   peer: +1 (atomic, a full fence) before it runs requests against us,
+ *                                     -1 when done; the owner flushes receives in ERROR only while it
+ *                                     reads 0, so a flush means no peer copy into our memory is under way
  * 128  int  notifyArmed               owner sets 1 (ibv_req_notify_cq); the peer CASes 1 -> 0 and wakes us
  * 132  int  remoteError               the peer writes a WcStatus code when it saw a responder-side
  *                                     error of ours (REM_ACCESS_ERR on a WRITE); we then enter ERROR
@@ -65,6 +69,8 @@ final class QpLayout {
     static final int H_SQ_DEPTH = 20;
     static final int H_MAX_SEND_SGE = 24;
     static final int H_STATE = 64;
+    /** Requests the peer is running against this queue pair (it counts up before it checks H_STATE, down when done). */
+    static final int H_INBOUND = 68;
     static final int H_NOTIFY_ARMED = 128;
     static final int H_REMOTE_ERROR = 132;
     static final int HEADER_SIZE = 192;

@@ -43,6 +43,10 @@ final class SharedMemory {
         return (long) LONG.getAndAdd(b, offset, delta);
     }
 
+    static int getAndAddInt(ByteBuffer b, int offset, int delta) {
+        return (int) INT.getAndAdd(b, offset, delta);
+    }
+
     static int getIntAcquire(ByteBuffer b, int offset) {
         return (int) INT.getAcquire(b, offset);
     }

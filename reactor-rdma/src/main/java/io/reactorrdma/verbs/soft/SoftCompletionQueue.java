@@ -46,9 +46,15 @@ final class SoftCompletionQueue implements CompletionQueue {
     private final AtomicInteger wakeups = new AtomicInteger();
     private volatile Thread waiter;
     private volatile boolean closed;
+    /** The fault hook (tests), or null; with it, the completions it holds back wait here in order. */
+    private final CompletionFault fault;
+    private final java.util.ArrayDeque<WorkCompletion> held;
+    private final WorkCompletion discard = new WorkCompletion();
 
     SoftCompletionQueue(SoftContext context, String name, int capacity, ByteBuffer ring) {
         this.context = context;
+        this.fault = context.config.faults().completionFault();
+        this.held = fault != null ? new java.util.ArrayDeque<>() : null;
         this.name = name;
         this.capacity = capacity;
         this.ring = ring;
@@ -141,6 +147,12 @@ final class SoftCompletionQueue implements CompletionQueue {
         }
         int limit = Math.min(max, wcs.length);
         int n = 0;
+        long startHead = head;
+        if (fault != null) {
+            while (n < limit && !held.isEmpty() && fault.actionFor(held.peek().qpNum()) != CompletionFault.DELAY) {
+                copy(held.poll(), wcs[n++]);
+            }
+        }
         while (n < limit) {
             int e = CqLayout.entryOffset(head, capacity);
             if (SharedMemory.getLongAcquire(ring, e + CqLayout.E_SEQ) != head + 1) {
@@ -160,9 +172,17 @@ final class SoftCompletionQueue implements CompletionQueue {
                 qp.retireSends(sqIndex + 1);
             }
             head++;
+            if (fault != null && fault.actionFor(qpn) != CompletionFault.NONE) {
+                if (fault.actionFor(qpn) == CompletionFault.DELAY) {
+                    held.add(WorkCompletion.copyOf(wc));
+                } else {
+                    fault.countDropped();
+                }
+                continue;
+            }
             n++;
         }
-        if (n > 0) {
+        if (head != startHead) {
             ring.putLong(CqLayout.H_HEAD, head);
         }
         SoftQueuePair[] qps = recvQps;
@@ -171,6 +191,14 @@ final class SoftCompletionQueue implements CompletionQueue {
             int start = roundRobin;
             for (int i = 0; i < k && n < limit; i++) {
                 SoftQueuePair qp = qps[(start + i) % k];
+                if (fault != null && fault.actionFor(qp.qpn) != CompletionFault.NONE) {
+                    if (fault.actionFor(qp.qpn) == CompletionFault.DROP) {
+                        while (qp.pollRecv(discard)) {
+                            fault.countDropped();
+                        }
+                    }
+                    continue; // DELAY: its receive completions stay where the peer wrote them
+                }
                 while (n < limit && qp.pollRecv(wcs[n])) {
                     n++;
                 }
@@ -178,6 +206,11 @@ final class SoftCompletionQueue implements CompletionQueue {
             roundRobin = (start + 1) % k;
         }
         return n;
+    }
+
+    private static void copy(WorkCompletion from, WorkCompletion to) {
+        to.set(from.wrId(), from.status(), from.opcode(), from.byteLen(), from.qpNum());
+        to.setErrorDetail(from.errorDetail());
     }
 
     /** The status with this code; anything unknown reads as a general error. */

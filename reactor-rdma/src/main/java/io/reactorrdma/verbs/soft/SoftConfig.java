@@ -79,19 +79,22 @@ public final class SoftConfig {
     private final int maxRegions;
     private final boolean strict;
     private final Duration cmDelay;
+    private final SoftFaults faults;
 
-    private SoftConfig(Path shmDirectory, Duration peerTimeout, int maxRegions, boolean strict, Duration cmDelay) {
+    private SoftConfig(Path shmDirectory, Duration peerTimeout, int maxRegions, boolean strict, Duration cmDelay, SoftFaults faults) {
         this.shmDirectory = shmDirectory;
         this.peerTimeout = peerTimeout;
         this.maxRegions = maxRegions;
         this.strict = strict;
         this.cmDelay = cmDelay;
+        this.faults = faults;
     }
 
     /** The defaults; strict mode as the {@value #STRICT_PROPERTY} system property says (off when unset). */
     public static SoftConfig defaults() {
         return new SoftConfig(DEFAULT_SHM_DIRECTORY, DEFAULT_PEER_TIMEOUT, DEFAULT_MAX_REGIONS,
-                Boolean.parseBoolean(System.getProperty(STRICT_PROPERTY, "false").trim()), DEFAULT_STRICT_CM_DELAY);
+                Boolean.parseBoolean(System.getProperty(STRICT_PROPERTY, "false").trim()), DEFAULT_STRICT_CM_DELAY,
+                SoftFaults.none());
     }
 
     /** The defaults, overridden by any {@code reactor.rdma.soft.*} system property that is set. */
@@ -125,21 +128,21 @@ public final class SoftConfig {
     }
 
     public SoftConfig withShmDirectory(Path dir) {
-        return new SoftConfig(Objects.requireNonNull(dir, "dir").toAbsolutePath(), peerTimeout, maxRegions, strict, cmDelay);
+        return new SoftConfig(Objects.requireNonNull(dir, "dir").toAbsolutePath(), peerTimeout, maxRegions, strict, cmDelay, faults);
     }
 
     public SoftConfig withPeerTimeout(Duration timeout) {
         if (timeout.toMillis() < 10) {
             throw new IllegalArgumentException("peer timeout must be at least 10 ms, got " + timeout.toMillis() + " ms");
         }
-        return new SoftConfig(shmDirectory, timeout, maxRegions, strict, cmDelay);
+        return new SoftConfig(shmDirectory, timeout, maxRegions, strict, cmDelay, faults);
     }
 
     public SoftConfig withMaxRegions(int maxRegions) {
         if (maxRegions < 1 || maxRegions > RegionKeys.MAX_INDEX) {
             throw new IllegalArgumentException("maxRegions must be 1.." + RegionKeys.MAX_INDEX + ", got " + maxRegions);
         }
-        return new SoftConfig(shmDirectory, peerTimeout, maxRegions, strict, cmDelay);
+        return new SoftConfig(shmDirectory, peerTimeout, maxRegions, strict, cmDelay, faults);
     }
 
     /**
@@ -162,7 +165,7 @@ public final class SoftConfig {
      * Property {@value #STRICT_PROPERTY}.
      */
     public SoftConfig withStrict(boolean strict) {
-        return new SoftConfig(shmDirectory, peerTimeout, maxRegions, strict, cmDelay);
+        return new SoftConfig(shmDirectory, peerTimeout, maxRegions, strict, cmDelay, faults);
     }
 
     /** How long one connection-management step takes in strict mode (0..10 s; ignored when not strict). */
@@ -170,7 +173,7 @@ public final class SoftConfig {
         if (delay.isNegative() || delay.toMillis() > 10_000) {
             throw new IllegalArgumentException("cmDelay must be 0..10000 ms, got " + delay.toMillis() + " ms");
         }
-        return new SoftConfig(shmDirectory, peerTimeout, maxRegions, strict, delay);
+        return new SoftConfig(shmDirectory, peerTimeout, maxRegions, strict, delay, faults);
     }
 
     /** Whether strict mode is on ({@link #withStrict}). */
@@ -181,6 +184,16 @@ public final class SoftConfig {
     /** The connection-management delay that applies: {@link #withCmDelay} in strict mode, zero otherwise. */
     public Duration cmDelay() {
         return strict ? cmDelay : Duration.ZERO;
+    }
+
+    /** Injects {@code faults} (tests only; docs/SOFT-PROVIDER.md, "Fault injection"). No system property: faults are set in code. */
+    public SoftConfig faults(SoftFaults faults) {
+        return new SoftConfig(shmDirectory, peerTimeout, maxRegions, strict, cmDelay, Objects.requireNonNull(faults, "faults"));
+    }
+
+    /** The injected faults; {@link SoftFaults#none()} by default. */
+    public SoftFaults faults() {
+        return faults;
     }
 
     public Path shmDirectory() {

@@ -80,6 +80,8 @@ final class SoftQueuePair implements QueuePair {
     private final int[] remoteOff;
     private final int[] remoteLen;
     private String failDetail;
+    /** Fault hook (tests): freezes this context's posters just before a copy; null without faults. */
+    private final PeerFreeze freeze;
 
     SoftQueuePair(SoftContext context, SoftProtectionDomain pd, QpAttributes attributes, int qpn,
                   SoftCompletionQueue sendCq, SoftCompletionQueue recvCq, String structureName, ByteBuffer mem) {
@@ -107,6 +109,7 @@ final class SoftQueuePair implements QueuePair {
         this.remoteOff = new int[SoftConfig.MAX_SGE];
         this.remoteLen = new int[SoftConfig.MAX_SGE];
         this.strict = context.config.strict();
+        this.freeze = context.config.faults().peerFreeze();
         SharedMemory.putIntRelease(mem, QpLayout.H_STATE, QpState.INIT.ibv());
         QpLayout.writeHeader(mem, qpn, rqDepth, maxRecvSge, sqDepth, maxSendSge);
     }
@@ -289,9 +292,19 @@ final class SoftQueuePair implements QueuePair {
     /** Runs posted requests if no other thread is running them; loops while work arrives meanwhile. */
     private void runSendQueue() {
         while (sendQueueOwner.compareAndSet(0, 1)) {
+            // Counted in the peer's header before any of its state is checked: a peer that enters
+            // ERROR flushes its receives only once no request of ours can still copy into its memory.
+            PeerLink peer = link;
+            ByteBuffer peerHeader = peer != null ? peer.peerQp : null;
+            if (peerHeader != null) {
+                SharedMemory.getAndAddInt(peerHeader, QpLayout.H_INBOUND, 1);
+            }
             try {
                 runOwned();
             } finally {
+                if (peerHeader != null) {
+                    SharedMemory.getAndAddInt(peerHeader, QpLayout.H_INBOUND, -1);
+                }
                 sendQueueOwner.set(0);
             }
             if (sqExecuted >= sqPosted || (rnrStalled && state != QpState.ERROR)) {
@@ -521,12 +534,16 @@ final class SoftQueuePair implements QueuePair {
                 detail = "message of " + total + " bytes exceeds the " + capacity + "-byte receive buffer posted by " + peer.peerName;
             }
         }
+        boolean frozen = freeze != null && freeze.checkpoint(op);
         if (responder == WcStatus.SUCCESS) {
             copy(localBuf, localOff, localLen, numSge, remoteBuf, remoteOff, remoteLen, recvSges, total);
         }
         boolean imm = op == WrOpcode.SEND_WITH_IMM;
         completePeerRecv(peer, r, responder, WcOpcode.RECV, responder == WcStatus.SUCCESS ? total : 0, imm,
                 imm ? mem.getInt(w + QpLayout.SQ_IMM) : 0);
+        if (frozen) {
+            freeze.finished();
+        }
         if (requester != WcStatus.SUCCESS) {
             return fail(seq, w, requester, detail);
         }
@@ -555,9 +572,13 @@ final class SoftQueuePair implements QueuePair {
         remoteBuf[0] = dst;
         remoteOff[0] = dstOff;
         remoteLen[0] = total;
+        boolean frozen = freeze != null && freeze.checkpoint(op);
         copy(localBuf, localOff, localLen, numSge, remoteBuf, remoteOff, remoteLen, 1, total);
         if (op == WrOpcode.WRITE_WITH_IMM) {
             completePeerRecv(peer, r, WcStatus.SUCCESS, WcOpcode.RECV_RDMA_WITH_IMM, total, true, mem.getInt(w + QpLayout.SQ_IMM));
+        }
+        if (frozen) {
+            freeze.finished();
         }
         complete(seq, w, WcStatus.SUCCESS, total);
         return DONE;
@@ -649,9 +670,14 @@ final class SoftQueuePair implements QueuePair {
             }
             noticeRemoteError();
         }
-        // In error: flush the receive unless the peer claimed it and is still writing it.
-        long seq = SharedMemory.compareAndExchangeLong(mem, r + QpLayout.RQ_POST_SEQ, n + 1, 0);
+        // In error: flush the receive unless a request of the peer is still under way — it may have
+        // passed its check of our state before we entered ERROR, and still copy into our memory (a
+        // claimed receive, or a WRITE's destination). A flush thus tells the owner the peer is done.
         PeerLink peer = link;
+        if (peer != null && !peer.isDead() && SharedMemory.getIntVolatile(mem, QpLayout.H_INBOUND) != 0) {
+            return false;
+        }
+        long seq = SharedMemory.compareAndExchangeLong(mem, r + QpLayout.RQ_POST_SEQ, n + 1, 0);
         if (seq == -(n + 1) && peer != null && !peer.isDead()) {
             return false; // the peer is completing it; its completion comes next
         }
@@ -718,7 +744,8 @@ final class SoftQueuePair implements QueuePair {
             errorCause = cause;
             state = QpState.ERROR;
         }
-        SharedMemory.putIntRelease(mem, QpLayout.H_STATE, QpState.ERROR.ibv());
+        // volatile (a full fence): a peer that then counts itself in H_INBOUND sees ERROR, or we see its count
+        SharedMemory.putIntVolatile(mem, QpLayout.H_STATE, QpState.ERROR.ibv());
         sendCq.notifyEvent();
         recvCq.notifyEvent();
         runSendQueue();
