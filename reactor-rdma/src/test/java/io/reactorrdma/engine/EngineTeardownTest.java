@@ -37,8 +37,18 @@ class EngineTeardownTest {
     @Test
     void rendezvousDestinationIsNotReusedWhileAFrozenPeerStillWritesIntoIt() throws Exception {
         int size = 200_000; // rendezvous: the first fragment is a plain WRITE into the destination
-        lateCopyDoesNotLandInReusedMemory(WrOpcode.WRITE, size, (byte) 0xAB,
-                h -> h.server.destinations().directBuffer(size, size), 1);
+        // destinations come from a pool per engine; the failed engine's pool closes, so what could
+        // receive the late WRITE is a destination pool opened afterwards on the same allocator
+        java.util.concurrent.atomic.AtomicReference<io.reactorrdma.memory.RegisteredByteBufAllocator> later =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        try {
+            lateCopyDoesNotLandInReusedMemory(WrOpcode.WRITE, size, (byte) 0xAB, h -> {
+                later.compareAndSet(null, new io.reactorrdma.memory.RegisteredByteBufAllocator(h.serverMemory.openDestinationPool("later")));
+                return later.get().directBuffer(size, size);
+            }, 1);
+        } finally {
+            if (later.get() != null) later.get().pool().close();
+        }
     }
 
     @Test
