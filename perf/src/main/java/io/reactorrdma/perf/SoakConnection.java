@@ -61,8 +61,8 @@ final class SoakConnection {
         }
 
         boolean matches(long receiptSeq, int receiptLength) {
-            if (receiptSeq == SoakPayloads.TINY) {
-                return size < SoakPayloads.HEADER && seq >= 0 && size == receiptLength;
+            if (SoakPayloads.isTinyKey(receiptSeq)) {
+                return size < SoakPayloads.HEADER && seq >= 0 && size == receiptLength && SoakPayloads.tinyKey(seq, size) == receiptSeq;
             }
             return seq == receiptSeq && (seq < 0 || (size >= SoakPayloads.HEADER && size == receiptLength));
         }
@@ -264,7 +264,7 @@ final class SoakConnection {
                 return;
             }
             if (status != SoakPayloads.STATUS_OK) {
-                ledger.violation(name + ": the server received " + (seq == SoakPayloads.TINY ? "a short message" : seq < 0
+                ledger.violation(name + ": the server received " + (SoakPayloads.isTinyKey(seq) ? "a short message" : seq < 0
                         ? "direct write " + ~seq : "message " + seq) + " of " + length + " B damaged: " + SoakPayloads.statusName(status));
             }
             match(seq, length, status);
@@ -290,7 +290,7 @@ final class SoakConnection {
             }
         }
         if (found == null) {
-            ledger.violation(name + ": a receipt for " + (seq == SoakPayloads.TINY ? "a short message" : seq < 0 ? "direct write " + ~seq
+            ledger.violation(name + ": a receipt for " + (SoakPayloads.isTinyKey(seq) ? "a short message" : seq < 0 ? "direct write " + ~seq
                     : "message " + seq) + " of " + length + " B matches nothing sent and not yet receipted (duplicate or invented)");
             return;
         }

@@ -11,11 +11,12 @@ import java.util.zip.CRC32;
  * <ul>
  *   <li>a data message of 16 bytes or more: {@code seq} (long, at least 0), its length (int), the
  *       CRC32 of the body (int), then a body of pseudo-random bytes seeded by {@code seq};</li>
- *   <li>a data message under 16 bytes: byte {@code i} is {@code 0xA5 ^ length ^ i} (no room for a header);</li>
+ *   <li>a data message under 16 bytes (no room for a header): byte 0 is the low byte of {@code seq} (its
+ *       tag), byte {@code i > 0} is {@code 0xA5 ^ length ^ i ^ tag};</li>
  *   <li>a direct-write check (16 bytes): {@code ~writeSeq} (negative), the length and the CRC32 of the
  *       bytes the sender wrote into the receiver's slot just before it;</li>
  *   <li>a receipt (receiver to sender, 16 bytes): the {@code seq} (or {@code ~writeSeq}, or
- *       {@link #TINY} for a message under 16 bytes), the length and a {@code STATUS_*};</li>
+ *       {@link #tinyKey} for a message under 16 bytes), the length and a {@code STATUS_*};</li>
  *   <li>the announcement (receiver's first message, 24 bytes): {@link #ANNOUNCE_MAGIC}, the slot's
  *       size, address and rkey, for direct writes.</li>
  * </ul>
@@ -26,7 +27,7 @@ final class SoakPayloads {
     static final int RECEIPT = 16;
     static final int ANNOUNCE = 24;
     static final int ANNOUNCE_MAGIC = 0x50AC_0001;
-    /** The sequence number a receipt carries for a message too short for a header. */
+    /** The base of the keys a receipt carries for a message too short for a header ({@link #tinyKey}). */
     static final long TINY = Long.MIN_VALUE;
 
     static final int STATUS_OK = 0;
@@ -44,8 +45,9 @@ final class SoakPayloads {
     static ByteBuf message(ByteBufAllocator alloc, long seq, int size) {
         ByteBuf b = alloc.directBuffer(size, size);
         if (size < HEADER) {
+            byte tag = (byte) seq;
             for (int i = 0; i < size; i++) {
-                b.writeByte(tinyByte(size, i));
+                b.writeByte(i == 0 ? tag : tinyByte(size, i, tag));
             }
             return b;
         }
@@ -81,10 +83,28 @@ final class SoakPayloads {
 
     /**
      * Checks a data message (not a direct-write check) and returns its receipt's fields: the
-     * sequence number ({@link #TINY} under 16 bytes) and a status.
+     * sequence number (a {@link #tinyKey} under 16 bytes) and a status.
      */
     static long sequenceOf(ByteBuf m) {
-        return m.readableBytes() < HEADER ? TINY : m.getLong(m.readerIndex());
+        int size = m.readableBytes();
+        if (size == 0) {
+            return TINY;
+        }
+        return size < HEADER ? TINY + 1 + (m.getByte(m.readerIndex()) & 0xFF) : m.getLong(m.readerIndex());
+    }
+
+    /**
+     * What a receipt carries for a message under 16 bytes with sequence number {@code seq}: {@link #TINY}
+     * for an empty one, else {@code TINY + 1 + (seq & 0xFF)} (its tag), so that the sender tells apart
+     * short messages of one size unless 256 lie between them.
+     */
+    static long tinyKey(long seq, int size) {
+        return size == 0 ? TINY : TINY + 1 + (seq & 0xFF);
+    }
+
+    /** Whether a receipt's sequence field is a {@link #tinyKey}. */
+    static boolean isTinyKey(long receiptSeq) {
+        return receiptSeq >= TINY && receiptSeq <= TINY + 256;
     }
 
     static boolean isDirectWriteCheck(ByteBuf m) {
@@ -96,8 +116,9 @@ final class SoakPayloads {
         int size = m.readableBytes();
         int at = m.readerIndex();
         if (size < HEADER) {
-            for (int i = 0; i < size; i++) {
-                if (m.getByte(at + i) != tinyByte(size, i)) {
+            byte tag = size == 0 ? 0 : m.getByte(at);
+            for (int i = 1; i < size; i++) {
+                if (m.getByte(at + i) != tinyByte(size, i, tag)) {
                     return STATUS_BAD_TINY;
                 }
             }
@@ -131,8 +152,8 @@ final class SoakPayloads {
         }
     }
 
-    private static byte tinyByte(int size, int i) {
-        return (byte) (0xA5 ^ size ^ i);
+    private static byte tinyByte(int size, int i, byte tag) {
+        return (byte) (0xA5 ^ size ^ i ^ tag);
     }
 
     /** Writes {@code length} pseudo-random bytes through one NIO view (one leak-detector record, not one per long). */

@@ -19,12 +19,24 @@ class SoakPayloadsTest {
             try {
                 assertThat(m.readableBytes()).isEqualTo(size);
                 assertThat(SoakPayloads.verify(m)).as("size %d", size).isEqualTo(SoakPayloads.STATUS_OK);
-                assertThat(SoakPayloads.sequenceOf(m)).isEqualTo(size < SoakPayloads.HEADER ? SoakPayloads.TINY : 42);
+                assertThat(SoakPayloads.sequenceOf(m)).isEqualTo(size < SoakPayloads.HEADER ? SoakPayloads.tinyKey(42, size) : 42);
                 assertThat(SoakPayloads.isDirectWriteCheck(m)).isFalse();
             } finally {
                 m.release();
             }
         }
+    }
+
+    @Test
+    void shortMessagesOfOneSizeCarryTheirSequencesTag() {
+        ByteBuf a = SoakPayloads.message(alloc, 300, 7);
+        ByteBuf b = SoakPayloads.message(alloc, 301, 7);
+        assertThat(SoakPayloads.sequenceOf(a)).isNotEqualTo(SoakPayloads.sequenceOf(b));
+        assertThat(SoakPayloads.isTinyKey(SoakPayloads.sequenceOf(a))).isTrue();
+        assertThat(SoakPayloads.isTinyKey(~5L)).as("a direct write's check").isFalse();
+        assertThat(SoakPayloads.verify(a)).isEqualTo(SoakPayloads.STATUS_OK);
+        a.release();
+        b.release();
     }
 
     @Test
