@@ -9,8 +9,10 @@ import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.EnumSet;
 
@@ -89,7 +91,8 @@ final class SharedMemory {
      * shorter, so that no access through the mapping can fault past its end.
      */
     static MappedByteBuffer mapExisting(Path file, int size) throws IOException {
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
+            checkOwnedBySelf(file);
             long actual = ch.size();
             if (actual < size) {
                 throw new IOException("shared-memory file " + file + " has " + actual + " bytes, expected at least " + size);
@@ -97,6 +100,20 @@ final class SharedMemory {
             MappedByteBuffer map = ch.map(FileChannel.MapMode.READ_WRITE, 0, size);
             map.order(ByteOrder.nativeOrder());
             return map;
+        }
+    }
+
+    /**
+     * A peer's file must be a regular file of our own uid: the private directory already
+     * guarantees it (only this uid and root can create files there); this re-check makes a
+     * swapped-in file of another owner an error instead of shared memory.
+     */
+    static void checkOwnedBySelf(Path file) throws IOException {
+        PosixFileAttributes attrs = Files.readAttributes(file, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        int owner = (Integer) Files.getAttribute(file, "unix:uid", LinkOption.NOFOLLOW_LINKS);
+        if (!attrs.isRegularFile() || owner != ShmDirectory.processUid()) {
+            throw new IOException("shared-memory file " + file + " is " + (attrs.isRegularFile() ? "owned by uid " + owner
+                    + ", not by this process's uid " + ShmDirectory.processUid() : "not a regular file") + "; refusing to map it");
         }
     }
 

@@ -160,6 +160,7 @@ final class ShmFabric extends SoftFabric {
                 ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
                 try {
                     server.bind(UnixDomainSocketAddress.of(path));
+                    ShmDirectory.makePrivate(path); // bind creates it with the umask's mode; connecting needs write access
                     return server;
                 } catch (IOException e) {
                     server.close();
