@@ -61,6 +61,19 @@ final class SharedMemory {
         INT.setVolatile(b, offset, value);
     }
 
+    /**
+     * A full fence: no load after it is performed before a store ahead of it is visible. The
+     * arm/publish handshake needs it on both sides: each side stores its own flag (armed, or
+     * completion published) and then loads the other's. Release stores and acquire/volatile loads
+     * alone let a store wait in the CPU's store buffer while the following load already ran
+     * (store-load reordering: x86 does it, and the JMM allows it), so both sides could read the
+     * other's old value — the publisher "not armed", the waiter "nothing to poll" — and the waiter
+     * would sleep with a completion pending.
+     */
+    static void fullFence() {
+        VarHandle.fullFence();
+    }
+
     static boolean compareAndSetInt(ByteBuffer b, int offset, int expected, int value) {
         return INT.compareAndSet(b, offset, expected, value);
     }

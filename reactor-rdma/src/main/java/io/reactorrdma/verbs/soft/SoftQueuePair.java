@@ -457,7 +457,9 @@ final class SoftQueuePair implements QueuePair {
         wakePeerIfArmed(peer);
     }
 
+    /** After publishing a completion (or error) in the peer's memory: wakes the peer if it armed. */
     private static void wakePeerIfArmed(PeerLink peer) {
+        SharedMemory.fullFence(); // publish, then read "armed": see SharedMemory.fullFence
         if (SharedMemory.getIntVolatile(peer.peerQp, QpLayout.H_NOTIFY_ARMED) != 0
                 && SharedMemory.compareAndSetInt(peer.peerQp, QpLayout.H_NOTIFY_ARMED, 1, 0)) {
             peer.wakePeer();
@@ -597,6 +599,7 @@ final class SoftQueuePair implements QueuePair {
 
     // ------------------------------------------------------------ receive completions
 
+    /** Arms the peer's wake-up; the caller polls afterwards, behind a full fence (see SharedMemory.fullFence). */
     void armNotification() {
         SharedMemory.putIntVolatile(mem, QpLayout.H_NOTIFY_ARMED, 1);
     }
