@@ -83,19 +83,46 @@ final class SharedMemory {
         return ByteBuffer.allocateDirect(size).order(ByteOrder.nativeOrder());
     }
 
+    /** Zeros written to preallocate files; only ever read (through duplicates). */
+    private static final ByteBuffer ZEROS = ByteBuffer.allocateDirect(1 << 20);
+
     /**
-     * Creates {@code file} (mode 0600, must not exist) of {@code size} bytes and maps it
-     * read-write. The file is zero-filled, as tmpfs gives fresh pages.
+     * Creates {@code file} (mode 0600, must not exist) of {@code size} bytes, every block
+     * allocated, and maps it read-write. Writing the blocks (the JDK has no posix_fallocate; a
+     * plain set-length leaves a sparse file) means a full tmpfs fails here, with an IOException,
+     * instead of raising SIGBUS when some process first touches a page. The file is zero-filled.
+     * On failure the file is gone.
      */
     static MappedByteBuffer createAndMap(Path file, int size) throws IOException {
-        try (FileChannel ch = FileChannel.open(file, EnumSet.of(StandardOpenOption.CREATE_NEW,
-                StandardOpenOption.READ, StandardOpenOption.WRITE),
-                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")))) {
-            MappedByteBuffer map = ch.map(FileChannel.MapMode.READ_WRITE, 0, size);
-            map.order(ByteOrder.nativeOrder());
-            return map;
+        FileChannel ch;
+        try {
+            ch = FileChannel.open(file, EnumSet.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE),
+                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
         } catch (FileAlreadyExistsException e) {
             throw new IOException("shared-memory file " + file + " already exists; another process uses the same name", e);
+        }
+        boolean done = false;
+        try (ch) {
+            preallocate(ch, size);
+            MappedByteBuffer map = ch.map(FileChannel.MapMode.READ_WRITE, 0, size);
+            map.order(ByteOrder.nativeOrder());
+            done = true;
+            return map;
+        } finally {
+            if (!done) {
+                deleteQuietly(file);
+            }
+        }
+    }
+
+    private static void preallocate(FileChannel ch, int size) throws IOException {
+        ByteBuffer zeros = ZEROS.duplicate();
+        long position = 0;
+        while (position < size) {
+            zeros.clear().limit((int) Math.min(zeros.capacity(), size - position));
+            while (zeros.hasRemaining()) {
+                position += ch.write(zeros, position);
+            }
         }
     }
 

@@ -186,8 +186,24 @@ final class ShmDirectory {
         try {
             return SharedMemory.createAndMap(f, size);
         } catch (IOException e) {
+            long free = usableSpace();
+            if (free >= 0 && free < size || String.valueOf(e.getMessage()).contains("No space left")) {
+                throw new VerbsException("the tmpfs of the shm directory " + dir + " has no room for " + size + " more bytes ("
+                        + (free >= 0 ? free + " bytes free" : "free space unknown") + ") to create " + f.getFileName()
+                        + ": free memory there (df " + dir + "; files of dead contexts are reclaimed at the next start), "
+                        + "enlarge it (mount -o remount,size=... on the tmpfs), or set reactor.rdma.soft.shmDir to a larger tmpfs", e);
+            }
             throw new VerbsException("cannot create the shared-memory file " + f + " (" + size + " bytes): " + e.getMessage()
                     + ". Check free space on the tmpfs (df " + dir + ")", e);
+        }
+    }
+
+    /** Bytes still free for us on the directory's file system, or -1 if unknown. */
+    private long usableSpace() {
+        try {
+            return Files.getFileStore(dir).getUsableSpace();
+        } catch (IOException e) {
+            return -1;
         }
     }
 

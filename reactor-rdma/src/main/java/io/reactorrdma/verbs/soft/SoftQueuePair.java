@@ -75,6 +75,10 @@ final class SoftQueuePair implements QueuePair {
     private final int[] remoteOff;
     private final int[] remoteLen;
     private String failDetail;
+    /** Offset of the peer receive claimed for the running request and not yet completed, or -1. */
+    private int claimedPeerRecv = -1;
+    /** The running request's completion (success or error) was decided when this passed its sequence. */
+    private long completedThrough;
 
     SoftQueuePair(SoftContext context, SoftProtectionDomain pd, QpAttributes attributes, int qpn,
                   SoftCompletionQueue sendCq, SoftCompletionQueue recvCq, String structureName, ByteBuffer mem) {
@@ -313,7 +317,14 @@ final class SoftQueuePair implements QueuePair {
                 sqExecuted = seq + 1;
                 continue;
             }
-            int result = execute(seq, w);
+            int result;
+            try {
+                result = execute(seq, w);
+            } catch (RuntimeException | InternalError fault) {
+                // The request was taken: it must end in a completion, never in an exception out of
+                // postSend (the caller would post it again).
+                result = faulted(seq, w, fault);
+            }
             if (result == RNR) {
                 if (attributes.rnrRetry() != QpAttributes.RNR_RETRY_INFINITE && rnrAttempts >= attributes.rnrRetry()) {
                     rnrAttempts = 0;
@@ -334,14 +345,45 @@ final class SoftQueuePair implements QueuePair {
         }
     }
 
+    /**
+     * A request threw while it ran. An {@link InternalError} is the JVM's report of a fault in
+     * mapped memory (SIGBUS: a shared-memory file was cut short under its mapping); it may surface
+     * a little after the faulting copy, even after the request's completion was written — then
+     * only the queue pair fails. A receive of the peer claimed for this request is completed with
+     * an error, so the peer does not wait for it.
+     */
+    private int faulted(long seq, int w, Throwable fault) {
+        String detail = (fault instanceof InternalError
+                ? "memory fault while running a request of queue pair " + qpn + " (a shared-memory file was truncated, "
+                        + "or its tmpfs could not supply a page): "
+                : "a request of queue pair " + qpn + " failed unexpectedly: ") + fault;
+        PeerLink peer = link;
+        int r = claimedPeerRecv;
+        claimedPeerRecv = -1;
+        if (r >= 0 && peer != null) {
+            try {
+                completePeerRecv(peer, r, WcStatus.LOC_QP_OP_ERR, WcOpcode.RECV, 0, false, 0);
+            } catch (RuntimeException | InternalError again) {
+                // the peer's queue itself faults; it learns of our failure from the disconnect
+            }
+        }
+        if (completedThrough > seq) {
+            enterError(detail);
+            return DONE;
+        }
+        return fail(seq, w, WcStatus.REM_OP_ERR, detail);
+    }
+
     /** Writes a send completion: always for errors, for successes only when signaled. */
     private void complete(long seq, int w, WcStatus status, int byteLen) {
         boolean signaled = (mem.getInt(w + QpLayout.SQ_FLAGS) & QpLayout.SQ_SIGNALED) != 0;
         if (status == WcStatus.SUCCESS && !signaled) {
+            completedThrough = seq + 1;
             return;
         }
         WrOpcode op = WrOpcode.fromIbv(mem.getInt(w + QpLayout.SQ_OPCODE));
         sendCq.push(qpn, seq, mem.getLong(w + QpLayout.SQ_WR_ID), status, WcOpcode.forSend(op != null ? op : WrOpcode.SEND), byteLen);
+        completedThrough = seq + 1;
     }
 
     /** Fails the request at {@code seq} with {@code status} and puts the queue pair in error. */
@@ -440,6 +482,7 @@ final class SoftQueuePair implements QueuePair {
             fail(seq, w, WcStatus.RETRY_EXC_ERR, peer.peerName + " flushed its receive queue: it is in error");
             return -2;
         }
+        claimedPeerRecv = r;
         return r;
     }
 
@@ -454,6 +497,7 @@ final class SoftQueuePair implements QueuePair {
         long n = peer.peerRqNext;
         SharedMemory.putLongRelease(p, r + QpLayout.RQ_DONE_SEQ, n + 1);
         peer.peerRqNext = n + 1;
+        claimedPeerRecv = -1;
         wakePeerIfArmed(peer);
     }
 
