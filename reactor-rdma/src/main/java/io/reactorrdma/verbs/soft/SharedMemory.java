@@ -1,7 +1,10 @@
 package io.reactorrdma.verbs.soft;
 
 import java.io.IOException;
+import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.lang.reflect.Field;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -18,8 +21,8 @@ import java.util.EnumSet;
 
 /**
  * Ordered and atomic access to direct or memory-mapped buffers through VarHandles (no Unsafe, no
- * JVM flags), and the creation and mapping of the files that back shared structures. Every offset
- * passed here must be naturally aligned; the descriptor classes guarantee it.
+ * JVM flags), and the creation, mapping and unmapping of the files that back shared structures.
+ * Every offset passed here must be naturally aligned; the descriptor classes guarantee it.
  */
 final class SharedMemory {
 
@@ -154,6 +157,43 @@ final class SharedMemory {
         if (!attrs.isRegularFile() || owner != ShmDirectory.processUid()) {
             throw new IOException("shared-memory file " + file + " is " + (attrs.isRegularFile() ? "owned by uid " + owner
                     + ", not by this process's uid " + ShmDirectory.processUid() : "not a regular file") + "; refusing to map it");
+        }
+    }
+
+    /**
+     * {@code sun.misc.Unsafe.invokeCleaner}, the JDK's one way to unmap a mapping now rather than
+     * when the GC finds its buffer unreachable (which may be never for a long-lived, quiet heap);
+     * null where the JDK does not offer it, and mappings then wait for the GC.
+     */
+    private static final MethodHandle INVOKE_CLEANER = findInvokeCleaner();
+
+    private static MethodHandle findInvokeCleaner() {
+        try {
+            Class<?> unsafeClass = Class.forName("sun.misc.Unsafe");
+            Field theUnsafe = unsafeClass.getDeclaredField("theUnsafe");
+            theUnsafe.setAccessible(true);
+            return MethodHandles.lookup().findVirtual(unsafeClass, "invokeCleaner", MethodType.methodType(void.class, ByteBuffer.class))
+                    .bindTo(theUnsafe.get(null));
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    /**
+     * Unmaps {@code mapping} (as returned by {@link #createAndMap} or {@link #mapExisting}, not a
+     * duplicate) at once, so that the pages of its unlinked file go back to the tmpfs. The caller
+     * guarantees that no thread touches the mapping any more: an access after this is a crash.
+     * Returns whether it was unmapped now (false: the GC will).
+     */
+    static boolean unmap(ByteBuffer mapping) {
+        if (INVOKE_CLEANER == null || mapping == null || !mapping.isDirect()) {
+            return false;
+        }
+        try {
+            INVOKE_CLEANER.invokeExact(mapping);
+            return true;
+        } catch (Throwable e) {
+            return false;
         }
     }
 

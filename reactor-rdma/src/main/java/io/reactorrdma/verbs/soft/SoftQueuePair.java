@@ -293,6 +293,11 @@ final class SoftQueuePair implements QueuePair {
         }
     }
 
+    /** Whether a thread runs this send queue now (and may be copying from local regions). */
+    boolean isRunningSendQueue() {
+        return sendQueueOwner.get() != 0;
+    }
+
     long rnrDeadline() {
         return rnrDeadline;
     }
@@ -395,6 +400,7 @@ final class SoftQueuePair implements QueuePair {
 
     private int execute(long seq, int w) {
         PeerLink peer = link;
+        peer.beforeRequest();
         if (peer.isDead()) {
             return fail(seq, w, WcStatus.RETRY_EXC_ERR, peer.deathCause());
         }
