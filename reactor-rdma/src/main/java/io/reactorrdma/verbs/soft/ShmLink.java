@@ -226,9 +226,8 @@ final class ShmLink extends PeerLink {
     @Override
     void close() {
         fabric.unregister(this);
-        // Dropped, not unmapped: a send-queue run on another thread may still be inside a copy;
-        // the GC unmaps them once unreachable.
-        java.util.Arrays.fill(mapped, null);
+        // Mappings are not unmapped here: a send-queue run on another thread may still be inside
+        // a copy. They go with this link, when the GC finds it unreachable.
         try {
             channel.close();
         } catch (IOException ignored) {
