@@ -106,6 +106,86 @@ class RdmaCrossProcessTest {
         assertThat(client.domains()[0].metrics().rnrEvents() + client.domains()[1].metrics().rnrEvents()).isZero();
     }
 
+    /** Bytes streamed by {@link #streamingDedicatedRegionsKeepsShmMemoryBounded}; 2 GiB for the by-hand measurement. */
+    static final long STREAM_BYTES = Long.getLong("reactor.rdma.test.shmStreamBytes", 128L << 20);
+
+    /**
+     * Issue 10 #6: messages above the pool's block size get a dedicated region each, on both sides
+     * (the receiver's destination, which the echo sends back from). The sender maps the receiver's
+     * region to write into it; once the receiver frees and unlinks it, that mapping must go, or
+     * every message's tmpfs pages stay alive. Measured as the bytes both processes still map of
+     * unlinked files in the shm directory (/proc/PID/maps "(deleted)") plus the files there.
+     */
+    @Test
+    @Timeout(value = 900, unit = TimeUnit.SECONDS) // the 2 GiB run by hand; the build streams 128 MiB
+    void streamingDedicatedRegionsKeepsShmMemoryBounded() throws Exception {
+        int size = 8 << 20; // above the 4 MiB pool block: a dedicated region per message
+        int messages = (int) Math.max(8, STREAM_BYTES / size);
+        long bound = 24L * size; // a few messages in flight per side, plus what the GC has not collected yet
+        RdmaConnection c = RdmaClient.create().port(port).runOn(client).connectNow();
+        java.util.concurrent.BlockingQueue<Long> echoes = new java.util.concurrent.LinkedBlockingQueue<>();
+        reactor.core.Disposable inbound = c.inbound().receive().subscribe(b -> {
+            try {
+                echoes.add(b.readableBytes() == size ? crc(b) : -1L);
+            } finally {
+                b.release();
+            }
+        });
+        long worst = 0;
+        long start = System.nanoTime();
+        try {
+            for (int i = 0; i < messages; i++) {
+                ByteBuf b = c.alloc().directBuffer(size);
+                b.writerIndex(size);
+                b.setLong(0, i);
+                long sum = crc(b);
+                c.outbound().send(Mono.just(b)).then().block(Duration.ofSeconds(60));
+                Long echoed = echoes.poll(60, TimeUnit.SECONDS);
+                assertThat(echoed).as("echo of message %d", i).isEqualTo(sum);
+                long held = shmBytesHeld();
+                worst = Math.max(worst, held);
+                assertThat(held).as("shm bytes held after %d messages of %d bytes", i + 1, size).isLessThanOrEqualTo(bound);
+            }
+        } finally {
+            inbound.dispose();
+            c.dispose();
+        }
+        System.out.printf("streamed %d MiB in %d ms as %d messages of %d MiB; shm held at most %d MiB%n",
+                (long) messages * size >> 20, (System.nanoTime() - start) / 1_000_000, messages, size >> 20, worst >> 20);
+    }
+
+    /**
+     * Bytes of the shm directory's files plus the mappings of unlinked ones in this process and the
+     * server; a file mapped by both counts once (by inode).
+     */
+    private long shmBytesHeld() throws IOException {
+        long total = 0;
+        try (Stream<Path> files = Files.list(dir)) {
+            for (Path f : files.toList()) {
+                try {
+                    total += Files.size(f);
+                } catch (IOException gone) {
+                    // deleted meanwhile
+                }
+            }
+        }
+        java.util.Map<String, Long> unlinked = new java.util.HashMap<>();
+        for (long pid : new long[]{ProcessHandle.current().pid(), serverProcess.pid()}) {
+            for (String line : Files.readAllLines(Paths.get("/proc", Long.toString(pid), "maps"))) {
+                if (line.contains(dir.toString() + "/") && line.endsWith("(deleted)")) {
+                    String[] f = line.trim().split("\\s+");
+                    String[] range = f[0].split("-");
+                    long bytes = Long.parseUnsignedLong(range[1], 16) - Long.parseUnsignedLong(range[0], 16);
+                    unlinked.merge(f[3] + ":" + f[4], bytes, Math::max);
+                }
+            }
+        }
+        for (long bytes : unlinked.values()) {
+            total += bytes;
+        }
+        return total;
+    }
+
     @Test
     void killingTheServerEndsTheConnectionWithAClearError() {
         RdmaConnection c = RdmaClient.create().port(port).runOn(client).connectNow();

@@ -47,6 +47,13 @@ abstract class PeerLink {
      */
     abstract ByteBuffer resolve(int key, int requiredAccess, long address, long length);
 
+    /**
+     * Called by whoever runs the send queue before each request, while no mapping {@link #resolve}
+     * returned is in use: the moment to release mappings of regions the peer deregistered.
+     */
+    void beforeRequest() {
+    }
+
     /** Wakes the peer's armed completion queue. */
     abstract void wakePeer();
 

@@ -10,9 +10,12 @@ import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.Paths;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
@@ -22,7 +25,8 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * The per-user directory of the shm fabric (mode 0700; files 0600). Every file of a context starts
+ * The per-user directory of the shm fabric: owned by this uid, not a symbolic link, mode exactly
+ * 0700 (checked at every start, see {@link #checkPrivate}); files 0600. Every file of a context starts
  * with the context id ({@code <pid>-<hex>.}); the context holds an exclusive lock on
  * {@code <id>.lock} for its whole life. The kernel drops that lock when the process dies, so at
  * every start the files of contexts whose lock can be taken are the leftovers of dead processes,
@@ -33,6 +37,9 @@ final class ShmDirectory {
     /** A context id as formed by {@link SoftContext}: never a path. */
     static final Pattern CONTEXT_ID = Pattern.compile("[0-9]{1,10}-[0-9a-f]{1,8}");
 
+    static final Set<PosixFilePermission> PRIVATE_DIRECTORY = PosixFilePermissions.fromString("rwx------");
+    static final Set<PosixFilePermission> PRIVATE_FILE = PosixFilePermissions.fromString("rw-------");
+
     final Path dir;
     private final String id;
     private final FileChannel lockChannel;
@@ -42,26 +49,23 @@ final class ShmDirectory {
         this.dir = dir;
         this.id = id;
         try {
-            if (!Files.isDirectory(dir)) {
+            if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
                 Path parent = dir.getParent();
                 if (parent != null && !Files.isDirectory(parent)) {
                     throw new ProviderUnavailableException("the shm fabric needs the directory " + parent
                             + " (a tmpfs such as /dev/shm); it does not exist. Set reactor.rdma.soft.shmDir to a tmpfs directory");
                 }
                 try {
-                    Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+                    Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PRIVATE_DIRECTORY));
+                    Files.setPosixFilePermissions(dir, PRIVATE_DIRECTORY); // exactly 0700 whatever the umask
                 } catch (java.nio.file.FileAlreadyExistsException raced) {
-                    // another process created it
+                    // another process created it; checked below like any existing directory
                 }
             }
-            Set<PosixFilePermission> perms = Files.getPosixFilePermissions(dir);
-            if (perms.contains(PosixFilePermission.OTHERS_WRITE) || perms.contains(PosixFilePermission.GROUP_WRITE)) {
-                throw new ProviderUnavailableException("the shm directory " + dir + " is writable by others ("
-                        + PosixFilePermissions.toString(perms) + "); use a private directory (mode 0700)");
-            }
+            checkPrivate(dir);
             Path tmp = dir.resolve(id + ".lock.tmp");
             lockChannel = FileChannel.open(tmp, EnumSet.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
-                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+                    PosixFilePermissions.asFileAttribute(PRIVATE_FILE));
             lock = lockChannel.lock();
             // Renamed only once locked, so a reclaimer never sees an unlocked lock file of a live context.
             Files.move(tmp, dir.resolve(id + ".lock"), StandardCopyOption.ATOMIC_MOVE);
@@ -120,6 +124,55 @@ final class ShmDirectory {
         return n;
     }
 
+    /**
+     * Refuses a directory that another local user could use against us: it must be a real
+     * directory (not a symbolic link), owned by this process's uid, with mode exactly 0700. Then
+     * only this uid (and root) can create, replace or connect to anything in it; and since
+     * /dev/shm is sticky, nobody else can rename or remove the directory itself afterwards.
+     */
+    static void checkPrivate(Path dir) throws IOException {
+        PosixFileAttributes attrs = Files.readAttributes(dir, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        if (attrs.isSymbolicLink()) {
+            throw new ProviderUnavailableException("the shm directory " + dir + " is a symbolic link (to "
+                    + Files.readSymbolicLink(dir) + "); another local user could point it anywhere. Remove the link, or set "
+                    + "reactor.rdma.soft.shmDir to a real directory of mode 0700 owned by you");
+        }
+        if (!attrs.isDirectory()) {
+            throw new ProviderUnavailableException("the shm directory " + dir + " exists but is not a directory; remove it, or set "
+                    + "reactor.rdma.soft.shmDir to another path");
+        }
+        int owner = (Integer) Files.getAttribute(dir, "unix:uid", LinkOption.NOFOLLOW_LINKS);
+        int self = processUid();
+        if (owner != self) {
+            throw new ProviderUnavailableException("the shm directory " + dir + " is owned by uid " + owner + " ("
+                    + attrs.owner().getName() + "), not by this process's uid " + self + ": another user may have created it to "
+                    + "read or replace our files. Remove it (as its owner or root), or set reactor.rdma.soft.shmDir to a directory "
+                    + "of mode 0700 owned by you");
+        }
+        Set<PosixFilePermission> perms = attrs.permissions();
+        if (!perms.equals(PRIVATE_DIRECTORY)) {
+            throw new ProviderUnavailableException("the shm directory " + dir + " has mode " + PosixFilePermissions.toString(perms)
+                    + "; it must be rwx------ (0700) so that no other user can reach its memory files and sockets. Fix: chmod 700 "
+                    + dir + " (or remove it and let the provider create it)");
+        }
+    }
+
+    /** The effective uid of this process: the owner of its /proc entry. */
+    static int processUid() throws IOException {
+        Integer uid = processUid;
+        if (uid == null) {
+            processUid = uid = (Integer) Files.getAttribute(Paths.get("/proc/self"), "unix:uid");
+        }
+        return uid;
+    }
+
+    private static volatile Integer processUid;
+
+    /** Makes a file this context created owner-only (a socket is created with the umask's mode). */
+    static void makePrivate(Path file) throws IOException {
+        Files.setPosixFilePermissions(file, PRIVATE_FILE);
+    }
+
     Path file(String contextId, String name) {
         return dir.resolve(contextId + "." + name);
     }
@@ -133,8 +186,24 @@ final class ShmDirectory {
         try {
             return SharedMemory.createAndMap(f, size);
         } catch (IOException e) {
+            long free = usableSpace();
+            if (free >= 0 && free < size || String.valueOf(e.getMessage()).contains("No space left")) {
+                throw new VerbsException("the tmpfs of the shm directory " + dir + " has no room for " + size + " more bytes ("
+                        + (free >= 0 ? free + " bytes free" : "free space unknown") + ") to create " + f.getFileName()
+                        + ": free memory there (df " + dir + "; files of dead contexts are reclaimed at the next start), "
+                        + "enlarge it (mount -o remount,size=... on the tmpfs), or set reactor.rdma.soft.shmDir to a larger tmpfs", e);
+            }
             throw new VerbsException("cannot create the shared-memory file " + f + " (" + size + " bytes): " + e.getMessage()
                     + ". Check free space on the tmpfs (df " + dir + ")", e);
+        }
+    }
+
+    /** Bytes still free for us on the directory's file system, or -1 if unknown. */
+    private long usableSpace() {
+        try {
+            return Files.getFileStore(dir).getUsableSpace();
+        } catch (IOException e) {
+            return -1;
         }
     }
 

@@ -22,6 +22,7 @@ import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -47,6 +48,10 @@ final class ShmFabric extends SoftFabric {
     private final List<ShmLink> links = new CopyOnWriteArrayList<>();
     private final List<ServerSocketChannel> servers = new CopyOnWriteArrayList<>();
     private final ByteBuffer readBuffer = ByteBuffer.allocateDirect(256);
+    /** Memory of closed regions, waiting for {@link #unmapRetired}. */
+    private final ConcurrentLinkedQueue<ByteBuffer> retired = new ConcurrentLinkedQueue<>();
+    /** Retired memory taken from {@link #retired} and not yet unmapped; guarded by this. */
+    private final ArrayList<ByteBuffer> toUnmap = new ArrayList<>();
 
     ShmFabric(SoftContext context) {
         this.context = context;
@@ -98,9 +103,43 @@ final class ShmFabric extends SoftFabric {
     @Override
     void unpublishRegion(SoftMemoryRegion region) {
         SharedMemory.putLongRelease(regionTable, RegionTableLayout.entryOffset(region.index) + RegionTableLayout.E_KEY_AND_STATE, 0L);
-        // Unlinked, not unmapped: peers keep their mappings valid until they drop them, and a
-        // local thread that misuses the region after close reads stale memory instead of crashing.
+        // Unlinked here; peers' mappings stay valid until they drop them (ShmLink unmaps stale
+        // ones). Our own mapping goes with releaseRegionMemory when the region was closed, or
+        // with the GC after a context or PD close, so that late readers there see stale memory.
         directory.delete("r" + Integer.toHexString(region.key));
+    }
+
+    @Override
+    void releaseRegionMemory(ByteBuffer memory) {
+        retired.add(memory);
+        unmapRetired();
+    }
+
+    /**
+     * Unmaps the memory of closed regions, so the pages of their unlinked files go back to the
+     * tmpfs at once instead of whenever the GC collects the buffers. A send queue copies from a
+     * local region only after checking (volatile reads) that it is still registered, and only while
+     * it owns the queue (an atomic flag). Every buffer taken here was deregistered before; so if,
+     * after taking them and a full fence, no send queue is being run, none can still be copying from
+     * them and none will start to. If one is being run, the provider thread tries again on its
+     * next turn.
+     */
+    synchronized void unmapRetired() {
+        ByteBuffer b;
+        while ((b = retired.poll()) != null) {
+            toUnmap.add(b);
+        }
+        if (toUnmap.isEmpty()) {
+            return;
+        }
+        SharedMemory.fullFence();
+        if (context.anySendQueueRunning()) {
+            return; // the next close, or the provider thread's next turn, tries again
+        }
+        for (ByteBuffer m : toUnmap) {
+            SharedMemory.unmap(m);
+        }
+        toUnmap.clear();
     }
 
     // ------------------------------------------------------------ connection management
@@ -162,6 +201,7 @@ final class ShmFabric extends SoftFabric {
                 ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
                 try {
                     server.bind(UnixDomainSocketAddress.of(path));
+                    ShmDirectory.makePrivate(path); // bind creates it with the umask's mode; connecting needs write access
                     return server;
                 } catch (IOException e) {
                     server.close();
@@ -322,6 +362,7 @@ final class ShmFabric extends SoftFabric {
 
     @Override
     void awaitEvents(long nanos) {
+        unmapRetired();
         ShmLink pending;
         while ((pending = toRegister.poll()) != null) {
             try {

@@ -12,6 +12,13 @@ import java.nio.file.Path;
  * A link to a queue pair in another process: the peer's queue-pair file and region table are
  * mapped here, its regions are mapped on first use (and checked against its region table on every
  * use), and the UNIX-domain socket carries wake-ups, heartbeats and the disconnect.
+ *
+ * <p>A mapping keeps the pages of the peer's region alive after the peer deregistered and unlinked
+ * it, so mappings of deregistered regions are unmapped: every time a region is newly mapped (a
+ * lookup miss — a new region of the peer, so possibly others went), the next request first checks
+ * every cached mapping against the peer's region table and unmaps the stale ones. Only the thread
+ * running the send queue uses these mappings, and it does this between requests, when none is in
+ * use. Stale mappings are thus bounded by the regions the peer dropped since our last miss.
  */
 final class ShmLink extends PeerLink {
 
@@ -21,6 +28,14 @@ final class ShmLink extends PeerLink {
     private final ByteBuffer peerTable;
     private final int peerTableCapacity;
     private final MappedRegion[] mapped;
+    /** Table indexes of {@link #mapped} entries that are set, {@link #cachedCount} of them. */
+    private final int[] cachedIndexes;
+    private int cachedCount;
+    /** Mappings replaced during the current request, unmapped before the next one. */
+    private final MappedByteBuffer[] replaced = new MappedByteBuffer[SoftConfig.MAX_SGE];
+    private int replacedCount;
+    /** A region was newly mapped: check the cache against the peer's table before the next request. */
+    private boolean sweepDue;
     private final ByteBuffer wakeByte = ByteBuffer.allocateDirect(1);
     private final ByteBuffer controlByte = ByteBuffer.allocateDirect(1);
     volatile long lastHeardNanos = System.nanoTime();
@@ -46,6 +61,7 @@ final class ShmLink extends PeerLink {
         this.peerTable = peerTable;
         this.peerTableCapacity = peer.regionTableCapacity;
         this.mapped = new MappedRegion[peer.regionTableCapacity];
+        this.cachedIndexes = new int[peer.regionTableCapacity];
         wakeByte.put(0, ShmHandshake.WAKE);
     }
 
@@ -93,10 +109,50 @@ final class ShmLink extends PeerLink {
                 resolveError = "key 0x" + Integer.toHexString(key) + " of " + peerName + ", whose memory cannot be mapped: " + ex.getMessage();
                 return null;
             }
+            MappedRegion old = mapped[index];
+            if (old == null) {
+                cachedIndexes[cachedCount++] = index;
+            } else if (replacedCount < replaced.length) {
+                replaced[replacedCount++] = old.memory; // an earlier entry of this request may still use it
+            }
             mapped[index] = m;
+            sweepDue = true;
         }
         long base = peerTable.getLong(e + RegionTableLayout.E_ADDRESS);
         return check(m.memory, base, regionLength, access, pd, key, requiredAccess, address, length);
+    }
+
+    @Override
+    void beforeRequest() {
+        if (replacedCount > 0) {
+            for (int i = 0; i < replacedCount; i++) {
+                SharedMemory.unmap(replaced[i]);
+                replaced[i] = null;
+            }
+            replacedCount = 0;
+        }
+        if (sweepDue) {
+            sweepDue = false;
+            unmapStale();
+        }
+    }
+
+    /** Unmaps cached mappings whose region the peer's table no longer holds under the same key. */
+    private void unmapStale() {
+        int n = cachedCount;
+        for (int i = 0; i < n; ) {
+            int index = cachedIndexes[i];
+            MappedRegion m = mapped[index];
+            long word = SharedMemory.getLongAcquire(peerTable, RegionTableLayout.entryOffset(index) + RegionTableLayout.E_KEY_AND_STATE);
+            if (word != RegionTableLayout.validWord(m.key)) {
+                mapped[index] = null;
+                SharedMemory.unmap(m.memory);
+                cachedIndexes[i] = cachedIndexes[--n];
+            } else {
+                i++;
+            }
+        }
+        cachedCount = n;
     }
 
     @Override
@@ -171,6 +227,8 @@ final class ShmLink extends PeerLink {
     @Override
     void close() {
         fabric.unregister(this);
+        // Mappings are not unmapped here: a send-queue run on another thread may still be inside
+        // a copy. They go with this link, when the GC finds it unreachable.
         try {
             channel.close();
         } catch (IOException ignored) {

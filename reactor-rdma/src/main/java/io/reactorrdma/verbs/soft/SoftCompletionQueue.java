@@ -135,6 +135,7 @@ final class SoftCompletionQueue implements CompletionQueue {
         ring.putInt(e + CqLayout.E_OPCODE, opcode.ibv());
         ring.putInt(e + CqLayout.E_BYTE_LEN, byteLen);
         SharedMemory.putLongRelease(ring, e + CqLayout.E_SEQ, claim + 1);
+        SharedMemory.fullFence(); // publish, then read "armed": see SharedMemory.fullFence
         if (armed != 0) {
             notifyEvent();
         }
@@ -229,6 +230,9 @@ final class SoftCompletionQueue implements CompletionQueue {
         for (SoftQueuePair qp : recvQps) {
             qp.armNotification();
         }
+        // Arm, then let the caller poll: the fence keeps that poll from running before the arm
+        // stores are visible to publishers (see SharedMemory.fullFence).
+        SharedMemory.fullFence();
     }
 
     /** A completion arrived on an armed queue: disarm and wake the waiter. */

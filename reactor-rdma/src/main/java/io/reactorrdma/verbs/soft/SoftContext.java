@@ -336,6 +336,17 @@ public final class SoftContext implements VerbsContext {
         return mr != null && mr.key == key && mr.isValid() ? mr : null;
     }
 
+    /** Whether any send queue of this context is being run now (see ShmFabric.unmapRetired). */
+    boolean anySendQueueRunning() {
+        for (int i = 0; i < MAX_QPS; i++) {
+            SoftQueuePair qp = qps.get(i);
+            if (qp != null && qp.isRunningSendQueue()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Live regions, for tests and statistics. */
     int liveRegions() {
         int n = 0;

@@ -34,6 +34,15 @@ abstract class SoftFabric {
     /** Makes the region invisible to peers and gives its memory back. */
     abstract void unpublishRegion(SoftMemoryRegion region);
 
+    /**
+     * A region the application closed ({@link SoftMemoryRegion#close}, after
+     * {@link #unpublishRegion}): its memory may be unmapped as soon as no send queue of this
+     * context can still be copying from it. The loopback fabric's memory is plain direct buffers
+     * (or the caller's) and stays with the GC.
+     */
+    void releaseRegionMemory(ByteBuffer memory) {
+    }
+
     abstract CmListener listen(InetSocketAddress address, int backlog);
 
     abstract CmConnection connect(InetSocketAddress address, SoftQueuePair qp, ByteBuffer privateData, Duration timeout);

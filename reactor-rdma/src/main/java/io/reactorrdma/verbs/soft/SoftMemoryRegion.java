@@ -75,9 +75,17 @@ final class SoftMemoryRegion implements MemoryRegion {
         return true;
     }
 
+    /**
+     * Deregisters the region; on shm its memory is then unmapped (once no send queue of the
+     * context runs), so a closed region must not be touched any more — as freed direct memory.
+     */
     @Override
     public void close() {
+        boolean wasValid = valid;
         context.deregister(this);
+        if (wasValid) {
+            context.fabric.releaseRegionMemory(memory); // unmapping twice is harmless
+        }
     }
 
     @Override

@@ -82,6 +82,10 @@ final class SoftQueuePair implements QueuePair {
     private String failDetail;
     /** Fault hook (tests): freezes this context's posters just before a copy; null without faults. */
     private final PeerFreeze freeze;
+    /** Offset of the peer receive claimed for the running request and not yet completed, or -1. */
+    private int claimedPeerRecv = -1;
+    /** The running request's completion (success or error) was decided when this passed its sequence. */
+    private long completedThrough;
 
     SoftQueuePair(SoftContext context, SoftProtectionDomain pd, QpAttributes attributes, int qpn,
                   SoftCompletionQueue sendCq, SoftCompletionQueue recvCq, String structureName, ByteBuffer mem) {
@@ -313,6 +317,11 @@ final class SoftQueuePair implements QueuePair {
         }
     }
 
+    /** Whether a thread runs this send queue now (and may be copying from local regions). */
+    boolean isRunningSendQueue() {
+        return sendQueueOwner.get() != 0;
+    }
+
     long rnrDeadline() {
         return rnrDeadline;
     }
@@ -337,7 +346,14 @@ final class SoftQueuePair implements QueuePair {
                 sqExecuted = seq + 1;
                 continue;
             }
-            int result = execute(seq, w);
+            int result;
+            try {
+                result = execute(seq, w);
+            } catch (RuntimeException | InternalError fault) {
+                // The request was taken: it must end in a completion, never in an exception out of
+                // postSend (the caller would post it again).
+                result = faulted(seq, w, fault);
+            }
             if (result == RNR) {
                 if (attributes.rnrRetry() != QpAttributes.RNR_RETRY_INFINITE && rnrAttempts >= attributes.rnrRetry()) {
                     rnrAttempts = 0;
@@ -358,10 +374,40 @@ final class SoftQueuePair implements QueuePair {
         }
     }
 
+    /**
+     * A request threw while it ran. An {@link InternalError} is the JVM's report of a fault in
+     * mapped memory (SIGBUS: a shared-memory file was cut short under its mapping); it may surface
+     * a little after the faulting copy, even after the request's completion was written — then
+     * only the queue pair fails. A receive of the peer claimed for this request is completed with
+     * an error, so the peer does not wait for it.
+     */
+    private int faulted(long seq, int w, Throwable fault) {
+        String detail = (fault instanceof InternalError
+                ? "memory fault while running a request of queue pair " + qpn + " (a shared-memory file was truncated, "
+                        + "or its tmpfs could not supply a page): "
+                : "a request of queue pair " + qpn + " failed unexpectedly: ") + fault;
+        PeerLink peer = link;
+        int r = claimedPeerRecv;
+        claimedPeerRecv = -1;
+        if (r >= 0 && peer != null) {
+            try {
+                completePeerRecv(peer, r, WcStatus.LOC_QP_OP_ERR, WcOpcode.RECV, 0, false, 0);
+            } catch (RuntimeException | InternalError again) {
+                // the peer's queue itself faults; it learns of our failure from the disconnect
+            }
+        }
+        if (completedThrough > seq) {
+            enterError(detail);
+            return DONE;
+        }
+        return fail(seq, w, WcStatus.REM_OP_ERR, detail);
+    }
+
     /** Writes a send completion: always for errors, for successes only when signaled. */
     private void complete(long seq, int w, WcStatus status, int byteLen) {
         boolean signaled = (mem.getInt(w + QpLayout.SQ_FLAGS) & QpLayout.SQ_SIGNALED) != 0;
         if (status == WcStatus.SUCCESS && !signaled) {
+            completedThrough = seq + 1;
             return;
         }
         WrOpcode op = WrOpcode.fromIbv(mem.getInt(w + QpLayout.SQ_OPCODE));
@@ -369,6 +415,7 @@ final class SoftQueuePair implements QueuePair {
             byteLen = POISONED_BYTE_LEN; // verbs define it for RDMA READ (and atomics) only; mlx5 leaves it stale
         }
         sendCq.push(qpn, seq, mem.getLong(w + QpLayout.SQ_WR_ID), status, WcOpcode.forSend(op != null ? op : WrOpcode.SEND), byteLen);
+        completedThrough = seq + 1;
     }
 
     /** Fails the request at {@code seq} with {@code status} and puts the queue pair in error. */
@@ -380,6 +427,7 @@ final class SoftQueuePair implements QueuePair {
 
     private int execute(long seq, int w) {
         PeerLink peer = link;
+        peer.beforeRequest();
         if (peer.isDead()) {
             return fail(seq, w, WcStatus.RETRY_EXC_ERR, peer.deathCause());
         }
@@ -467,6 +515,7 @@ final class SoftQueuePair implements QueuePair {
             fail(seq, w, WcStatus.RETRY_EXC_ERR, peer.peerName + " flushed its receive queue: it is in error");
             return -2;
         }
+        claimedPeerRecv = r;
         return r;
     }
 
@@ -481,10 +530,13 @@ final class SoftQueuePair implements QueuePair {
         long n = peer.peerRqNext;
         SharedMemory.putLongRelease(p, r + QpLayout.RQ_DONE_SEQ, n + 1);
         peer.peerRqNext = n + 1;
+        claimedPeerRecv = -1;
         wakePeerIfArmed(peer);
     }
 
+    /** After publishing a completion (or error) in the peer's memory: wakes the peer if it armed. */
     private static void wakePeerIfArmed(PeerLink peer) {
+        SharedMemory.fullFence(); // publish, then read "armed": see SharedMemory.fullFence
         if (SharedMemory.getIntVolatile(peer.peerQp, QpLayout.H_NOTIFY_ARMED) != 0
                 && SharedMemory.compareAndSetInt(peer.peerQp, QpLayout.H_NOTIFY_ARMED, 1, 0)) {
             peer.wakePeer();
@@ -632,6 +684,7 @@ final class SoftQueuePair implements QueuePair {
 
     // ------------------------------------------------------------ receive completions
 
+    /** Arms the peer's wake-up; the caller polls afterwards, behind a full fence (see SharedMemory.fullFence). */
     void armNotification() {
         SharedMemory.putIntVolatile(mem, QpLayout.H_NOTIFY_ARMED, 1);
     }

@@ -62,13 +62,30 @@ class ShmCrossProcessTest {
     private CmConnection conn;
     private final WorkCompletion[] wcs = {new WorkCompletion(), new WorkCompletion(), new WorkCompletion(), new WorkCompletion()};
 
+    /**
+     * The peer's blocking wait lasts 5 s, far above a heartbeat interval: a lost wake-up cannot hide
+     * behind a short timeout. (Heartbeats do not wake a waiting completion queue.)
+     */
+    static final long PEER_AWAIT_MILLIS = 5000;
+
+    /** Round trips of {@link #blockingPingPongNeverLosesAWakeUp}; 200,000 for the by-hand measurement. */
+    static final int PING_PONG_ROUND_TRIPS = Integer.getInteger("reactor.rdma.test.pingPongRoundTrips", 20_000);
+
+    /**
+     * A round trip slower than this fails {@link #blockingPingPongNeverLosesAWakeUp}. A lost
+     * wake-up costs a whole blocking wait (5 s on either side), so the build's 1 s cannot be
+     * reached by scheduling noise on a busy machine yet catches every lost wake-up; the by-hand
+     * run on an idle machine uses 100 ms ({@code -Dreactor.rdma.test.pingPongSlowMillis=100}).
+     */
+    static final long PING_PONG_SLOW_MILLIS = Long.getLong("reactor.rdma.test.pingPongSlowMillis", 1000);
+
     @BeforeEach
     void startPeer() throws Exception {
         dir = Paths.get("/dev/shm", "reactor-rdma-xp-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
         int port = 20000 + ThreadLocalRandom.current().nextInt(20000);
         String java = ProcessHandle.current().info().command().orElse("java");
         peer = new ProcessBuilder(java, "-Xmx256m", "-D" + io.reactorrdma.verbs.soft.SoftConfig.STRICT_PROPERTY + "=" + io.reactorrdma.verbs.soft.SoftConfig.defaults().strict(), "-cp", System.getProperty("java.class.path"), ShmPeerMain.class.getName(),
-                dir.toString(), Integer.toString(port), Long.toString(PEER_TIMEOUT.toMillis()))
+                dir.toString(), Integer.toString(port), Long.toString(PEER_TIMEOUT.toMillis()), Long.toString(PEER_AWAIT_MILLIS))
                 .redirectError(ProcessBuilder.Redirect.INHERIT).start();
         BufferedReader out = new BufferedReader(new InputStreamReader(peer.getInputStream(), StandardCharsets.UTF_8));
         String line = out.readLine();
@@ -126,6 +143,57 @@ class ShmCrossProcessTest {
                 repostRecv();
             }
         }
+    }
+
+    /**
+     * Blocking ping-pong across processes (issue 10 #8): both sides arm their completion queue,
+     * poll once more, and sleep; the side that completes a receive reads the other's armed flag
+     * after publishing the completion. Without a full fence on both sides, the publisher's
+     * store may still sit in its store buffer when it reads "not armed", while the waiter, having
+     * armed, reads "no completion" — both miss each other and the round trip waits for a timeout
+     * (here 5 s on either side). Round trips above 100 ms are counted and printed; none may exceed
+     * {@link #PING_PONG_SLOW_MILLIS}. On x86 the window is a few nanoseconds wide (the publisher's
+     * store must still sit in its store buffer while the waiter arms, fences and polls), so this
+     * test did not catch the race before the fix in our runs; it guards the handshake.
+     */
+    @Test
+    @Timeout(value = 300, unit = TimeUnit.SECONDS)
+    void blockingPingPongNeverLosesAWakeUp() throws Exception {
+        ByteBuffer s = send.buffer();
+        s.put(0, (byte) 'E');
+        SendWr wr = new SendWr().wrId(1).opcode(WrOpcode.SEND).signaled(false);
+        wr.setSge(send, 0, 16);
+        SendWr[] batch = {wr};
+        SendWr signaled = new SendWr().wrId(2).opcode(WrOpcode.SEND).signaled(true);
+        signaled.setSge(send, 0, 16);
+        SendWr[] signaledBatch = {signaled};
+        int slow = 0;
+        int aboveLimit = 0;
+        long worstNanos = 0;
+        long start = System.nanoTime();
+        for (int i = 0; i < PING_PONG_ROUND_TRIPS; i++) {
+            long t0 = System.nanoTime();
+            s.putLong(8, i);
+            // one signaled send in every 16 retires the unsignaled ones before it (send queue depth 32)
+            qp.postSend(i % 16 == 15 ? signaledBatch : batch, 0, 1);
+            WorkCompletion echo = awaitRecv(true, PEER_AWAIT_MILLIS);
+            long rt = System.nanoTime() - t0;
+            assertThat(echo.status()).isEqualTo(WcStatus.SUCCESS);
+            assertThat(recv.buffer().getLong(8)).as("echo of round trip %d", i).isEqualTo(i);
+            repostRecv();
+            if (rt > TimeUnit.MILLISECONDS.toNanos(100)) {
+                slow++;
+            }
+            if (rt > TimeUnit.MILLISECONDS.toNanos(PING_PONG_SLOW_MILLIS)) {
+                aboveLimit++;
+            }
+            worstNanos = Math.max(worstNanos, rt);
+        }
+        long totalMillis = (System.nanoTime() - start) / 1_000_000;
+        System.out.printf("blocking ping-pong: %d round trips in %d ms, %d above 100 ms, worst %.1f ms%n",
+                PING_PONG_ROUND_TRIPS, totalMillis, slow, worstNanos / 1e6);
+        assertThat(aboveLimit).as("round trips above %d ms of %d (above 100 ms: %d; worst %.1f ms, total %d ms)", PING_PONG_SLOW_MILLIS,
+                PING_PONG_ROUND_TRIPS, slow, worstNanos / 1e6, totalMillis).isZero();
     }
 
     @Test
@@ -203,6 +271,10 @@ class ShmCrossProcessTest {
 
     /** Waits for the next receive completion (skipping our send completions), spinning or blocking on notification. */
     private WorkCompletion awaitRecv(boolean blocking) throws InterruptedException {
+        return awaitRecv(blocking, 1000);
+    }
+
+    private WorkCompletion awaitRecv(boolean blocking, long awaitMillis) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (System.nanoTime() < deadline) {
             int n = cq.poll(wcs, 1);
@@ -220,7 +292,7 @@ class ShmCrossProcessTest {
                     }
                     continue;
                 }
-                cq.awaitNotification(1, TimeUnit.SECONDS);
+                cq.awaitNotification(awaitMillis, TimeUnit.MILLISECONDS);
             } else {
                 Thread.onSpinWait();
             }

@@ -28,6 +28,9 @@ import java.util.zip.CRC32;
  * <p>Requests arrive as SENDs whose first byte says what to do:
  * {@code 'E'} echo the whole message back; {@code 'C' offset(int) length(int)} answer with the
  * CRC32 of that range of our region (written by the client's WRITEs).
+ *
+ * <p>Arguments: directory, port, peer timeout in ms, and optionally how long one blocking wait
+ * for a completion notification lasts in ms (default 100) before the loop polls again.
  */
 public final class ShmPeerMain {
 
@@ -38,6 +41,7 @@ public final class ShmPeerMain {
     public static void main(String[] args) throws Exception {
         String dir = args[0];
         int port = Integer.parseInt(args[1]);
+        long awaitMillis = args.length > 3 ? Long.parseLong(args[3]) : 100;
         SoftConfig config = SoftConfig.defaults().withShmDirectory(Paths.get(dir)).withPeerTimeout(Duration.ofMillis(Long.parseLong(args[2])));
         Thread stdinWatch = new Thread(() -> {
             try {
@@ -72,13 +76,13 @@ public final class ShmPeerMain {
                     return;
                 }
                 CmConnection conn = request.accept(qp, null);
-                serve(conn, cq, qp, recv, region, reply, rwr);
+                serve(conn, cq, qp, recv, region, reply, rwr, awaitMillis);
             }
         }
     }
 
     private static void serve(CmConnection conn, CompletionQueue cq, QueuePair qp, MemoryRegion recv, MemoryRegion region,
-                              MemoryRegion reply, RecvWr[] rwr) throws InterruptedException {
+                              MemoryRegion reply, RecvWr[] rwr, long awaitMillis) throws InterruptedException {
         WorkCompletion[] wcs = {new WorkCompletion(), new WorkCompletion(), new WorkCompletion(), new WorkCompletion()};
         SendWr[] swr = {new SendWr()};
         ByteBuffer in = recv.buffer();
@@ -90,7 +94,7 @@ public final class ShmPeerMain {
                 cq.requestNotification();
                 n = cq.poll(wcs, wcs.length);
                 if (n == 0) {
-                    cq.awaitNotification(100, java.util.concurrent.TimeUnit.MILLISECONDS);
+                    cq.awaitNotification(awaitMillis, java.util.concurrent.TimeUnit.MILLISECONDS);
                     continue;
                 }
             }
