@@ -61,8 +61,7 @@ public final class RdmaClient {
             ThreadDomain[] domains = resources.domains();
             ThreadDomain domain = domains[Math.floorMod(address.hashCode(), domains.length)];
             return Mono.fromFuture(domain.openSocket(address, connectTimeout))
-                    .map(socket -> new RdmaConnection(socket, resources.allocator().byteBufAllocator(),
-                            resources.engineConfig().sendQueueDepth()));
+                    .map(socket -> new RdmaConnection(socket, resources));
         });
     }
 

@@ -27,11 +27,12 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
 
     private final EngineSocket socket;
     private final ByteBufAllocator alloc;
-    private final Sinks.Many<ByteBuf> inbound = Sinks.many().unicast().onBackpressureBuffer(Queues.<ByteBuf>unboundedMultiproducer().get());
+    private final InboundMessages inbound;
     private final Sinks.Empty<Void> closed = Sinks.empty();
     /** Why the connection ended when it did not end normally; set before {@link #closed} completes. */
     private volatile Throwable failure;
-    private final Sinks.Many<Integer> remoteWrites = Sinks.many().multicast().onBackpressureBuffer();
+    /** Not auto-cancelled: a subscriber that leaves does not end it for later ones. */
+    private final Sinks.Many<Integer> remoteWrites = Sinks.many().multicast().onBackpressureBuffer(Queues.SMALL_BUFFER_SIZE, false);
     private final AtomicReference<Send> activeSend = new AtomicReference<>();
     private final int sendWindow;
     /**
@@ -43,10 +44,16 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
     /** Messages the engine took from the socket's queue; written only on the I/O thread. */
     private volatile long taken;
 
-    RdmaConnection(EngineSocket socket, ByteBufAllocator alloc, int sendWindow) {
+    /**
+     * @param owner told when the connection holds no unread message any more ({@code untrack}); it
+     *              releases unread messages when it is disposed first
+     */
+    RdmaConnection(EngineSocket socket, RdmaResources owner) {
         this.socket = socket;
-        this.alloc = alloc;
-        this.sendWindow = sendWindow;
+        this.alloc = owner.allocator().byteBufAllocator();
+        this.sendWindow = owner.engineConfig().sendQueueDepth();
+        this.inbound = new InboundMessages(socket::consumed, socket.peer(), () -> owner.untrack(this));
+        owner.track(this);
         socket.outboundListener(new EngineSocket.OutboundListener() {
             @Override
             public void onSent(int messages) {
@@ -67,9 +74,7 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
         socket.inbound(new EngineSocket.Inbound() {
             @Override
             public void onMessage(ByteBuf message) {
-                if (inbound.tryEmitNext(message).isFailure()) {
-                    message.release();
-                }
+                inbound.onMessage(message);
             }
 
             @Override
@@ -81,11 +86,7 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
             public void onClose(Throwable error) {
                 failure = error;
                 remoteWrites.tryEmitComplete();
-                if (error == null) {
-                    inbound.tryEmitComplete();
-                } else {
-                    inbound.tryEmitError(error);
-                }
+                inbound.onClose(error);
                 Send s = activeSend.get();
                 if (s != null) {
                     s.fail(error != null ? error : new ClosedChannelException());
@@ -103,11 +104,19 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
         return new Outbound(Mono.empty());
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>As Reactor Netty's inbound: cancelling the subscription releases the messages waiting for
+     * it and every later one as it arrives, counting them as consumed so the peer is never stalled
+     * by them; the connection stays open (dispose it to close). Messages that arrive before anyone
+     * subscribes wait; if the connection is disposed while nobody has subscribed, they are released,
+     * and a later subscriber gets only the end of the stream. Disposing the {@link RdmaResources}
+     * releases every message not yet delivered, subscriber or not.
+     */
     @Override
     public Flux<ByteBuf> receive() {
-        return inbound.asFlux()
-                .doOnNext(m -> socket.consumed(1))
-                .doOnDiscard(ByteBuf.class, ReferenceCountUtil::safeRelease);
+        return inbound;
     }
 
     /** The peer, for messages and logs. */
@@ -154,7 +163,12 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
         return socket.allocateRemoteWritable(size);
     }
 
-    /** One element per direct write the peer finished into our memory: the bytes of its last fragment. */
+    /**
+     * One element per direct write the peer finished into our memory: the bytes of its last
+     * fragment. Several subscribers may come and go; elements that came while none was subscribed
+     * wait (up to {@code Queues.SMALL_BUFFER_SIZE}) for the first one. Completes when the
+     * connection closes.
+     */
     public Flux<Integer> remoteWrites() {
         return remoteWrites.asFlux();
     }
@@ -169,9 +183,19 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
         return alloc;
     }
 
+    /**
+     * Closes the connection gracefully (what was queued is sent first); messages received that
+     * nobody subscribed to read are released.
+     */
     @Override
     public void dispose() {
         socket.close();
+        inbound.releaseUnread();
+    }
+
+    /** The resources are being disposed: releases every message not yet delivered. */
+    void releaseUndelivered() {
+        inbound.releaseAll();
     }
 
     @Override

@@ -14,6 +14,8 @@ import io.reactorrdma.verbs.soft.SoftConfig;
 import reactor.core.Disposable;
 
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -36,6 +38,8 @@ public final class RdmaResources implements Disposable {
     private final ExecutorService connector;
     private final AtomicInteger next = new AtomicInteger();
     private final EngineConfig engineConfig;
+    /** Connections that may still hold undelivered messages: released when these resources are disposed. */
+    private final Set<RdmaConnection> unread = ConcurrentHashMap.newKeySet();
     private volatile boolean disposed;
 
     private RdmaResources(Builder b) {
@@ -127,6 +131,14 @@ public final class RdmaResources implements Disposable {
         return domains[Math.floorMod(next.getAndIncrement(), domains.length)];
     }
 
+    void track(RdmaConnection c) {
+        unread.add(c);
+    }
+
+    void untrack(RdmaConnection c) {
+        unread.remove(c);
+    }
+
     ExecutorService connector() {
         return connector;
     }
@@ -145,6 +157,9 @@ public final class RdmaResources implements Disposable {
         disposed = true;
         for (ThreadDomain d : domains) {
             d.close();
+        }
+        for (RdmaConnection c : unread) {
+            c.releaseUndelivered();
         }
         connector.shutdownNow();
         memory.closeAndReport();

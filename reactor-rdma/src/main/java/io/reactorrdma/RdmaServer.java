@@ -127,8 +127,7 @@ public final class RdmaServer {
                     ThreadDomain domain = resources.nextDomain();
                     try {
                         domain.accept(request, socket -> {
-                            RdmaConnection c = new RdmaConnection(socket, resources.allocator().byteBufAllocator(),
-                                    resources.engineConfig().sendQueueDepth());
+                            RdmaConnection c = new RdmaConnection(socket, resources);
                             Publisher<Void> p;
                             try {
                                 p = handler.apply(c);
