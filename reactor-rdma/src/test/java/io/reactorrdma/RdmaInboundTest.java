@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
 import static io.reactorrdma.TestMessages.message;
@@ -102,6 +103,47 @@ class RdmaInboundTest {
         assertThat(back.get(30, TimeUnit.SECONDS)).isEqualTo(7);
         c.dispose();
         s.onDispose().block(Duration.ofSeconds(30));
+    }
+
+    @Test
+    void afterCancelTheConnectionLetsGoOfTheSubscriber() throws Exception {
+        serve(c -> Mono.never());
+        RdmaConnection c = connect();
+        c.outbound().send(Flux.range(0, 3).map(i -> message(c, 100, i))).then().block(Duration.ofSeconds(30));
+        RdmaConnection s = serverSide.get(30, TimeUnit.SECONDS);
+        java.util.concurrent.BlockingQueue<ByteBuf> got = new java.util.concurrent.LinkedBlockingQueue<>();
+        AtomicReference<Subscription> subscription = new AtomicReference<>();
+        org.reactivestreams.Subscriber<ByteBuf> subscriber = new org.reactivestreams.Subscriber<>() {
+            @Override
+            public void onSubscribe(Subscription sub) {
+                subscription.set(sub);
+            }
+
+            @Override
+            public void onNext(ByteBuf b) {
+                got.add(b);
+            }
+
+            @Override
+            public void onError(Throwable t) {
+            }
+
+            @Override
+            public void onComplete() {
+            }
+        };
+        s.receive().subscribe(subscriber);
+        subscription.get().request(1);
+        got.poll(30, TimeUnit.SECONDS).release();
+        subscription.getAndSet(null).cancel();
+        java.lang.ref.WeakReference<Object> ref = new java.lang.ref.WeakReference<>(subscriber);
+        subscriber = null;
+        for (int i = 0; i < 200 && ref.get() != null; i++) {
+            System.gc();
+            Thread.sleep(20);
+        }
+        assertThat(ref.get()).as("the subscriber after cancel (rule 3.13)").isNull();
+        c.dispose();
     }
 
     @Test
