@@ -128,7 +128,7 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
         return socket.remoteAddress();
     }
 
-    /** The largest message the connection sends ({@code EngineConfig.maxMessageSize}). */
+    /** The largest message the connection sends: the smaller of both ends' {@code EngineConfig.maxMessageSize}, agreed at connect. */
     public int maxMessageSize() {
         return socket.maxMessageSize();
     }

@@ -47,6 +47,7 @@ public final class RdmaResources implements Disposable {
     private final EngineConfig engineConfig;
     /** Connections that may still hold undelivered messages: released when these resources are disposed. */
     private final Set<RdmaConnection> unread = ConcurrentHashMap.newKeySet();
+    private final int maxEnginesPerThread;
     private volatile boolean disposed;
     private final AtomicBoolean disposeStarted = new AtomicBoolean();
     /** Completes when everything is closed: I/O threads ended, allocator and provider context closed. */
@@ -64,6 +65,7 @@ public final class RdmaResources implements Disposable {
                 t.setDaemon(true);
                 return t;
             });
+            this.maxEnginesPerThread = b.maxEnginesPerThread;
             this.domains = new ThreadDomain[b.threads];
             for (int i = 0; i < b.threads; i++) {
                 domains[i] = new ThreadDomain(name + "-io-" + i, context, memory, b.engine, b.idle, b.maxEnginesPerThread, connector);
@@ -153,6 +155,21 @@ public final class RdmaResources implements Disposable {
 
     void untrack(RdmaConnection c) {
         unread.remove(c);
+    }
+
+    /**
+     * The next domain, round-robin, that can take another engine; when every domain already
+     * drives {@code maxEnginesPerThread} engines, fails saying so.
+     */
+    ThreadDomain domainWithRoom() {
+        for (int i = 0; i < domains.length; i++) {
+            ThreadDomain d = nextDomain();
+            if (d.hasRoom()) {
+                return d;
+            }
+        }
+        throw new IllegalStateException("every thread domain of " + name + " already drives " + maxEnginesPerThread
+                + " engines (maxEnginesPerThread) across " + domains.length + " thread(s); raise maxEnginesPerThread or threads");
     }
 
     ExecutorService connector() {
@@ -286,7 +303,11 @@ public final class RdmaResources implements Disposable {
             return this;
         }
 
-        /** Engines (queue pairs) one thread domain may drive; sizes its completion queue. */
+        /**
+         * Engines (queue pairs) one thread domain may drive; sizes its completion queue (for their
+         * send- and receive-queue depths). A server places a new connection on a domain with room;
+         * when none has, the client's connect fails with a rejection that says so.
+         */
         public Builder maxEnginesPerThread(int n) {
             if (n < 1) throw new IllegalArgumentException("maxEnginesPerThread must be at least 1, got " + n);
             this.maxEnginesPerThread = n;

@@ -124,7 +124,13 @@ public final class RdmaServer {
                     if (request == null) {
                         continue;
                     }
-                    ThreadDomain domain = resources.nextDomain();
+                    ThreadDomain domain;
+                    try {
+                        domain = resources.domainWithRoom();
+                    } catch (RuntimeException e) {
+                        ThreadDomain.rejectQuietly(request, e); // the client's error says why
+                        continue;
+                    }
                     try {
                         domain.accept(request, socket -> {
                             RdmaConnection c = new RdmaConnection(socket, resources);
@@ -138,6 +144,7 @@ public final class RdmaServer {
                             Mono.from(p).subscribe(null, error -> c.dispose(), c::dispose);
                         });
                     } catch (RuntimeException e) {
+                        // ThreadDomain.accept rejected the request with this reason where it still could
                         System.err.println("reactor-rdma: accepting a connection on " + listener.localAddress() + " failed: " + e);
                     }
                 }

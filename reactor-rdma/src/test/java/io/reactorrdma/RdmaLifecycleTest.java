@@ -148,7 +148,8 @@ class RdmaLifecycleTest {
         Path dir = Path.of(SoftConfig.fromSystemProperties().shmDirectory().getParent().toString(),
                 "reactor-rdma-global-test-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        Process p = new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
+        Process p = new ProcessBuilder(java, "-Xmx256m", "-D" + SoftConfig.STRICT_PROPERTY + "=" + SoftConfig.defaults().strict(),
+                "-cp", System.getProperty("java.class.path"),
                 "-Dreactor.rdma.provider=shm", "-Dreactor.rdma.soft.shmDir=" + dir,
                 GlobalResourcesMain.class.getName())
                 .redirectErrorStream(true).start();

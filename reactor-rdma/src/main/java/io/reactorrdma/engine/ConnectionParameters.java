@@ -4,51 +4,143 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 /**
- * What two engines tell each other in the connection's private data (connect and accept), 16
- * bytes, little-endian — within the 56 bytes RDMA CM carries with a connect:
+ * What two engines tell each other in the connection's private data (connect and accept), 24
+ * bytes, little-endian — within the 56 bytes RDMA CM carries with a connect (docs/PROTOCOL.md):
  * <pre>
  *  0  int    MAGIC 'RRDE'
  *  4  short  VERSION
  *  6  short  0x0102 written little-endian: a byte-order check
  *  8  int    receive-queue depth = the credits the peer starts with
  * 12  int    eager size: the largest payload the sender may SEND into our receive buffers
+ * 16  int    max message size: the largest message we accept (the peer's sends are limited to it)
+ * 20  int    socket message window: messages a peer socket may send before we grant more
  * </pre>
+ * MAGIC and VERSION keep their offsets in every version, so a peer of another version is told so
+ * by name whatever else changed. A server that refuses a request answers with a {@link #refusal}.
+ *
+ * @param version             the engine protocol version the sender speaks
+ * @param recvDepth           the sender's receive-queue depth
+ * @param eagerSize           the sender's eager size
+ * @param maxMessageSize      the largest message the sender accepts
+ * @param socketMessageWindow the sender's per-socket message window as a receiver
  */
-record ConnectionParameters(int recvDepth, int eagerSize) {
+record ConnectionParameters(short version, int recvDepth, int eagerSize, int maxMessageSize, int socketMessageWindow) {
 
     static final int MAGIC = 0x52524445;
-    static final short VERSION = 1;
-    static final int SIZE = 16;
+    /** 1: depth and eager size; 2: also max message size and socket window, and reasoned refusals. */
+    static final short VERSION = 2;
+    static final int SIZE = 24;
+    /** MAGIC and VERSION: what must parse for a peer to be told about a version mismatch. */
+    private static final int PREFIX = 6;
+    private static final short BYTE_ORDER = 0x0102;
+
+    /** Refusal reason: the client speaks another protocol version. */
+    static final short REFUSED_VERSION = 1;
+    /** Refusal reason: the client's parameters did not parse. */
+    static final short REFUSED_PARAMETERS = 2;
+    /** Bytes of a refusal, within the 148 bytes a reject carries. */
+    static final int REFUSAL_SIZE = 12;
+
+    /** Ours, from the engine configuration. */
+    static ConnectionParameters of(short version, EngineConfig config) {
+        return new ConnectionParameters(version, config.recvQueueDepth(), config.eagerSize(), config.maxMessageSize(),
+                config.socketMessageWindow());
+    }
 
     ByteBuffer encode() {
         ByteBuffer b = ByteBuffer.allocate(SIZE).order(ByteOrder.LITTLE_ENDIAN);
-        b.putInt(MAGIC).putShort(VERSION).putShort((short) 0x0102).putInt(recvDepth).putInt(eagerSize).flip();
+        b.putInt(MAGIC).putShort(version).putShort(BYTE_ORDER).putInt(recvDepth).putInt(eagerSize)
+                .putInt(maxMessageSize).putInt(socketMessageWindow).flip();
         return b;
     }
 
-    static ConnectionParameters decode(ByteBuffer data, String who) {
+    /**
+     * Parses the peer's parameters.
+     *
+     * @param who      the peer, for messages
+     * @param expected the version we speak
+     * @throws ProtocolException naming what is wrong (a version mismatch names both versions)
+     */
+    static ConnectionParameters decode(ByteBuffer data, String who, short expected) {
         ByteBuffer b = data.duplicate().order(ByteOrder.LITTLE_ENDIAN);
-        if (b.remaining() < SIZE) {
-            throw new ProtocolException(who + " sent " + b.remaining() + " bytes of connection parameters, expected " + SIZE
+        int n = b.remaining();
+        if (n < PREFIX) {
+            throw new ProtocolException(who + " sent " + n + " bytes of connection parameters, expected " + SIZE
                     + ": it is not a reactor-rdma engine");
         }
         int magic = b.getInt();
         short version = b.getShort();
-        short order = b.getShort();
-        int depth = b.getInt();
-        int eager = b.getInt();
         if (magic != MAGIC) {
             throw new ProtocolException(who + " is not a reactor-rdma engine (magic 0x" + Integer.toHexString(magic) + ")");
         }
-        if (version != VERSION) {
-            throw new ProtocolException(who + " speaks engine protocol version " + version + ", we speak " + VERSION);
+        if (version != expected) {
+            throw new ProtocolException(versionMismatch(who, version, expected));
         }
-        if (order != 0x0102) {
+        if (n < SIZE) {
+            throw new ProtocolException(who + " sent " + n + " bytes of version-" + version + " connection parameters, expected " + SIZE);
+        }
+        short order = b.getShort();
+        int depth = b.getInt();
+        int eager = b.getInt();
+        int maxMessage = b.getInt();
+        int window = b.getInt();
+        if (order != BYTE_ORDER) {
             throw new ProtocolException(who + " has another byte order; reactor-rdma links little-endian hosts only");
         }
-        if (depth < 1 || depth > 65535 || eager < 0) {
-            throw new ProtocolException(who + " sent impossible parameters: receive depth " + depth + ", eager size " + eager);
+        if (depth < 1 || depth > 65535 || eager < 0 || maxMessage < 1 || window < 1) {
+            throw new ProtocolException(who + " sent impossible parameters: receive depth " + depth + ", eager size " + eager
+                    + ", maximum message size " + maxMessage + ", socket message window " + window);
         }
-        return new ConnectionParameters(depth, eager);
+        return new ConnectionParameters(version, depth, eager, maxMessage, window);
+    }
+
+    static String versionMismatch(String who, short theirs, short ours) {
+        return who + " speaks engine protocol version " + theirs + ", we speak version " + ours
+                + ": both ends must run reactor-rdma releases of the same protocol version";
+    }
+
+    /**
+     * The private data of a reject: why a server refused a request, so the client's error says.
+     * <pre>
+     *  0  int    MAGIC
+     *  4  short  the server's VERSION
+     *  6  short  0x0102
+     *  8  short  reason: {@link #REFUSED_VERSION} or {@link #REFUSED_PARAMETERS}
+     * 10  short  the version the server read from the request (0 if none)
+     * </pre>
+     */
+    static ByteBuffer refusal(short ourVersion, short reason, short theirVersion) {
+        ByteBuffer b = ByteBuffer.allocate(REFUSAL_SIZE).order(ByteOrder.LITTLE_ENDIAN);
+        b.putInt(MAGIC).putShort(ourVersion).putShort(BYTE_ORDER).putShort(reason).putShort(theirVersion).flip();
+        return b;
+    }
+
+    /** The version a request names, or 0 when it does not parse that far. */
+    static short versionOf(ByteBuffer data) {
+        ByteBuffer b = data.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+        return b.remaining() >= PREFIX && b.getInt() == MAGIC ? b.getShort() : 0;
+    }
+
+    /**
+     * Why {@code who} refused our connect, from its reject's private data, for the client's error.
+     *
+     * @param ours the version we speak
+     */
+    static String describeRefusal(ByteBuffer data, String who, short ours) {
+        ByteBuffer b = data.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+        if (b.remaining() < REFUSAL_SIZE || b.getInt() != MAGIC) {
+            return who + " refused the connection without giving a reason: its listener may be closing or full, or it is a"
+                    + " reactor-rdma server of engine protocol version 1, which refuses other versions so (this client speaks version "
+                    + ours + ")";
+        }
+        short serverVersion = b.getShort();
+        b.getShort(); // byte order
+        short reason = b.getShort();
+        if (reason == REFUSED_VERSION) {
+            return who + " refused the connection: it speaks engine protocol version " + serverVersion
+                    + ", this client speaks version " + ours + "; both ends must run releases of the same protocol version";
+        }
+        return who + " (engine protocol version " + serverVersion + ") refused the connection: it could not read this client's"
+                + " connection parameters (reason " + reason + ")";
     }
 }

@@ -69,6 +69,10 @@ public final class Engine {
     // send side
     private final int peerDepth;
     private final int peerEagerSize;
+    /** The largest message we send: the smaller of our limit and the peer's (agreed at connect). */
+    private final int sendLimit;
+    /** The peer's per-socket message window: what each socket may send before the peer grants more. */
+    private final int peerSocketWindow;
     /** Receive credits at the peer (one kept for control messages). */
     private final CreditCounter credits;
     /** Bytes posted and not completed (the incast send window). */
@@ -127,7 +131,8 @@ public final class Engine {
         this.qp = connection.qp();
         this.peerName = "peer " + connection.remoteAddress() + " (qp " + qp.qpNum() + ")";
         this.memory = domain.memory();
-        this.destinations = domain.destinations();
+        // this peer's own remote-writable memory: the rkeys it is given cover no other peer's buffers
+        this.destinations = new RegisteredByteBufAllocator(memory.openDestinationPool(peerName));
         this.client = client;
         this.acceptor = acceptor;
         this.metrics = domain.metrics();
@@ -143,6 +148,8 @@ public final class Engine {
         this.toRepost = new int[recvDepth];
         this.peerDepth = peer.recvDepth();
         this.peerEagerSize = Math.min(peer.eagerSize(), config.eagerSize());
+        this.sendLimit = Math.min(config.maxMessageSize(), peer.maxMessageSize());
+        this.peerSocketWindow = peer.socketMessageWindow();
         this.credits = new CreditCounter(peerDepth, RESERVED_CONTROL_CREDITS);
         this.window = new ByteWindow(config.sendWindowBytes());
         this.nextSocketId = client ? 1 : 2;
@@ -173,6 +180,11 @@ public final class Engine {
         return connection.remoteAddress();
     }
 
+    /** The largest message this engine sends: the smaller of our and the peer's maximum message size. */
+    int maxMessageSize() {
+        return sendLimit;
+    }
+
     int qpNum() {
         return qp.qpNum();
     }
@@ -181,7 +193,7 @@ public final class Engine {
         return failed;
     }
 
-    /** A destination buffer peers may WRITE into (the remote-writable pool). */
+    /** A destination buffer this engine's peer may WRITE into (this engine's destination pool). */
     ByteBuf allocateRemoteWritable(int size) {
         return destinations.directBuffer(size, size);
     }
@@ -190,7 +202,7 @@ public final class Engine {
     EngineSocket openSocket() {
         int id = nextSocketId;
         nextSocketId += 2;
-        EngineSocket s = new EngineSocket(this, id, config.socketMessageWindow());
+        EngineSocket s = new EngineSocket(this, id, peerSocketWindow);
         sockets.put(id, s);
         control.add(new ControlMessage(WireHeader.SOCKET_OPEN, id, 0, 0, 0, 0));
         metrics.socketOpened();
@@ -313,7 +325,7 @@ public final class Engine {
                     if (sockets.containsKey(socketId) || (socketId & 1) == (client ? 1 : 0)) {
                         throw new ProtocolException(peerName + " opened socket " + socketId + ", which is taken or not its to open");
                     }
-                    EngineSocket s = new EngineSocket(this, socketId, config.socketMessageWindow());
+                    EngineSocket s = new EngineSocket(this, socketId, peerSocketWindow);
                     sockets.put(socketId, s);
                     metrics.socketOpened();
                     if (acceptor == null) {
@@ -585,10 +597,9 @@ public final class Engine {
         }
         ByteBuf msg = (ByteBuf) head;
         int size = msg.readableBytes();
-        if (size > config.maxMessageSize()) {
+        if (size > sendLimit) {
             s.pollOutbound();
-            s.rejected(msg, new MessageTooLargeException("a " + size + "-byte message exceeds the maximum message size of "
-                    + config.maxMessageSize() + " bytes (EngineConfig.withMaxMessageSize); it was not sent, the connection goes on"));
+            s.rejected(msg, new MessageTooLargeException(tooLarge(size)));
             s.sent(1);
             return true;
         }
@@ -641,7 +652,21 @@ public final class Engine {
         return true;
     }
 
-    /** Starts a direct write: its fragments go like a rendezvous message's, without the request and answer. */
+    /** Why a {@code size}-byte message is refused, naming whose limit it exceeds. */
+    private String tooLarge(int size) {
+        String whose = sendLimit < config.maxMessageSize()
+                ? "the peer's maximum message size of " + sendLimit + " bytes (its EngineConfig.withMaxMessageSize; ours is "
+                        + config.maxMessageSize() + ")"
+                : "the maximum message size of " + sendLimit + " bytes (EngineConfig.withMaxMessageSize)";
+        return "a " + size + "-byte message to " + peerName + " exceeds " + whose + "; it was not sent, the connection goes on";
+    }
+
+    /**
+     * Starts a direct write: its fragments go like a rendezvous message's, without the request and
+     * answer. It takes none of the socket's message allowance: that bounds messages the peer must
+     * hold until its subscriber takes them, and a direct write lands in memory the peer already set
+     * aside and leaves it nothing to hold (its WRITE_WITH_IMM costs an engine credit, as any does).
+     */
     private boolean prepareDirectWrite(EngineSocket s, DirectWrite w) {
         int size = w.payload().readableBytes();
         if (size == 0 || size > config.maxMessageSize()) {
@@ -651,13 +676,8 @@ public final class Engine {
             s.sent(1);
             return true;
         }
-        if (s.allowance == 0) {
-            metrics.socketStall();
-            return false;
-        }
         s.pollOutbound();
         s.current = OutboundMessage.direct(s, registered(w.payload()), w.remoteAddress(), w.rkey());
-        s.allowance--;
         s.sent(1);
         prepareFragment(s, s.current); // may wait for window room or a credit; the socket made progress either way
         return true;
@@ -690,9 +710,13 @@ public final class Engine {
         return true;
     }
 
-    /** The payload in registered memory, as is when the NIC can gather it ({@link PayloadGather}), else copied once (counted). */
+    /**
+     * The payload in registered memory of this engine's protection domain, as is when the NIC can
+     * gather it ({@link PayloadGather}), else copied once (counted) — also a buffer of another
+     * allocator, whose keys mean nothing to this queue pair.
+     */
     private ByteBuf registered(ByteBuf msg) {
-        if (PayloadGather.inPlace(msg)) {
+        if (PayloadGather.inPlace(msg, memory.protectionDomain())) {
             return msg;
         }
         int n = msg.readableBytes();
@@ -747,6 +771,7 @@ public final class Engine {
         parked.clear();
         closing.clear();
         headerArea.release();
+        destinations.pool().close(); // destinations the application still holds keep their memory until released
         qp.close();
         domain.removed(this, error);
     }

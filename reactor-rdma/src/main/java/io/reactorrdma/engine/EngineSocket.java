@@ -14,9 +14,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * everything else runs on the engine's I/O thread.
  *
  * <p>Flow control per socket: the sender may have at most {@code allowance} messages the peer's
- * subscriber has not yet taken; the receiver grants more ({@code SOCKET_CREDIT}) as its subscriber
- * takes messages, in batches of half the window. A slow consumer therefore stops its sender across
- * the wire, and the receiver never holds more than the window of unread messages per socket.
+ * subscriber has not yet taken, starting at the receiver's window (exchanged at connect); the
+ * receiver grants more ({@code SOCKET_CREDIT}) as its subscriber takes messages, in batches of
+ * half its window. Direct writes take no allowance. A slow consumer therefore stops its sender
+ * across the wire, and the receiver never holds more than its window of unread messages per socket.
  */
 public final class EngineSocket {
 
@@ -91,9 +92,9 @@ public final class EngineSocket {
         return engine.allocateRemoteWritable(size);
     }
 
-    /** The largest message this socket's engine sends. */
+    /** The largest message this socket sends: the smaller of this side's and the peer's maximum message size. */
     public int maxMessageSize() {
-        return engine.config.maxMessageSize();
+        return engine.maxMessageSize();
     }
 
     /** Attaches the receiver; messages that arrived before are delivered first (on the I/O thread). */
@@ -127,7 +128,8 @@ public final class EngineSocket {
 
     /**
      * Queues a direct write into a remote buffer the caller knows, in order with the socket's
-     * messages (ownership of the payload passes). Counts as one message for flow control.
+     * messages (ownership of the payload passes). It takes none of the message allowance: the
+     * peer holds nothing for it (the bytes are in memory it granted), so nothing would return it.
      *
      * @return false if the socket is closed; the payload was released
      */

@@ -2,15 +2,19 @@ package io.reactorrdma.engine;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
+import io.reactorrdma.memory.Chunk;
 import io.reactorrdma.memory.RegisteredByteBufAllocator;
+import io.reactorrdma.verbs.ProtectionDomain;
 import io.reactorrdma.verbs.SendWr;
 
 /**
  * A message's bytes as scatter/gather entries, so that the NIC gathers them and the engine copies
  * nothing: one entry for a contiguous registered buffer, one per piece for a
  * {@link CompositeByteBuf} whose readable pieces all live in registered memory — RSocket encodes
- * every frame that way (a header buffer, then metadata and data). Anything else is copied once
- * by the engine into one registered buffer.
+ * every frame that way (a header buffer, then metadata and data). The memory must be registered in
+ * the engine's own protection domain: a key is meaningful only there (a buffer of another
+ * {@code RdmaResources} carries another context's keys, which name other memory here, or none).
+ * Anything else is copied once by the engine into one registered buffer.
  */
 final class PayloadGather {
 
@@ -22,15 +26,23 @@ final class PayloadGather {
     private PayloadGather() {
     }
 
-    /** Whether {@code msg} can be sent as it is: registered, and contiguous or in at most {@link #MAX_PIECES} pieces. */
-    static boolean inPlace(ByteBuf msg) {
+    /**
+     * Whether {@code msg} can be sent as it is: registered in {@code pd}, and contiguous or in at
+     * most {@link #MAX_PIECES} pieces.
+     */
+    static boolean inPlace(ByteBuf msg, ProtectionDomain pd) {
         if (msg instanceof CompositeByteBuf) {
-            return gatherable((CompositeByteBuf) msg);
+            return gatherable((CompositeByteBuf) msg, pd);
         }
-        return RegisteredByteBufAllocator.regionOf(msg) != null && msg.nioBufferCount() == 1 && msg.hasMemoryAddress();
+        return registeredIn(msg, pd) && msg.nioBufferCount() == 1 && msg.hasMemoryAddress();
     }
 
-    private static boolean gatherable(CompositeByteBuf c) {
+    private static boolean registeredIn(ByteBuf b, ProtectionDomain pd) {
+        Chunk chunk = RegisteredByteBufAllocator.regionOf(b);
+        return chunk != null && chunk.protectionDomain() == pd;
+    }
+
+    private static boolean gatherable(CompositeByteBuf c, ProtectionDomain pd) {
         int from = c.readerIndex();
         int to = c.writerIndex();
         if (from == to) {
@@ -43,7 +55,7 @@ final class PayloadGather {
                 continue;
             }
             if (++pieces > MAX_PIECES || piece instanceof CompositeByteBuf
-                    || RegisteredByteBufAllocator.regionOf(piece) == null || !piece.hasMemoryAddress()) {
+                    || !registeredIn(piece, pd) || !piece.hasMemoryAddress()) {
                 return false;
             }
         }

@@ -3,8 +3,8 @@ package io.reactorrdma.engine;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.collection.IntObjectHashMap;
 import io.reactorrdma.memory.RegisteredAllocator;
-import io.reactorrdma.memory.RegisteredByteBufAllocator;
 import io.reactorrdma.verbs.CompletionQueue;
+import io.reactorrdma.verbs.ConnectionRejectedException;
 import io.reactorrdma.verbs.ConnectionRequest;
 import io.reactorrdma.verbs.ProtectionDomain;
 import io.reactorrdma.verbs.QpAttributes;
@@ -22,6 +22,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
@@ -38,12 +39,12 @@ public final class ThreadDomain implements AutoCloseable {
     private static final int BACK_OFF_SPIN_TURNS = 1000;
     /** Empty loop turns {@link IdleStrategy#BLOCK} spins before it blocks: just enough to skip arming for a near-miss. */
     private static final int BLOCK_SPIN_TURNS = 50;
+    private static final System.Logger LOG = System.getLogger(ThreadDomain.class.getName());
 
     private final String name;
     private final VerbsContext context;
     private final ProtectionDomain pd;
     private final RegisteredAllocator memory;
-    private final RegisteredByteBufAllocator destinations;
     private final EngineConfig config;
     private final IdleStrategy idle;
     private final CompletionQueue cq;
@@ -59,7 +60,16 @@ public final class ThreadDomain implements AutoCloseable {
      * send at once, so their completions are kept and replayed at registration.
      */
     private final java.util.Set<Integer> connecting = ConcurrentHashMap.newKeySet();
+    /**
+     * Queue pairs being connected whose number is not known yet (a DiSNI QP gets it during
+     * connect/accept): while there are any, a completion of an unknown number may be theirs and
+     * is kept too.
+     */
+    private final AtomicInteger unnumbered = new AtomicInteger();
     private final IntObjectHashMap<List<WorkCompletion>> early = new IntObjectHashMap<>();
+    /** Engines this domain drives or is connecting; at most {@link #maxEngines} (its completion queue is sized for them). */
+    private final AtomicInteger engineSlots = new AtomicInteger();
+    private final int maxEngines;
     private final WorkCompletion[] wcs = new WorkCompletion[POLL_BATCH];
     private volatile boolean running = true;
     private int idleTurns;
@@ -69,6 +79,8 @@ public final class ThreadDomain implements AutoCloseable {
     private volatile boolean terminated;
     /** Completes when the loop has ended, its engines closed and its completion queue with them. */
     private final CompletableFuture<Void> termination = new CompletableFuture<>();
+    /** The engine protocol version this domain speaks at connect; only tests set another. */
+    private volatile short protocolVersion = ConnectionParameters.VERSION;
 
     public ThreadDomain(String name, VerbsContext context, RegisteredAllocator memory, EngineConfig config,
                         IdleStrategy idle, int maxEngines, Executor connector) {
@@ -76,12 +88,13 @@ public final class ThreadDomain implements AutoCloseable {
         this.context = context;
         this.pd = memory.protectionDomain();
         this.memory = memory;
-        this.destinations = new RegisteredByteBufAllocator(memory.remoteWritable());
         this.config = config;
         this.idle = idle;
         this.spinTurns = idle == IdleStrategy.BACK_OFF ? BACK_OFF_SPIN_TURNS : BLOCK_SPIN_TURNS;
         this.connector = connector;
-        this.cq = context.createCq(maxEngines * config.sendQueueDepth());
+        this.maxEngines = maxEngines;
+        // every send- and receive-queue slot of every engine may hold a completion (an RNIC overruns otherwise)
+        this.cq = context.createCq(maxEngines * (config.sendQueueDepth() + config.recvQueueDepth()));
         for (int i = 0; i < POLL_BATCH; i++) wcs[i] = new WorkCompletion();
         this.thread = new Thread(this::loop, name);
         thread.setDaemon(true);
@@ -98,10 +111,6 @@ public final class ThreadDomain implements AutoCloseable {
 
     RegisteredAllocator memory() {
         return memory;
-    }
-
-    RegisteredByteBufAllocator destinations() {
-        return destinations;
     }
 
     /** Runs {@code task} on the I/O thread. */
@@ -154,10 +163,10 @@ public final class ThreadDomain implements AutoCloseable {
             PreparedQp prepared = null;
             try {
                 prepared = prepareQp();
-                var conn = context.connect(address, prepared.qp, parameters().encode(), timeout);
+                var conn = connectQp(address, prepared, timeout);
                 ConnectionParameters peer;
                 try {
-                    peer = ConnectionParameters.decode(conn.remotePrivateData(), "peer " + address);
+                    peer = ConnectionParameters.decode(conn.remotePrivateData(), "peer " + address, protocolVersion);
                 } catch (RuntimeException e) {
                     conn.disconnect();
                     throw e;
@@ -175,22 +184,61 @@ public final class ThreadDomain implements AutoCloseable {
         return result;
     }
 
+    /** Connects a prepared queue pair; a refusal's error says the server's reason when it gave one. */
+    private io.reactorrdma.verbs.CmConnection connectQp(InetSocketAddress address, PreparedQp prepared, Duration timeout) {
+        io.reactorrdma.verbs.CmConnection conn;
+        try {
+            conn = context.connect(address, prepared.qp, parameters().encode(), timeout);
+        } catch (ConnectionRejectedException e) {
+            String reason = RejectReason.decode(e.privateData());
+            if (reason == null) {
+                // no reason in text: a refusal of our parameters or version (ConnectionParameters.refusal), or none at all
+                throw new EngineException(ConnectionParameters.describeRefusal(e.privateData(), "the server at " + address,
+                        protocolVersion), e);
+            }
+            ConnectionRejectedException told = new ConnectionRejectedException(address + " refused the connection: " + reason,
+                    e.privateData());
+            told.initCause(e);
+            throw told;
+        }
+        numbered(prepared);
+        return conn;
+    }
+
+    /** Whether this domain can take another engine now. */
+    public boolean hasRoom() {
+        return engineSlots.get() < maxEngines;
+    }
+
     /**
      * Accepts a connection request into this domain (called by a listener thread); sockets the
-     * peer opens are handed to {@code acceptor} on the I/O thread.
+     * peer opens are handed to {@code acceptor} on the I/O thread. A request this domain cannot
+     * take (full, or creating its queue pair failed) is rejected with the reason, which the
+     * client's error shows, and the failure is rethrown.
      */
     public void accept(ConnectionRequest request, Consumer<EngineSocket> acceptor) {
         ConnectionParameters peer;
         try {
-            peer = ConnectionParameters.decode(request.privateData(), "client " + request.remoteAddress());
+            peer = ConnectionParameters.decode(request.privateData(), "client " + request.remoteAddress(), protocolVersion);
         } catch (ProtocolException e) {
-            request.reject(null);
+            // The client's connect fails with the reason; the server has no caller to tell, so it logs.
+            short theirs = ConnectionParameters.versionOf(request.privateData());
+            request.reject(ConnectionParameters.refusal(protocolVersion,
+                    theirs != 0 && theirs != protocolVersion ? ConnectionParameters.REFUSED_VERSION : ConnectionParameters.REFUSED_PARAMETERS,
+                    theirs));
+            LOG.log(System.Logger.Level.WARNING, "{0} refused a connection: {1}", name, e.getMessage());
             return;
         }
-        PreparedQp prepared = null;
+        PreparedQp prepared;
         try {
             prepared = prepareQp();
+        } catch (RuntimeException e) {
+            rejectQuietly(request, e);
+            throw e;
+        }
+        try {
             var conn = request.accept(prepared.qp, parameters().encode());
+            numbered(prepared);
             Engine engine = new Engine(this, config, conn, peer, prepared.receives, false, acceptor);
             execute(() -> register(engine));
         } catch (RuntimeException e) {
@@ -199,28 +247,89 @@ public final class ThreadDomain implements AutoCloseable {
         }
     }
 
-    /** A queue pair on this domain's completion queue with its receives posted, about to connect. */
-    private record PreparedQp(QueuePair qp, ByteBuf[] receives) {
+    /** Rejects a request this domain cannot take, with the reason; a request already answered is left alone. */
+    public static void rejectQuietly(ConnectionRequest request, Throwable why) {
+        try {
+            request.reject(RejectReason.encode(String.valueOf(why.getMessage())));
+        } catch (RuntimeException alreadyAnswered) {
+            // the client stopped waiting, or the accept got far enough to answer
+        }
     }
 
-    /** Creates the queue pair and posts its receives before connecting, so the peer's first SEND finds one. */
+    /** A queue pair on this domain's completion queue with its receives posted, about to connect. */
+    private static final class PreparedQp {
+        final QueuePair qp;
+        final ByteBuf[] receives;
+        /** The number the queue pair is kept under in {@link #connecting}; 0 while unknown. */
+        int qpNum;
+
+        PreparedQp(QueuePair qp, ByteBuf[] receives, int qpNum) {
+            this.qp = qp;
+            this.receives = receives;
+            this.qpNum = qpNum;
+        }
+    }
+
+    /**
+     * Creates the queue pair and posts its receives before connecting, so the peer's first SEND finds one.
+     * Takes one of the domain's engine slots; refuses with a clear error when they are all taken.
+     */
     private PreparedQp prepareQp() {
-        QueuePair qp = context.createQp(pd, attributes());
+        if (engineSlots.incrementAndGet() > maxEngines) {
+            engineSlots.decrementAndGet();
+            throw new EngineException("thread domain " + name + " already drives " + maxEngines + " engines, its limit "
+                    + "(RdmaResources.Builder.maxEnginesPerThread sizes its completion queue); raise it or add threads");
+        }
+        QueuePair qp;
+        try {
+            qp = context.createQp(pd, attributes());
+        } catch (RuntimeException e) {
+            engineSlots.decrementAndGet();
+            throw e;
+        }
         try {
             ByteBuf[] receives = Engine.postInitialReceives(qp, memory, config);
-            connecting.add(qp.qpNum());
-            return new PreparedQp(qp, receives);
+            int n = qp.qpNum();
+            if (n != 0) {
+                connecting.add(n);
+            } else {
+                unnumbered.incrementAndGet();
+            }
+            return new PreparedQp(qp, receives, n);
         } catch (RuntimeException e) {
+            engineSlots.decrementAndGet();
             qp.close();
             throw e;
+        }
+    }
+
+    /**
+     * Connect or accept returned: the queue pair's number is known now. It joins {@link #connecting}
+     * before it leaves the unnumbered count, so that the I/O thread keeps its completions throughout.
+     */
+    private void numbered(PreparedQp prepared) {
+        if (prepared.qpNum == 0) {
+            int n = prepared.qp.qpNum();
+            if (n == 0) {
+                throw new EngineException("the provider reports no number for queue pair " + prepared.qp + " after it connected");
+            }
+            connecting.add(n);
+            prepared.qpNum = n;
+            unnumbered.decrementAndGet();
         }
     }
 
     private void abandon(PreparedQp prepared) {
         if (prepared != null) {
             releaseAll(prepared.receives);
-            connecting.remove(prepared.qp.qpNum());
+            if (prepared.qpNum != 0) {
+                connecting.remove(prepared.qpNum);
+            } else {
+                unnumbered.decrementAndGet();
+            }
             prepared.qp.close();
+            engineSlots.decrementAndGet();
+            execute(this::discardUnclaimed);
         }
     }
 
@@ -230,7 +339,12 @@ public final class ThreadDomain implements AutoCloseable {
     }
 
     private ConnectionParameters parameters() {
-        return new ConnectionParameters(config.recvQueueDepth(), config.eagerSize());
+        return ConnectionParameters.of(protocolVersion, config);
+    }
+
+    /** Test hook: speak another engine protocol version at connect and accept (a version mismatch). */
+    void protocolVersion(short version) {
+        this.protocolVersion = version;
     }
 
     private static void releaseAll(ByteBuf[] bufs) {
@@ -248,6 +362,19 @@ public final class ThreadDomain implements AutoCloseable {
         if (kept != null) {
             for (WorkCompletion wc : kept) e.onCompletion(wc);
         }
+        discardUnclaimed();
+    }
+
+    /**
+     * Kept completions no connecting queue pair can claim any more (I/O thread): those of a queue
+     * pair abandoned before its engine existed, or flushes of an engine already removed. Their
+     * buffers were released with their queue pair, so they are only forgotten.
+     */
+    private void discardUnclaimed() {
+        if (early.isEmpty() || unnumbered.get() > 0) {
+            return;
+        }
+        early.keySet().removeIf(qpn -> !connecting.contains(qpn));
     }
 
     /** The engine failed or closed (I/O thread). */
@@ -255,6 +382,7 @@ public final class ThreadDomain implements AutoCloseable {
         if (byQpn.remove(e.qpNum()) != null) {
             engines.remove(e);
             metrics.engineRemoved();
+            engineSlots.decrementAndGet();
         }
         clientEngines.values().removeIf(f -> f.isDone() && !f.isCompletedExceptionally() && f.join() == e);
     }
@@ -326,8 +454,8 @@ public final class ThreadDomain implements AutoCloseable {
             Engine e = byQpn.get(wc.qpNum());
             if (e != null) {
                 e.onCompletion(wc);
-            } else if (connecting.contains(wc.qpNum())) {
-                keepEarly(wc);
+            } else if (connecting.contains(wc.qpNum()) || unnumbered.get() > 0) {
+                keepEarly(wc); // its engine is about to be registered (or may be: a number not known yet)
             }
         }
     }

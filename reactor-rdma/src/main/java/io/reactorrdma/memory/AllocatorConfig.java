@@ -22,33 +22,49 @@ public final class AllocatorConfig {
      * pages parked in caches (which cannot merge with their free neighbours) stay few.
      */
     public static final int DEFAULT_THREAD_CACHE_PAGE_RUN_BYTES = 1024 * 1024;
+    /**
+     * Block size of an engine's own rendezvous-destination pool ({@link RegisteredAllocator#openDestinationPool}):
+     * each engine registers its own blocks, so that the rkey one peer gets covers no other peer's
+     * buffers. 2 MiB holds a 1 MiB message with its frame header (RSocket) in one block; larger
+     * destinations get a region of their own, registered for that message only.
+     */
+    public static final int DEFAULT_DESTINATION_BLOCK_SIZE = 2 * 1024 * 1024;
+    /**
+     * Empty destination blocks an engine keeps registered: one, so a steady stream registers
+     * nothing per message, while an idle connection holds at most one block beyond its live
+     * destinations (an engine that never receives a rendezvous message registers nothing).
+     */
+    public static final long DEFAULT_DESTINATION_RETAINED_BYTES = DEFAULT_DESTINATION_BLOCK_SIZE;
 
     private final int blockSize;
     private final long retainedBytes;
     private final int maxAllocation;
     private final int threadCacheBytesPerClass;
     private final int threadCachePageRunBytes;
+    private final int destinationBlockSize;
+    private final long destinationRetainedBytes;
 
     private AllocatorConfig(int blockSize, long retainedBytes, int maxAllocation, int threadCacheBytesPerClass,
-                            int threadCachePageRunBytes) {
+                            int threadCachePageRunBytes, int destinationBlockSize, long destinationRetainedBytes) {
         this.blockSize = blockSize;
         this.retainedBytes = retainedBytes;
         this.maxAllocation = maxAllocation;
         this.threadCacheBytesPerClass = threadCacheBytesPerClass;
         this.threadCachePageRunBytes = threadCachePageRunBytes;
+        this.destinationBlockSize = destinationBlockSize;
+        this.destinationRetainedBytes = destinationRetainedBytes;
     }
 
     public static AllocatorConfig defaults() {
         return new AllocatorConfig(DEFAULT_BLOCK_SIZE, DEFAULT_RETAINED_BYTES, DEFAULT_MAX_ALLOCATION, DEFAULT_THREAD_CACHE_BYTES_PER_CLASS,
-                DEFAULT_THREAD_CACHE_PAGE_RUN_BYTES);
+                DEFAULT_THREAD_CACHE_PAGE_RUN_BYTES, DEFAULT_DESTINATION_BLOCK_SIZE, DEFAULT_DESTINATION_RETAINED_BYTES);
     }
 
     /** Block size: a multiple of 64 KiB, at least 1 MiB (so a block holds the largest size-class run, 512 KiB, twice). */
     public AllocatorConfig withBlockSize(int blockSize) {
-        if (blockSize < 1024 * 1024 || blockSize % SizeClasses.RUN_GRANULE != 0) {
-            throw new IllegalArgumentException("block size must be a multiple of 64 KiB and at least 1 MiB, got " + blockSize);
-        }
-        return new AllocatorConfig(blockSize, retainedBytes, maxAllocation, threadCacheBytesPerClass, threadCachePageRunBytes);
+        checkBlockSize(blockSize, "block size");
+        return new AllocatorConfig(blockSize, retainedBytes, maxAllocation, threadCacheBytesPerClass, threadCachePageRunBytes,
+                destinationBlockSize, destinationRetainedBytes);
     }
 
     /** Bytes of empty blocks kept registered (hysteresis); 0 releases every block as soon as it is empty. */
@@ -56,21 +72,24 @@ public final class AllocatorConfig {
         if (retainedBytes < 0) {
             throw new IllegalArgumentException("retained bytes must be ≥ 0, got " + retainedBytes);
         }
-        return new AllocatorConfig(blockSize, retainedBytes, maxAllocation, threadCacheBytesPerClass, threadCachePageRunBytes);
+        return new AllocatorConfig(blockSize, retainedBytes, maxAllocation, threadCacheBytesPerClass, threadCachePageRunBytes,
+                destinationBlockSize, destinationRetainedBytes);
     }
 
     public AllocatorConfig withMaxAllocation(int maxAllocation) {
         if (maxAllocation < 1) {
             throw new IllegalArgumentException("max allocation must be ≥ 1, got " + maxAllocation);
         }
-        return new AllocatorConfig(blockSize, retainedBytes, maxAllocation, threadCacheBytesPerClass, threadCachePageRunBytes);
+        return new AllocatorConfig(blockSize, retainedBytes, maxAllocation, threadCacheBytesPerClass, threadCachePageRunBytes,
+                destinationBlockSize, destinationRetainedBytes);
     }
 
     public AllocatorConfig withThreadCacheBytesPerClass(int bytes) {
         if (bytes < 0) {
             throw new IllegalArgumentException("thread cache bytes must be ≥ 0, got " + bytes);
         }
-        return new AllocatorConfig(blockSize, retainedBytes, maxAllocation, bytes, threadCachePageRunBytes);
+        return new AllocatorConfig(blockSize, retainedBytes, maxAllocation, bytes, threadCachePageRunBytes, destinationBlockSize,
+                destinationRetainedBytes);
     }
 
     /** Bytes of freed page runs one thread may cache; 0 gives every page run straight back. */
@@ -78,7 +97,30 @@ public final class AllocatorConfig {
         if (bytes < 0) {
             throw new IllegalArgumentException("thread cache page-run bytes must be ≥ 0, got " + bytes);
         }
-        return new AllocatorConfig(blockSize, retainedBytes, maxAllocation, threadCacheBytesPerClass, bytes);
+        return new AllocatorConfig(blockSize, retainedBytes, maxAllocation, threadCacheBytesPerClass, bytes, destinationBlockSize,
+                destinationRetainedBytes);
+    }
+
+    /** Block size of each engine's rendezvous-destination pool: a multiple of 64 KiB, at least 1 MiB. */
+    public AllocatorConfig withDestinationBlockSize(int bytes) {
+        checkBlockSize(bytes, "destination block size");
+        return new AllocatorConfig(blockSize, retainedBytes, maxAllocation, threadCacheBytesPerClass, threadCachePageRunBytes, bytes,
+                destinationRetainedBytes);
+    }
+
+    /** Bytes of empty destination blocks each engine keeps registered; 0 releases a block as soon as it is empty. */
+    public AllocatorConfig withDestinationRetainedBytes(long bytes) {
+        if (bytes < 0) {
+            throw new IllegalArgumentException("destination retained bytes must be ≥ 0, got " + bytes);
+        }
+        return new AllocatorConfig(blockSize, retainedBytes, maxAllocation, threadCacheBytesPerClass, threadCachePageRunBytes,
+                destinationBlockSize, bytes);
+    }
+
+    private static void checkBlockSize(int bytes, String what) {
+        if (bytes < 1024 * 1024 || bytes % SizeClasses.RUN_GRANULE != 0) {
+            throw new IllegalArgumentException(what + " must be a multiple of 64 KiB and at least 1 MiB, got " + bytes);
+        }
     }
 
     public int blockSize() {
@@ -101,6 +143,20 @@ public final class AllocatorConfig {
         return threadCachePageRunBytes;
     }
 
+    public int destinationBlockSize() {
+        return destinationBlockSize;
+    }
+
+    public long destinationRetainedBytes() {
+        return destinationRetainedBytes;
+    }
+
+    /** The configuration of one engine's destination pool: its block size and retained bytes as blocks. */
+    AllocatorConfig forDestinations() {
+        return new AllocatorConfig(destinationBlockSize, destinationRetainedBytes, maxAllocation, 0, 0, destinationBlockSize,
+                destinationRetainedBytes);
+    }
+
     /** Access of the pool for memory only the local NIC touches: send buffers and receive buffers. */
     static final int LOCAL_ACCESS = AccessFlags.LOCAL_WRITE;
     /** Access of the pool peers may write into: rendezvous destinations. */
@@ -109,6 +165,7 @@ public final class AllocatorConfig {
     @Override
     public String toString() {
         return "AllocatorConfig{blockSize=" + blockSize + ", retainedBytes=" + retainedBytes + ", maxAllocation=" + maxAllocation
-                + ", threadCacheBytesPerClass=" + threadCacheBytesPerClass + ", threadCachePageRunBytes=" + threadCachePageRunBytes + "}";
+                + ", threadCacheBytesPerClass=" + threadCacheBytesPerClass + ", threadCachePageRunBytes=" + threadCachePageRunBytes + ", destinationBlockSize=" + destinationBlockSize
+                + ", destinationRetainedBytes=" + destinationRetainedBytes + "}";
     }
 }

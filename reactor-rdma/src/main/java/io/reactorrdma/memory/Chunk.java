@@ -2,6 +2,7 @@ package io.reactorrdma.memory;
 
 import io.netty.util.internal.CleanableDirectBuffer;
 import io.reactorrdma.verbs.MemoryRegion;
+import io.reactorrdma.verbs.ProtectionDomain;
 
 import java.nio.ByteBuffer;
 
@@ -66,6 +67,11 @@ public final class Chunk implements CleanableDirectBuffer {
     /** The chunk's address in the provider's address space (for scatter/gather entries and rkeys). */
     public long address() {
         return block.region.address() + offset;
+    }
+
+    /** The protection domain the chunk's region belongs to: a queue pair may use the keys only within it. */
+    public ProtectionDomain protectionDomain() {
+        return owner.pd;
     }
 
     public int lkey() {

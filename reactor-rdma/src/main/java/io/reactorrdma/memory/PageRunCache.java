@@ -63,6 +63,13 @@ final class PageRunCache {
         count++;
     }
 
+    /** Gives every cached run back (the owning thread is gone). */
+    void flush(BlockSource source) {
+        if (count > 0) {
+            evictDownTo(0, source);
+        }
+    }
+
     /** Bytes of the runs cached now. */
     long bytes() {
         return bytes;

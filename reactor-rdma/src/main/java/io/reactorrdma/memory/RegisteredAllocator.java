@@ -2,6 +2,10 @@ package io.reactorrdma.memory;
 
 import io.reactorrdma.verbs.ProtectionDomain;
 
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+
 /**
  * bemalloc: the registered-memory allocator of one protection domain (DESIGN.md §3, paper §5.2).
  *
@@ -10,8 +14,13 @@ import io.reactorrdma.verbs.ProtectionDomain;
  *   <li>{@link #local()} — registered {@code LOCAL_WRITE} only: send buffers (the NIC reads them)
  *       and receive buffers (the NIC writes them for a SEND); no peer can WRITE into them, because
  *       their regions lack {@code REMOTE_WRITE}. {@link #byteBufAllocator()} serves from it.</li>
- *   <li>{@link #remoteWritable()} — {@code LOCAL_WRITE | REMOTE_WRITE}: rendezvous destinations,
- *       the only memory whose rkey is handed to peers.</li>
+ *   <li>{@link #remoteWritable()} — {@code LOCAL_WRITE | REMOTE_WRITE}, shared by all: for
+ *       applications that hand out rkeys themselves.</li>
+ *   <li>{@link #openDestinationPool} — {@code LOCAL_WRITE | REMOTE_WRITE}, one per engine (per
+ *       peer): rendezvous destinations and direct-write targets, the memory whose rkeys the
+ *       engine hands to its peer. Each registers blocks of its own, so the rkey one peer gets
+ *       never covers another peer's buffers; sized by {@link AllocatorConfig#destinationBlockSize()}
+ *       and {@link AllocatorConfig#destinationRetainedBytes()}.</li>
  * </ul>
  */
 public final class RegisteredAllocator implements AutoCloseable {
@@ -20,12 +29,19 @@ public final class RegisteredAllocator implements AutoCloseable {
     private final RegisteredPool local;
     private final RegisteredPool remoteWritable;
     private final RegisteredByteBufAllocator byteBufAllocator;
+    private final AllocatorConfig destinationConfig;
+    /** Open destination pools, and closed ones whose buffers are not all back yet. */
+    private final Set<RegisteredPool> destinationPools = ConcurrentHashMap.newKeySet();
+    /** Registrations and deregistrations of destination pools already released, so that the sums only grow. */
+    private final LongAdder releasedPoolRegistrations = new LongAdder();
+    private final LongAdder releasedPoolDeregistrations = new LongAdder();
 
     public RegisteredAllocator(ProtectionDomain pd, AllocatorConfig config) {
         this.pd = pd;
         this.local = new RegisteredPool("local", pd, AllocatorConfig.LOCAL_ACCESS, config);
         this.remoteWritable = new RegisteredPool("remote-writable", pd, AllocatorConfig.REMOTE_WRITABLE_ACCESS, config);
         this.byteBufAllocator = new RegisteredByteBufAllocator(local);
+        this.destinationConfig = config.forDestinations();
     }
 
     public RegisteredAllocator(ProtectionDomain pd) {
@@ -47,23 +63,73 @@ public final class RegisteredAllocator implements AutoCloseable {
         return remoteWritable;
     }
 
+    /**
+     * A new remote-writable pool for the destinations one peer may write into: it registers
+     * nothing until its first allocation, and its blocks are its own. Close it when the peer is
+     * gone; buffers still live then keep their memory until released, and the pool leaves this
+     * allocator's figures once its memory is released.
+     */
+    public RegisteredPool openDestinationPool(String peer) {
+        if (local.isClosed()) {
+            throw new IllegalStateException("the registered allocator is closed: no destination pool for " + peer);
+        }
+        RegisteredPool[] self = new RegisteredPool[1];
+        RegisteredPool pool = new RegisteredPool("destinations of " + peer, pd, AllocatorConfig.REMOTE_WRITABLE_ACCESS, destinationConfig,
+                false, () -> {
+                    AllocatorStatistics last = self[0].statistics();
+                    releasedPoolRegistrations.add(last.registrations());
+                    releasedPoolDeregistrations.add(last.deregistrations());
+                    destinationPools.remove(self[0]);
+                });
+        self[0] = pool;
+        destinationPools.add(pool);
+        return pool;
+    }
+
+    /**
+     * The destination pools' figures added up: bytes, blocks and live buffers of the pools open now
+     * (and closed ones with live buffers); registrations and deregistrations of all pools ever opened.
+     */
+    public AllocatorStatistics destinationStatistics() {
+        long registered = 0, peak = 0, liveBuffers = 0, liveBytes = 0;
+        long registrations = releasedPoolRegistrations.sum();
+        long deregistrations = releasedPoolDeregistrations.sum();
+        int blocks = 0;
+        for (RegisteredPool p : destinationPools) {
+            AllocatorStatistics s = p.statistics();
+            registered += s.registeredBytes();
+            peak += s.peakRegisteredBytes();
+            blocks += s.blocks();
+            registrations += s.registrations();
+            deregistrations += s.deregistrations();
+            liveBuffers += s.liveBuffers();
+            liveBytes += s.liveBytes();
+        }
+        return new AllocatorStatistics(registered, peak, blocks, registrations, deregistrations, liveBuffers, liveBytes);
+    }
+
     /** Netty's view of {@link #local()}: what {@code DuplexConnection.alloc()} returns. */
     public RegisteredByteBufAllocator byteBufAllocator() {
         return byteBufAllocator;
     }
 
-    /** Live buffers of both pools. */
+    /** Live buffers of all pools, the destination pools included. */
     public long liveBuffers() {
-        return local.statistics().liveBuffers() + remoteWritable.statistics().liveBuffers();
+        return local.statistics().liveBuffers() + remoteWritable.statistics().liveBuffers() + destinationStatistics().liveBuffers();
     }
 
     /**
-     * Closes both pools; live buffers are reported and keep their memory until released.
+     * Closes all pools (destination pools still open included); live buffers are reported and
+     * keep their memory until released.
      *
      * @return live buffers at close
      */
     public long closeAndReport() {
-        return local.closeAndReport() + remoteWritable.closeAndReport();
+        long live = local.closeAndReport() + remoteWritable.closeAndReport();
+        for (RegisteredPool p : destinationPools) {
+            live += p.closeAndReport();
+        }
+        return live;
     }
 
     @Override

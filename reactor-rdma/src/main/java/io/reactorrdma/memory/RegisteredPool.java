@@ -3,6 +3,9 @@ package io.reactorrdma.memory;
 import io.reactorrdma.verbs.AccessFlags;
 import io.reactorrdma.verbs.ProtectionDomain;
 
+import java.lang.ref.Cleaner;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -19,23 +22,42 @@ import java.util.concurrent.atomic.LongAdder;
  * </ul>
  * Any thread may free any chunk; the chunk then joins the freeing thread's cache.
  * A chunk's region, address and keys are fields of the chunk: lookup is O(1).
+ *
+ * <p>A pool without thread caches ({@link RegisteredAllocator#openDestinationPool}, one per
+ * engine) serves every size up to the block size as whole pages from its blocks, under the
+ * block lock, and gives them straight back: it is used once per rendezvous message, allocated on
+ * the I/O thread and freed wherever the application releases the message, and it ends with its
+ * engine, so nothing may stay behind in threads' caches.
  */
 public final class RegisteredPool implements AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger(RegisteredPool.class.getName());
 
     private final String name;
+    /** The protection domain of every block: read by {@link Chunk#protectionDomain()} on the send path. */
+    final ProtectionDomain pd;
     private final AllocatorConfig config;
     private final BlockSource source;
     private final SizeClassPool[] pools = new SizeClassPool[SizeClasses.COUNT];
+    /** The threads' caches, or null for a pool that serves everything from its blocks. */
     private final ThreadLocal<ThreadCache> caches;
+    /** The cleanups of the threads' caches not yet run: run (as no-ops) at close, so the cleaner drops them. */
+    private final Set<Cleaner.Cleanable> cacheCleanups = ConcurrentHashMap.newKeySet();
+    /** Run once when the blocks are released (close), or null. */
+    private final Runnable onReleased;
     private final LongAdder liveBuffers = new LongAdder();
     private final LongAdder liveBytes = new LongAdder();
     private volatile boolean closed;
     private final AtomicBoolean released = new AtomicBoolean();
 
     public RegisteredPool(String name, ProtectionDomain pd, int access, AllocatorConfig config) {
+        this(name, pd, access, config, true, null);
+    }
+
+    RegisteredPool(String name, ProtectionDomain pd, int access, AllocatorConfig config, boolean threadCaches, Runnable onReleased) {
         this.name = name;
+        this.onReleased = onReleased;
+        this.pd = pd;
         this.config = config;
         this.source = new BlockSource(pd, AccessFlags.validate(access), config.blockSize(), config.retainedBytes());
         for (int c = 0; c < SizeClasses.COUNT; c++) {
@@ -44,12 +66,19 @@ public final class RegisteredPool implements AutoCloseable {
         int cacheBytes = config.threadCacheBytesPerClass();
         int pageRunBytes = config.threadCachePageRunBytes();
         int blockPages = source.blockPages();
-        this.caches = ThreadLocal.withInitial(() -> new ThreadCache(cacheBytes, pageRunBytes, blockPages));
+        this.caches = threadCaches
+                ? ThreadLocal.withInitial(() -> ThreadCache.register(this, pools, source, cacheBytes, pageRunBytes, blockPages))
+                : null;
     }
 
     /** The pool's name, for messages and metrics ({@code local} or {@code remote-writable}). */
     public String name() {
         return name;
+    }
+
+    /** The protection domain every chunk of this pool is registered in. */
+    public ProtectionDomain protectionDomain() {
+        return pd;
     }
 
     /** The {@link AccessFlags} every chunk of this pool is registered with. */
@@ -81,7 +110,9 @@ public final class RegisteredPool implements AutoCloseable {
                     + config.maxAllocation() + " (AllocatorConfig.withMaxAllocation)");
         }
         Chunk c;
-        if (size <= SizeClasses.MAX_SIZE_CLASS) {
+        if (caches == null && size <= config.blockSize()) {
+            c = takePages((Math.max(1, size) + SizeClasses.PAGE_SIZE - 1) / SizeClasses.PAGE_SIZE);
+        } else if (size <= SizeClasses.MAX_SIZE_CLASS) {
             int sizeClass = SizeClasses.classOf(Math.max(1, size));
             c = caches.get().pop(sizeClass, pools[sizeClass]);
         } else if (size <= config.blockSize()) {
@@ -132,7 +163,9 @@ public final class RegisteredPool implements AutoCloseable {
             freeAfterClose();
             return;
         }
-        if (c.sizeClass >= 0) {
+        if (caches == null && c.sizeClass == -1) {
+            source.givePages(c.block, c.slot, c.capacity / SizeClasses.PAGE_SIZE);
+        } else if (c.sizeClass >= 0) {
             caches.get().push(c, pools[c.sizeClass]);
         } else if (c.sizeClass == -1) {
             caches.get().pageRuns.put(c, source);
@@ -143,8 +176,27 @@ public final class RegisteredPool implements AutoCloseable {
 
     private void freeAfterClose() {
         if (liveBuffers.sum() == 0 && released.compareAndSet(false, true)) {
-            source.releaseAll();
+            releaseAll();
             LOG.log(System.Logger.Level.INFO, "registered pool {0}: the last live buffer came back after close; all blocks released", name);
+        }
+    }
+
+    /** A thread cache's cleanup was registered ({@code add}) or has run. */
+    void tracked(Cleaner.Cleanable cleanup, boolean add) {
+        if (add) {
+            cacheCleanups.add(cleanup);
+        } else if (cleanup != null) {
+            cacheCleanups.remove(cleanup);
+        }
+    }
+
+    private void releaseAll() {
+        source.releaseAll();
+        for (Cleaner.Cleanable c : cacheCleanups) {
+            c.clean(); // closed: the cleanup only forgets the cache, so live threads' caches no longer pin this pool
+        }
+        if (onReleased != null) {
+            onReleased.run();
         }
     }
 
@@ -172,7 +224,7 @@ public final class RegisteredPool implements AutoCloseable {
         long live = liveBuffers.sum();
         if (live == 0) {
             if (released.compareAndSet(false, true)) {
-                source.releaseAll();
+                releaseAll();
             }
             return 0;
         }

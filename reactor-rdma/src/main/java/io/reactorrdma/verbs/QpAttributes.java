@@ -71,7 +71,16 @@ public final class QpAttributes {
         return new QpAttributes(sendCq, recvCq, maxSendWr, maxRecvWr, maxSendSge, positive("maxRecvSge", maxRecvSge), rnrRetry, rnrDelayMicros);
     }
 
-    /** RNR retry count 0..7; 7 retries forever. */
+    /**
+     * RNR retry count 0..7 (7 retries forever) of <b>this</b> queue pair's sends: how often a SEND
+     * (or WRITE with immediate) of this queue pair is retried while the <em>peer</em> has no receive
+     * posted, before it completes with {@code RNR_RETRY_EXC_ERR}. In verbs it is this QP's
+     * {@code rnr_retry}; rdma_cm sets it from the peer's {@code rdma_conn_param.rnr_retry_count}, so
+     * a provider connecting through rdma_cm passes it to the peer to hand back (the disni provider does
+     * so in its handshake). The transport retry count ({@code retry_count}, lost packets) is not
+     * per queue pair: see the provider's configuration (disni: the connecting side's value configures
+     * both queue pairs).
+     */
     public QpAttributes withRnrRetry(int rnrRetry) {
         if (rnrRetry < 0 || rnrRetry > 7) {
             throw new IllegalArgumentException("rnrRetry must be 0..7 (7 = infinite), got " + rnrRetry);
@@ -79,7 +88,12 @@ public final class QpAttributes {
         return new QpAttributes(sendCq, recvCq, maxSendWr, maxRecvWr, maxSendSge, maxRecvSge, rnrRetry, rnrDelayMicros);
     }
 
-    /** Delay between RNR retries in microseconds (hardware rounds it to the nearest min_rnr_timer code). */
+    /**
+     * Delay between this queue pair's RNR retries, in microseconds. On hardware the delay is the
+     * receiving side's {@code min_rnr_timer} (rounded to its code), sent in its RNR NAK; rdma_cm
+     * offers no way to set it from user space, so the disni provider leaves rdma_cm's default and
+     * only the soft provider honours this value exactly.
+     */
     public QpAttributes withRnrDelayMicros(int rnrDelayMicros) {
         return new QpAttributes(sendCq, recvCq, maxSendWr, maxRecvWr, maxSendSge, maxRecvSge, rnrRetry, positive("rnrDelayMicros", rnrDelayMicros));
     }
@@ -108,10 +122,12 @@ public final class QpAttributes {
         return maxRecvSge;
     }
 
+    /** RNR retries of this queue pair's sends ({@link #withRnrRetry}). */
     public int rnrRetry() {
         return rnrRetry;
     }
 
+    /** Delay between this queue pair's RNR retries ({@link #withRnrDelayMicros}). */
     public int rnrDelayMicros() {
         return rnrDelayMicros;
     }

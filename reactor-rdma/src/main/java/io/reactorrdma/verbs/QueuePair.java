@@ -10,7 +10,12 @@ package io.reactorrdma.verbs;
  */
 public interface QueuePair extends AutoCloseable {
 
-    /** The queue-pair number ({@code qp_num}). */
+    /**
+     * The queue-pair number ({@code qp_num}), the one completions carry. Known only once
+     * {@link VerbsContext#connect} or {@link ConnectionRequest#accept} has returned: before that it
+     * may read 0 (DiSNI creates the verbs QP during the connection; the soft provider in strict
+     * mode does the same), so key nothing by it before then.
+     */
     int qpNum();
 
     QpState state();

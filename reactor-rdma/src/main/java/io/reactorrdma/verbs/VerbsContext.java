@@ -21,7 +21,12 @@ public interface VerbsContext extends AutoCloseable {
     /** {@code ibv_alloc_pd}. */
     ProtectionDomain allocPd();
 
-    /** {@code ibv_create_cq} with a completion channel. */
+    /**
+     * {@code ibv_create_cq} with a completion channel. {@code capacity} must cover the send- and
+     * receive-queue depths of every queue pair that will use the queue: every slot may hold a
+     * completion, and an RNIC whose queue overruns fails it (IBV_EVENT_CQ_ERR) and its queue
+     * pairs. Providers refuse, in {@link #createQp}, a queue pair whose depths no longer fit.
+     */
     CompletionQueue createCq(int capacity);
 
     /**

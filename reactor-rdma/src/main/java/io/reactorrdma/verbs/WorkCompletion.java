@@ -64,7 +64,12 @@ public final class WorkCompletion {
         return opcode;
     }
 
-    /** Bytes received (receive completions) or transferred. */
+    /**
+     * Bytes received, defined only where verbs define {@code byte_len}: successful receive
+     * completions ({@link WcOpcode#RECV}, {@link WcOpcode#RECV_RDMA_WITH_IMM}) and RDMA READ (and
+     * atomics). For SEND and WRITE completions, and for failed ones, hardware leaves it stale
+     * (mlx5 does not write it) — never read it there; the soft provider in strict mode reports -1.
+     */
     public int byteLen() {
         return byteLen;
     }

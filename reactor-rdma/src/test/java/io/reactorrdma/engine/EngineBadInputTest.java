@@ -72,7 +72,7 @@ class EngineBadInputTest {
     }
 
     private static ByteBuffer validParameters() {
-        return new ConnectionParameters(64, 8192).encode();
+        return ConnectionParameters.of(ConnectionParameters.VERSION, EngineConfig.defaults()).encode();
     }
 
     /** The good client's socket still echoes. */

@@ -506,13 +506,18 @@ public abstract class VerbsConformanceSuite {
     }
 
     @Test
-    void aCompletionQueueTooSmallForItsSendQueuesIsRefused() {
+    void aCompletionQueueTooSmallForItsQueuesIsRefused() {
         VerbsContext c = openContext();
         try {
-            CompletionQueue cq = c.createCq(40);
             ProtectionDomain pd = c.allocPd();
-            c.createQp(pd, QpAttributes.create(cq).withMaxSendWr(32));
-            assertThatThrownBy(() -> c.createQp(pd, QpAttributes.create(cq).withMaxSendWr(32)))
+            CompletionQueue sends = c.createCq(48);
+            c.createQp(pd, QpAttributes.create(sends).withMaxSendWr(32).withMaxRecvWr(8));
+            assertThatThrownBy(() -> c.createQp(pd, QpAttributes.create(sends).withMaxSendWr(32).withMaxRecvWr(8)))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("larger completion queue");
+            CompletionQueue receives = c.createCq(48);
+            c.createQp(pd, QpAttributes.create(receives).withMaxSendWr(8).withMaxRecvWr(32));
+            assertThatThrownBy(() -> c.createQp(pd, QpAttributes.create(receives).withMaxSendWr(8).withMaxRecvWr(32)))
+                    .as("receive depths count against the capacity too")
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("larger completion queue");
         } finally {
             c.close();

@@ -19,6 +19,7 @@ final class CmEvents {
     static final int ESTABLISHED = RdmaCmEvent.EventType.RDMA_CM_EVENT_ESTABLISHED.ordinal();
     static final int DISCONNECTED = RdmaCmEvent.EventType.RDMA_CM_EVENT_DISCONNECTED.ordinal();
     static final int DEVICE_REMOVAL = RdmaCmEvent.EventType.RDMA_CM_EVENT_DEVICE_REMOVAL.ordinal();
+    static final int ADDR_CHANGE = RdmaCmEvent.EventType.RDMA_CM_EVENT_ADDR_CHANGE.ordinal();
     static final int TIMEWAIT_EXIT = RdmaCmEvent.EventType.RDMA_CM_EVENT_TIMEWAIT_EXIT.ordinal();
 
     private static final RdmaCmEvent.EventType[] TYPES = RdmaCmEvent.EventType.values();

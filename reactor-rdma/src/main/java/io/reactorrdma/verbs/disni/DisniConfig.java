@@ -12,14 +12,14 @@ import java.time.Duration;
  * @param retryCount         transport retries before RETRY_EXC_ERR ({@code rdma_conn_param.retry_count}); DiSNI's
  *                           default is 0, which fails on the first lost packet, so 7 (the most)
  * @param sendCallCacheSize  prebuilt SVCPostSend calls per queue pair (one per batch shape, LRU)
- * @param recvCallCacheSize  prebuilt SVCPostRecv calls per queue pair (one per buffer set, LRU)
+ * @param recvCallCacheSize  prebuilt SVCPostRecv calls per queue pair (one per batch shape, LRU)
  */
 public record DisniConfig(String address, int retryCount, int sendCallCacheSize, int recvCallCacheSize) {
 
     public static final int DEFAULT_RETRY_COUNT = 7;
     /** Enough for every batch length 1..32 of one opcode mix, plus a few mixed shapes. */
     public static final int DEFAULT_SEND_CALL_CACHE = 64;
-    /** A receive ring of depth 32 reposted in halves needs 2; 64 leaves room for other patterns. */
+    /** One per receive batch length (1..32 for the default depth), plus room for other patterns. */
     public static final int DEFAULT_RECV_CALL_CACHE = 64;
     /** Bound on one rdma_cm call (resolve, connect, accept, destroy) queued to the CM thread. */
     static final Duration CM_CALL_TIMEOUT = Duration.ofSeconds(30);

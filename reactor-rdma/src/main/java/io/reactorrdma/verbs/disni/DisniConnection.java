@@ -23,6 +23,7 @@ final class DisniConnection implements CmConnection {
     private final InetSocketAddress remote;
     private final ByteBuffer remotePrivateData;
     private final CompletableFuture<String> disconnected = new CompletableFuture<>();
+    private volatile CompletableFuture<Void> teardown = CompletableFuture.completedFuture(null);
 
     DisniConnection(DisniContext context, DisniQueuePair qp, RdmaCmId id, InetSocketAddress local, InetSocketAddress remote,
                     ByteBuffer remotePrivateData) {
@@ -39,10 +40,13 @@ final class DisniConnection implements CmConnection {
         if (!CmEvents.endsConnection(event) || disconnected.isDone()) {
             return;
         }
-        String reason = "disconnected by the peer " + remote + " (" + CmEvents.name(event) + ")";
+        String reason = event == CmEvents.DEVICE_REMOVAL
+                ? "the RDMA device " + context.deviceName() + " was removed (" + CmEvents.name(event) + "); the connection to "
+                        + remote + " is gone and the provider must be opened again once the device is back"
+                : "disconnected by the peer " + remote + " (" + CmEvents.name(event) + ")";
         qp.fail(reason);
         try {
-            if (id.isOpen()) id.disconnect();
+            if (id != null && id.isOpen()) id.disconnect();
         } catch (IOException ignored) {
             // the peer is gone; our side is in error either way
         }
@@ -79,13 +83,26 @@ final class DisniConnection implements CmConnection {
         return !disconnected.isDone();
     }
 
+    /**
+     * Moves the queue pair to ERROR and completes {@link #onDisconnect()} at once; the
+     * {@code rdma_disconnect} itself is handed to the CM thread ({@link #teardown()}), because
+     * this is called from I/O threads (Engine.fail), which must never wait for the CM thread.
+     */
     @Override
     public void disconnect() {
         if (disconnected.isDone()) return;
         String reason = "disconnected locally from " + remote;
         qp.fail(reason);
-        context.cm().call("rdma_disconnect", DisniConfig.CM_CALL_TIMEOUT, () -> id.isOpen() ? id.disconnect() : 0);
-        disconnected.complete(reason);
+        if (!disconnected.complete(reason)) return; // the CM thread's DISCONNECTED came first: it answered already
+        teardown = context.cm().submit("rdma_disconnect", () -> {
+            if (id != null && id.isOpen()) id.disconnect();
+            return null;
+        }).handle((ok, e) -> null); // the peer may be gone already: our side is in error either way
+    }
+
+    /** Completes once the {@code rdma_disconnect} handed to the CM thread ran (at once if none was). */
+    CompletableFuture<Void> teardown() {
+        return teardown;
     }
 
     @Override

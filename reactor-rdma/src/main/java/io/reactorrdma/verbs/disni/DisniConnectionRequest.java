@@ -17,14 +17,21 @@ final class DisniConnectionRequest implements ConnectionRequest {
     private final DisniListener listener;
     private final Socket socket;
     private final InetSocketAddress remote;
+    private final int peerRnrRetry;
     private final ByteBuffer privateData;
     private boolean answered;
 
-    DisniConnectionRequest(DisniListener listener, Socket socket, InetSocketAddress remote, ByteBuffer privateData) {
+    DisniConnectionRequest(DisniListener listener, Socket socket, InetSocketAddress remote, int peerRnrRetry, ByteBuffer privateData) {
         this.listener = listener;
         this.socket = socket;
         this.remote = remote;
+        this.peerRnrRetry = peerRnrRetry;
         this.privateData = privateData;
+    }
+
+    /** The client queue pair's rnrRetry, from its HELLO: what rdma_accept's rnr_retry_count must carry. */
+    int peerRnrRetry() {
+        return peerRnrRetry;
     }
 
     @Override
@@ -66,7 +73,11 @@ final class DisniConnectionRequest implements ConnectionRequest {
     }
 
     void send(byte type, ByteBuffer data) throws IOException {
-        SideChannel.write(new DataOutputStream(socket.getOutputStream()), type, data);
+        send(type, SideChannel.NO_RNR, data);
+    }
+
+    void send(byte type, int rnrRetry, ByteBuffer data) throws IOException {
+        SideChannel.write(new DataOutputStream(socket.getOutputStream()), type, rnrRetry, data);
     }
 
     void closeSocket() {

@@ -32,6 +32,7 @@ final class DisniConnector {
                                    Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
         String peer = address.getHostString() + ":" + address.getPort();
+        ctx.cm().wake(); // the CM calls of this setup follow: short event waits from now
         try (Socket s = new Socket()) {
             try {
                 s.connect(address, (int) Math.max(1, timeout.toMillis()));
@@ -45,14 +46,14 @@ final class DisniConnector {
             s.setSoTimeout(remainingMillis(deadline, peer));
             DataOutputStream out = new DataOutputStream(s.getOutputStream());
             DataInputStream in = new DataInputStream(s.getInputStream());
-            SideChannel.write(out, SideChannel.HELLO, privateData);
+            SideChannel.write(out, SideChannel.HELLO, qp.attributes().rnrRetry(), privateData);
             SideChannel.Frame answer = SideChannel.read(in, peer);
             if (answer.type() == SideChannel.REJECT) {
                 throw new ConnectionRejectedException("the listener at " + peer + " rejected the connection", answer.data());
             }
             expect(answer, SideChannel.GO, peer);
             PendingCmEvents events = new PendingCmEvents();
-            RdmaCmId id = establishAsClient(ctx, address, qp, deadline, peer, events);
+            RdmaCmId id = establishAsClient(ctx, address, qp, answer.rnrRetry(), deadline, peer, events);
             boolean done = false;
             try {
                 s.setSoTimeout(remainingMillis(deadline, peer));
@@ -74,8 +75,8 @@ final class DisniConnector {
         }
     }
 
-    private static RdmaCmId establishAsClient(DisniContext ctx, InetSocketAddress address, DisniQueuePair qp, long deadline,
-                                              String peer, PendingCmEvents events) {
+    private static RdmaCmId establishAsClient(DisniContext ctx, InetSocketAddress address, DisniQueuePair qp, int peerRnrRetry,
+                                              long deadline, String peer, PendingCmEvents events) {
         CmEventLoop cm = ctx.cm();
         RdmaCmId id = cm.call("rdma_create_id", DisniConfig.CM_CALL_TIMEOUT, () -> {
             RdmaCmId created = ctx.channel().createId(RdmaCm.RDMA_PS_TCP);
@@ -96,7 +97,7 @@ final class DisniConnector {
             events.await(CmEvents.ROUTE_RESOLVED, deadline, peer);
             cm.call("rdma_connect(" + peer + ")", DisniConfig.CM_CALL_TIMEOUT, () -> {
                 qp.attach(id);
-                id.connect(connParam(ctx, qp));
+                id.connect(connParam(ctx.config(), peerRnrRetry));
                 return null;
             });
             events.await(CmEvents.ESTABLISHED, deadline, peer);
@@ -108,11 +109,18 @@ final class DisniConnector {
         }
     }
 
-    /** {@code rdma_conn_param}: retries as configured (DiSNI's default 0 fails on the first lost packet). */
-    static RdmaConnParam connParam(DisniContext ctx, DisniQueuePair qp) throws IOException {
+    /**
+     * {@code rdma_conn_param} for rdma_connect or rdma_accept. {@code rnr_retry_count} is what the
+     * <em>peer's</em> queue pair uses (rdma_connect(3): "a send operation from the remote peer"; the
+     * IB CM applies the REQ's value to the passive QP and the REP's to the active one), so it is the
+     * peer's {@code QpAttributes.rnrRetry}, received in the side channel. {@code retry_count}: the
+     * connecting side's value configures both queue pairs (the REP has no such field, so the kernel
+     * ignores it on accept); DiSNI's default 0 fails on the first lost packet.
+     */
+    static RdmaConnParam connParam(DisniConfig config, int peerRnrRetry) throws IOException {
         RdmaConnParam p = new RdmaConnParam();
-        p.setRetry_count((byte) ctx.config().retryCount());
-        p.setRnr_retry_count((byte) qp.attributes().rnrRetry());
+        p.setRetry_count((byte) config.retryCount());
+        p.setRnr_retry_count((byte) peerRnrRetry);
         return p;
     }
 

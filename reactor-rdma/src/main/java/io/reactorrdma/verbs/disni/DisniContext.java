@@ -27,6 +27,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * An RDMA device opened through DiSNI: one rdma_cm event channel (served by a {@link CmEventLoop}),
@@ -50,10 +53,12 @@ final class DisniContext implements VerbsContext {
     private final CmEventLoop cm;
     private final RdmaCmId deviceId;
     private final IbvContext verbs;
+    private final CompVectors compVectors;
     private final QpTable table = new QpTable();
     private final CompletionMapper mapper = new CompletionMapper(table);
     private final Set<AutoCloseable> owned = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
+    private volatile String removed;
 
     private DisniContext(DisniConfig config, InetAddress address, String deviceName, RdmaEventChannel channel) {
         this.config = config;
@@ -81,6 +86,36 @@ final class DisniContext implements VerbsContext {
         }
         this.deviceId = id;
         this.verbs = ctx;
+        this.compVectors = new CompVectors(numCompVectors(ctx));
+        RdmaCmId device = id;
+        cm.call("register device id", DisniConfig.CM_CALL_TIMEOUT, () -> {
+            cm.register(device, (event, conn) -> {
+                if (event == CmEvents.DEVICE_REMOVAL) deviceRemoved("the context's own id");
+            });
+            return null;
+        });
+    }
+
+    /**
+     * A context without a device, whose CM thread is {@code cm}: lets tests drive the connection
+     * and teardown paths over a fake event source. Allocating anything on it fails.
+     */
+    DisniContext(DisniConfig config, CmEventLoop cm) {
+        this.config = config;
+        this.deviceName = "none";
+        this.channel = null;
+        this.cm = cm;
+        this.deviceId = null;
+        this.verbs = null;
+        this.compVectors = new CompVectors(1);
+    }
+
+    private static int numCompVectors(IbvContext ctx) {
+        try {
+            return ctx.getNumCompVectors(); // ibv_context.num_comp_vectors
+        } catch (IOException | RuntimeException e) {
+            return 1; // unknown: every queue on vector 0, as before
+        }
     }
 
     /** Opens the device behind {@code address}; any DiSNI or JVM failure becomes a {@link ProviderUnavailableException}. */
@@ -111,8 +146,28 @@ final class DisniContext implements VerbsContext {
         }
     }
 
+    /** The device is gone ({@code RDMA_CM_EVENT_DEVICE_REMOVAL}). CM thread. */
+    void deviceRemoved(String what) {
+        if (removed != null || closed) return;
+        removed = "the RDMA device " + deviceName + " was removed (" + CmEvents.name(CmEvents.DEVICE_REMOVAL) + " on " + what
+                + "): its queue pairs, connections, regions and queues are gone; open the provider again once the device is back";
+        for (AutoCloseable c : new ArrayList<>(owned)) {
+            if (c instanceof DisniConnection) {
+                ((DisniConnection) c).onCmEvent(CmEvents.DEVICE_REMOVAL, null);
+            } else if (c instanceof DisniQueuePair) {
+                ((DisniQueuePair) c).fail(removed);
+            }
+        }
+        close(); // rdma_cm requires every id of the device to be destroyed, and its verbs objects with them
+    }
+
     DisniConfig config() {
         return config;
+    }
+
+    /** The device's {@code ibv_context} (null for a context without a device). */
+    IbvContext ibvContext() {
+        return verbs;
     }
 
     CmEventLoop cm() {
@@ -133,6 +188,7 @@ final class DisniContext implements VerbsContext {
     }
 
     private void checkOpen() {
+        if (removed != null) throw new VerbsException(removed);
         if (closed) throw new VerbsException("the disni context is closed");
     }
 
@@ -172,7 +228,8 @@ final class DisniContext implements VerbsContext {
         IbvCompChannel ch = null;
         try {
             ch = verbs.createCompChannel();
-            IbvCQ cq = verbs.createCQ(ch, 2 * capacity, 0); // twice: see DisniCompletionQueue
+            // twice the capacity: see DisniCompletionQueue; vectors round robin, so domains interrupt different CPUs
+            IbvCQ cq = verbs.createCQ(ch, 2 * capacity, compVectors.next());
             if (cq == null) throw new IOException("no completion queue returned");
             return own(new DisniCompletionQueue(this, capacity, ch, cq, mapper));
         } catch (IOException e) {
@@ -247,11 +304,26 @@ final class DisniContext implements VerbsContext {
         List<AutoCloseable> all = new ArrayList<>(owned);
         // connections and listeners, then queue pairs, then regions' domains and queues
         closeAll(all, c -> c instanceof DisniConnection || c instanceof DisniListener);
+        List<DisniQueuePair> qps = new ArrayList<>();
+        for (AutoCloseable c : all) if (c instanceof DisniQueuePair) qps.add((DisniQueuePair) c);
         closeAll(all, c -> c instanceof DisniQueuePair);
+        // queue pairs are destroyed on the CM thread; their domains and queues only after them
+        for (DisniQueuePair qp : qps) {
+            try {
+                qp.teardown().get(DisniConfig.CM_CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            } catch (ExecutionException | TimeoutException e) {
+                break; // the CM thread is stuck: release what can be released
+            }
+        }
         closeAll(all, c -> c instanceof DisniProtectionDomain);
         closeAll(all, c -> true);
         try {
             cm.call("rdma_destroy_id(device)", DisniConfig.CM_CALL_TIMEOUT, () -> {
+                if (deviceId == null) return null; // a context without a device (tests)
+                cm.unregister(deviceId);
                 CmEventLoop.destroyQuietly(deviceId);
                 return null;
             });
@@ -259,6 +331,7 @@ final class DisniContext implements VerbsContext {
             // closing: the channel goes below
         }
         cm.close();
+        if (channel == null) return;
         try {
             channel.destroyEventChannel();
         } catch (IOException | RuntimeException ignored) {

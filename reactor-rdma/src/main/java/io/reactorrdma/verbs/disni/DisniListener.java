@@ -15,10 +15,7 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A listener: a TCP server socket for the {@link SideChannel} handshake and an rdma_cm id
@@ -39,8 +36,7 @@ final class DisniListener implements CmListener {
     private final ServerSocket server;
     private final RdmaCmId listenId;
     private final InetSocketAddress local;
-    private final BlockingQueue<RdmaCmId> cmRequests = new LinkedBlockingQueue<>();
-    private final ReentrantLock acceptLock = new ReentrantLock();
+    private final RequestPairing<RdmaCmId> pairing = new RequestPairing<>();
     private volatile boolean closed;
 
     private DisniListener(DisniContext ctx, ServerSocket server, RdmaCmId listenId, InetSocketAddress local) {
@@ -80,7 +76,7 @@ final class DisniListener implements CmListener {
         }
         DisniListener l = new DisniListener(ctx, server, id, local);
         ctx.cm().call("register listener", DisniConfig.CM_CALL_TIMEOUT, () -> {
-            ctx.cm().register(id, (ev, conn) -> l.onConnectRequest(conn));
+            ctx.cm().register(id, new ListenerCmEvents(l::onConnectRequest, ctx::deviceRemoved));
             return null;
         });
         return l;
@@ -88,11 +84,15 @@ final class DisniListener implements CmListener {
 
     /** CM thread: a connect request for this listener. */
     private void onConnectRequest(RdmaCmId conn) {
-        if (closed || !acceptLock.isLocked()) {
-            CmEventLoop.destroyQuietly(conn); // nobody is accepting: refuse
-            return;
+        InetSocketAddress from = null;
+        try {
+            from = (InetSocketAddress) conn.getDestination();
+        } catch (IOException | RuntimeException e) {
+            // no peer address: it cannot be paired
         }
-        cmRequests.offer(conn);
+        if (closed || from == null || !pairing.offer(from.getAddress(), conn)) {
+            CmEventLoop.destroyQuietly(conn); // nobody from that host is being accepted: refuse
+        }
     }
 
     @Override
@@ -130,7 +130,8 @@ final class DisniListener implements CmListener {
             s.setSoTimeout(HELLO_TIMEOUT_MILLIS);
             SideChannel.Frame f = SideChannel.read(new DataInputStream(s.getInputStream()), remote.toString());
             DisniConnector.expect(f, SideChannel.HELLO, remote.toString());
-            return new DisniConnectionRequest(this, s, remote, f.data());
+            ctx.cm().wake(); // an accept's CM calls may follow: short event waits from now
+            return new DisniConnectionRequest(this, s, remote, f.rnrRetry(), f.data());
         } catch (IOException | RuntimeException e) {
             closeQuietly(s); // a bad or silent client must not stop the listener
             return null;
@@ -140,26 +141,25 @@ final class DisniListener implements CmListener {
     /** Completes an accepted handshake: GO, pair the client's CM request, rdma_accept, ESTABLISHED, ACCEPT. */
     DisniConnection accept(DisniConnectionRequest request, DisniQueuePair qp, ByteBuffer privateData) {
         String peer = request.remoteAddress().toString();
-        acceptLock.lock();
+        InetAddress ip = request.remoteAddress().getAddress();
         try {
-            RdmaCmId stale;
-            while ((stale = cmRequests.poll()) != null) {
-                RdmaCmId s = stale;
-                ctx.cm().call("refuse stale request", DisniConfig.CM_CALL_TIMEOUT, () -> {
-                    CmEventLoop.destroyQuietly(s);
-                    return null;
-                });
-            }
+            pairing.begin(ip); // one handshake per client IP address at a time
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            request.closeSocket();
+            throw new VerbsException("interrupted while waiting to accept " + peer, e);
+        }
+        try {
             long deadline = System.nanoTime() + ACCEPT_TIMEOUT.toNanos();
-            request.send(SideChannel.GO, null);
-            RdmaCmId conn = awaitRequestFrom(request.remoteAddress().getAddress(), deadline, peer);
+            request.send(SideChannel.GO, qp.attributes().rnrRetry(), null);
+            RdmaCmId conn = awaitRequestFrom(ip, deadline, peer);
             PendingCmEvents events = new PendingCmEvents();
             boolean done = false;
             try {
                 ctx.cm().call("rdma_accept(" + peer + ")", DisniConfig.CM_CALL_TIMEOUT, () -> {
                     ctx.cm().register(conn, events);
                     qp.attach(conn);
-                    conn.accept(DisniConnector.connParam(ctx, qp));
+                    conn.accept(DisniConnector.connParam(ctx.config(), request.peerRnrRetry()));
                     return null;
                 });
                 events.await(CmEvents.ESTABLISHED, deadline, peer);
@@ -178,34 +178,32 @@ final class DisniListener implements CmListener {
         } catch (IOException e) {
             throw new VerbsException("the handshake with " + peer + " failed: " + e.getMessage(), e);
         } finally {
-            acceptLock.unlock();
+            refuse(pairing.end(ip)); // requests from that host that were not this handshake's
             request.closeSocket();
         }
     }
 
     private RdmaCmId awaitRequestFrom(InetAddress ip, long deadline, String peer) {
-        while (true) {
-            RdmaCmId conn;
-            try {
-                conn = cmRequests.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new VerbsException("interrupted while waiting for the rdma_cm request of " + peer, e);
-            }
-            if (conn == null) {
-                throw new VerbsException("the client " + peer + " finished the handshake but its rdma_cm connect request did not "
-                        + "arrive within " + ACCEPT_TIMEOUT + " (is " + local + " reachable over RDMA from it?)");
-            }
-            InetSocketAddress from = ctx.cm().call("rdma_get_peer_addr", DisniConfig.CM_CALL_TIMEOUT,
-                    () -> (InetSocketAddress) conn.getDestination());
-            if (from != null && from.getAddress().equals(ip)) {
-                return conn;
-            }
-            ctx.cm().call("refuse unpaired request", DisniConfig.CM_CALL_TIMEOUT, () -> {
-                CmEventLoop.destroyQuietly(conn); // not the client of this handshake
-                return null;
-            });
+        RdmaCmId conn;
+        try {
+            conn = pairing.await(ip, deadline);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new VerbsException("interrupted while waiting for the rdma_cm request of " + peer, e);
         }
+        if (conn == null) {
+            throw new VerbsException("the client " + peer + " finished the handshake but its rdma_cm connect request did not "
+                    + "arrive within " + ACCEPT_TIMEOUT + " (is " + local + " reachable over RDMA from it?)");
+        }
+        return conn;
+    }
+
+    private void refuse(java.util.List<RdmaCmId> requests) {
+        if (requests.isEmpty()) return;
+        ctx.cm().submit("refuse unpaired requests", () -> {
+            for (RdmaCmId r : requests) CmEventLoop.destroyQuietly(r);
+            return null;
+        });
     }
 
     @Override
@@ -216,8 +214,7 @@ final class DisniListener implements CmListener {
         try {
             ctx.cm().call("rdma_destroy_id(listener)", DisniConfig.CM_CALL_TIMEOUT, () -> {
                 ctx.cm().unregister(listenId);
-                RdmaCmId r;
-                while ((r = cmRequests.poll()) != null) CmEventLoop.destroyQuietly(r);
+                for (RdmaCmId r : pairing.drainAll()) CmEventLoop.destroyQuietly(r);
                 CmEventLoop.destroyQuietly(listenId);
                 return null;
             });

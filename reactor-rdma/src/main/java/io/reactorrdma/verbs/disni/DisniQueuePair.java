@@ -1,8 +1,10 @@
 package io.reactorrdma.verbs.disni;
 
+import com.ibm.disni.verbs.IbvContext;
 import com.ibm.disni.verbs.IbvQP;
 import com.ibm.disni.verbs.IbvQPInitAttr;
 import com.ibm.disni.verbs.RdmaCmId;
+import com.ibm.disni.verbs.impl.NatObject;
 import io.reactorrdma.verbs.QpAttributes;
 import io.reactorrdma.verbs.QpState;
 import io.reactorrdma.verbs.QueuePair;
@@ -13,6 +15,7 @@ import io.reactorrdma.verbs.VerbsException;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * An RC queue pair. DiSNI can create a queue pair only on a cm id that already has a device
@@ -38,6 +41,8 @@ final class DisniQueuePair implements QueuePair {
     private volatile IbvQP qp;
     private SendCallCache sendCalls;
     private RecvCallCache recvCalls;
+    private volatile boolean closing;
+    private volatile CompletableFuture<Void> teardown = CompletableFuture.completedFuture(null);
 
     DisniQueuePair(DisniContext context, DisniProtectionDomain pd, QpAttributes attributes,
                    DisniCompletionQueue sendCq, DisniCompletionQueue recvCq, QpRecord record) {
@@ -65,10 +70,14 @@ final class DisniQueuePair implements QueuePair {
         init.cap().setMax_send_sge(attributes.maxSendSge()); // ignored by libdisni 2.1, which uses 4
         init.cap().setMax_recv_sge(attributes.maxRecvSge());
         init.cap().setMax_inline_data(0);
-        IbvQP created = cmId.createQP(pd.ibv(), init);
-        if (created == null) {
-            throw new VerbsException("rdma_create_qp failed: the connection resolved to another RDMA device than this "
-                    + "context's, or the device refused depths " + attributes.maxSendWr() + "/" + attributes.maxRecvWr());
+        if (!sameDevice(cmId.getVerbs(), context.ibvContext())) {
+            throw new VerbsException(otherDevice(context.deviceName()));
+        }
+        IbvQP created;
+        try {
+            created = cmId.createQP(pd.ibv(), init);
+        } catch (IOException e) {
+            throw createQpFailed(e, context.deviceName(), attributes);
         }
         sendCalls = new SendCallCache(list -> created.postSend(list, null), context.config().sendCallCacheSize(), attributes.maxSendWr());
         recvCalls = new RecvCallCache(list -> created.postRecv(list, null), context.config().recvCallCacheSize());
@@ -83,6 +92,38 @@ final class DisniQueuePair implements QueuePair {
             }
             this.qp = created;
         }
+    }
+
+    /**
+     * Whether two DiSNI device handles are the same {@code ibv_context}: libdisni's object id is the
+     * native pointer, and each cm id builds its own {@code IbvContext} object for it. A null handle
+     * (an id rdma_cm has not bound to a device) is not the same as any.
+     */
+    static boolean sameDevice(IbvContext a, IbvContext b) {
+        if (a == null || b == null) return false;
+        if (a == b) return true;
+        return a instanceof NatObject && b instanceof NatObject && ((NatObject) a).getObjId() == ((NatObject) b).getObjId();
+    }
+
+    static String otherDevice(String device) {
+        return "the connection resolved to another RDMA device than this context's (" + device + "): rdma_cm picks the "
+                + "device by route, and librdmacm refuses a queue pair whose protection domain is on another device (EINVAL). "
+                + "On a host with several RDMA devices set -Dreactor.rdma.disni.address to the IPv4 address of the interface "
+                + "that reaches the peer, so that the context opens that device";
+    }
+
+    /**
+     * The error for a failed {@code rdma_create_qp}. libdisni throws an IOException ending in
+     * {@code strerror(errno)}; librdmacm's EINVAL ("Invalid argument") means the cm id's device is
+     * not the protection domain's (the id already having a queue pair is excluded by attach).
+     */
+    static VerbsException createQpFailed(IOException e, String device, QpAttributes attributes) {
+        String m = String.valueOf(e.getMessage()).trim();
+        if (m.endsWith("Invalid argument")) {
+            return new VerbsException(otherDevice(device) + " [" + m + "]", e);
+        }
+        return new VerbsException("rdma_create_qp failed: " + m + "; the device refused depths " + attributes.maxSendWr() + "/"
+                + attributes.maxRecvWr() + ", or the locked-memory limit (ulimit -l) is too low", e);
     }
 
     RdmaCmId cmId() {
@@ -112,7 +153,7 @@ final class DisniQueuePair implements QueuePair {
     public void postSend(SendWr[] wrs, int from, int count) {
         checkRange(wrs.length, from, count);
         QpState s = record.state();
-        if (s == QpState.DESTROYED) {
+        if (s == QpState.DESTROYED || closing) {
             throw new VerbsException("queue pair " + qpNum() + " is destroyed; create a new one");
         }
         IbvQP q = qp;
@@ -149,7 +190,7 @@ final class DisniQueuePair implements QueuePair {
     @Override
     public void postRecv(RecvWr[] wrs, int from, int count) {
         checkRange(wrs.length, from, count);
-        if (record.state() == QpState.DESTROYED) {
+        if (record.state() == QpState.DESTROYED || closing) {
             throw new VerbsException("queue pair " + qpNum() + " is destroyed; create a new one");
         }
         PostedWork work = record.work;
@@ -218,42 +259,63 @@ final class DisniQueuePair implements QueuePair {
         record.fail(cause);
     }
 
+    /**
+     * Fails the queue pair and hands its destruction ({@code rdma_disconnect},
+     * {@code rdma_destroy_qp}, {@code rdma_destroy_id}) to the CM thread without waiting: this is
+     * called from I/O threads (Engine.fail). Posting fails from here on; the completion queues stay
+     * reserved until the native queue pair is gone, so its flushed completions still fit
+     * ({@link #teardown()} completes then).
+     */
     @Override
     public void close() {
-        if (record.state() == QpState.DESTROYED) return;
-        record.fail("queue pair destroyed");
-        RdmaCmId cm = id;
-        try {
-            if (cm != null) {
-                context.cm().call("rdma_destroy_qp", DisniConfig.CM_CALL_TIMEOUT, () -> {
-                    context.cm().unregister(cm);
-                    try {
-                        if (cm.isOpen()) {
-                            try {
-                                cm.disconnect(); // may already be disconnected: then it just fails
-                            } catch (IOException ignored) {
-                                // destroying the queue pair below is what matters
-                            }
-                            cm.destroyQP();
-                        }
-                    } catch (IOException e) {
-                        // the id is destroyed below, which releases the queue pair too
-                    } finally {
-                        CmEventLoop.destroyQuietly(cm);
-                    }
-                    return null;
-                });
-            }
-        } finally {
-            // even when the CM thread could not destroy it (context closed, thread stuck): the queue pair
-            // is unusable from here on, and its completion queues must not stay reserved by it forever
-            if (sendCalls != null) sendCalls.clear();
-            if (recvCalls != null) recvCalls.clear();
-            record.destroyed();
-            sendCq.release(attributes.maxSendWr(), 0);
-            recvCq.release(0, attributes.maxRecvWr());
-            context.forgetRecord(record);
-            context.forget(this);
+        synchronized (this) {
+            if (closing) return;
+            closing = true;
         }
+        record.fail("queue pair destroyed");
+        // the post calls are the posting thread's; from here on posting fails, so they can go now
+        if (sendCalls != null) sendCalls.clear();
+        if (recvCalls != null) recvCalls.clear();
+        RdmaCmId cm = id;
+        if (cm == null) {
+            released();
+            return;
+        }
+        teardown = context.cm().submit("rdma_destroy_qp", () -> {
+            context.cm().unregister(cm);
+            try {
+                if (cm.isOpen()) {
+                    try {
+                        cm.disconnect(); // may already be disconnected: then it just fails
+                    } catch (IOException ignored) {
+                        // destroying the queue pair below is what matters
+                    }
+                    cm.destroyQP();
+                }
+            } catch (IOException e) {
+                // the id is destroyed below, which releases the queue pair too
+            } finally {
+                CmEventLoop.destroyQuietly(cm);
+            }
+            return null;
+        }).handle((ok, e) -> {
+            // even when the CM thread could not destroy it (context closed): the queue pair is
+            // unusable, and its completion queues must not stay reserved by it forever
+            released();
+            return null;
+        });
+    }
+
+    /** Completes once the queue pair's native teardown ran on the CM thread (at once if it never connected). */
+    CompletableFuture<Void> teardown() {
+        return teardown;
+    }
+
+    private void released() {
+        record.destroyed();
+        sendCq.release(attributes.maxSendWr(), 0);
+        recvCq.release(0, attributes.maxRecvWr());
+        context.forgetRecord(record);
+        context.forget(this);
     }
 }

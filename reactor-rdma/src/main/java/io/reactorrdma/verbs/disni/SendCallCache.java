@@ -5,6 +5,7 @@ import com.ibm.disni.verbs.SVCPostSend;
 import io.reactorrdma.verbs.SendWr;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -14,14 +15,15 @@ import java.util.List;
  *
  * <p>DiSNI serialises a batch into a native {@code ibv_send_wr[]} when the call is built and then
  * lets only some fields change through {@code getWrMod(i)}: {@code wr_id}, {@code send_flags},
- * the remote address and rkey, and each SGE's address, length and lkey. The opcode, the
- * immediate data, the SGE counts and the batch length are frozen. So the <em>shape</em> — batch
- * length, and per request its opcode, SGE count and (for {@code *_WITH_IMM}) immediate value —
- * is the key; everything else is patched into the cached call before each {@code execute()}.
- * Signalling is patched, not keyed. A distinct immediate value is a distinct shape: batches that
- * carry ever-changing immediates miss, and each builds a new call, cached in turn (correct, but
- * allocating). Entries are evicted least-recently-used and {@code free()}d; a batch longer than
- * any cacheable one is built, executed and freed.
+ * the remote address and rkey, and each SGE's address, length and lkey. The opcode, the SGE counts
+ * and the batch length are frozen, so they are the <em>shape</em>, the key; everything else is
+ * patched into the cached call before each {@code execute()}. The immediate data has no setter
+ * either, but every rendezvous carries a fresh one, so it is written straight into the call's
+ * native request array ({@link CommandBuffers}, verified against the requests the call was built
+ * from). Where that array cannot be verified (another DiSNI build), the immediate becomes part of
+ * the key, as a last resort: correct, but each new immediate builds a call. Entries are evicted
+ * least-recently-used and {@code free()}d; a batch longer than any cacheable one is built,
+ * executed and freed.
  *
  * <p>Confined to the queue pair's posting thread.
  */
@@ -40,6 +42,7 @@ final class SendCallCache {
         final byte[] sges;
         final int[] imms;
         SVCPostSend call;
+        ByteBuffer cmd;
         long lastUse;
 
         Entry(int maxBatch) {
@@ -55,6 +58,9 @@ final class SendCallCache {
     private long clock;
     private long builds;
     private long hits;
+    /** Whether immediates are written into the native requests (else they are part of the key); decided by the first build. */
+    private boolean patchImm;
+    private boolean decided;
 
     SendCallCache(Builder builder, int capacity, int maxBatch) {
         if (capacity < 1) throw new IllegalArgumentException("send call cache capacity must be at least 1, got " + capacity);
@@ -68,17 +74,30 @@ final class SendCallCache {
      * patches a cached call of the same shape, or builds one. One {@code ibv_post_send}.
      */
     void post(SendWr[] wrs, int from, int count, long[] tokens) throws IOException {
-        long hash = shapeHash(wrs, from, count);
+        long hash = shapeHash(wrs, from, count, !patchImm);
         Entry e = find(hash, wrs, from, count);
         if (e != null) {
             hits++;
             e.lastUse = ++clock;
             patch(e.call, wrs, from, count, tokens);
+            if (e.cmd != null) patchImm(e.cmd, wrs, from, count);
             e.call.execute();
             return;
         }
         builds++;
-        SVCPostSend call = builder.build(toIbv(wrs, from, count, tokens));
+        List<IbvSendWR> list = toIbv(wrs, from, count, tokens);
+        SVCPostSend call = builder.build(list);
+        ByteBuffer cmd = CommandBuffers.sendBuffer(call, list);
+        if (!decided) {
+            decided = true;
+            patchImm = cmd != null;
+            hash = shapeHash(wrs, from, count, !patchImm);
+        } else if (patchImm && cmd == null) {
+            // cannot happen with one DiSNI build; if it does, key by immediates from here on
+            patchImm = false;
+            clear();
+            hash = shapeHash(wrs, from, count, true);
+        }
         if (count > entries[0].opcodes.length) {
             try {
                 call.execute(); // longer than any cacheable batch: use once
@@ -100,8 +119,22 @@ final class SendCallCache {
             slot.imms[i] = wr.opcode().hasImmediate() ? wr.immData() : 0;
         }
         slot.call = call;
+        slot.cmd = patchImm ? cmd : null;
         slot.lastUse = ++clock;
         call.execute();
+    }
+
+    /** The native request array of the cached call for this batch's shape (tests: what the NIC would read). */
+    ByteBuffer nativeBuffer(SendWr[] wrs, int from, int count) {
+        Entry e = find(shapeHash(wrs, from, count, !patchImm), wrs, from, count);
+        return e == null ? null : e.cmd;
+    }
+
+    private static void patchImm(ByteBuffer cmd, SendWr[] wrs, int from, int count) {
+        for (int i = 0; i < count; i++) {
+            SendWr wr = wrs[from + i];
+            if (wr.opcode().hasImmediate()) CommandBuffers.putImm(cmd, i, DisniCodes.immToWire(wr.immData()));
+        }
     }
 
     /** Frees every cached call (when the queue pair closes). */
@@ -110,6 +143,7 @@ final class SendCallCache {
             if (e.call != null) {
                 e.call.free();
                 e.call = null;
+                e.cmd = null;
             }
         }
         size = 0;
@@ -127,13 +161,13 @@ final class SendCallCache {
         return size;
     }
 
-    static long shapeHash(SendWr[] wrs, int from, int count) {
+    static long shapeHash(SendWr[] wrs, int from, int count, boolean withImm) {
         long h = count;
         for (int i = 0; i < count; i++) {
             SendWr wr = wrs[from + i];
             h = h * 31 + wr.opcode().ibv();
             h = h * 31 + wr.numSge();
-            if (wr.opcode().hasImmediate()) h = h * 31 + wr.immData();
+            if (withImm && wr.opcode().hasImmediate()) h = h * 31 + wr.immData();
         }
         return h;
     }
@@ -148,11 +182,11 @@ final class SendCallCache {
         return null;
     }
 
-    private static boolean sameShape(Entry e, SendWr[] wrs, int from, int count) {
+    private boolean sameShape(Entry e, SendWr[] wrs, int from, int count) {
         for (int i = 0; i < count; i++) {
             SendWr wr = wrs[from + i];
             if (e.opcodes[i] != wr.opcode().ibv() || e.sges[i] != wr.numSge()) return false;
-            if (wr.opcode().hasImmediate() && e.imms[i] != wr.immData()) return false;
+            if (!patchImm && wr.opcode().hasImmediate() && e.imms[i] != wr.immData()) return false;
         }
         return true;
     }

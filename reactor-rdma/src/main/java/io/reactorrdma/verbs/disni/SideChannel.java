@@ -16,18 +16,27 @@ import java.nio.ByteBuffer;
  *
  * <pre>
  * client                                 server (listener)
- *   HELLO(connect data)         ──►        poll() returns the request
- *                               ◄──        GO            (accept: now send the CM request)
+ *   HELLO(rnr, connect data)    ──►        poll() returns the request
+ *                               ◄──        GO(rnr)       (accept: now send the CM request)
  *   rdma_connect …  ESTABLISHED            rdma_accept … ESTABLISHED
  *                               ◄──        ACCEPT(accept data)
  * or                            ◄──        REJECT(reject data), no rdma_cm traffic at all
  * </pre>
- * A frame is {@code magic u32 'RRDH' | type u8 | length u16 | data}, big-endian. Lengths are
- * bounded by the InfiniBand CM sizes, as for rdma_cm private data.
+ * A frame is {@code magic u32 'RRD2' | type u8 | length u16 | data}, big-endian. Lengths are
+ * bounded by the InfiniBand CM sizes, as for rdma_cm private data. HELLO and GO start their data
+ * with one byte, {@code rnr}: the sender's {@code QpAttributes.rnrRetry}. rdma_cm sets each queue
+ * pair's RNR retry count from the <em>peer's</em> {@code rdma_conn_param.rnr_retry_count} (the IB
+ * CM's REQ configures the passive QP, its REP the active one; rdma_connect(3)), so each side passes
+ * on the count its own queue pair is to use, and the other side hands it to rdma_cm.
+ * (Version 1, magic 'RRDH', had no {@code rnr} byte.)
  */
 final class SideChannel {
 
-    static final int MAGIC = 0x52524448; // "RRDH"
+    static final int MAGIC = 0x52524432; // "RRD2"
+    /** The first version's magic ("RRDH"), named in the error when an older peer answers. */
+    static final int MAGIC_V1 = 0x52524448;
+    /** For frames that carry no {@code rnr} byte. */
+    static final int NO_RNR = -1;
     static final byte HELLO = 1;
     static final byte GO = 2;
     static final byte ACCEPT = 3;
@@ -38,8 +47,13 @@ final class SideChannel {
     static final int MAX_ACCEPT_DATA = 196;
     static final int MAX_REJECT_DATA = 148;
 
-    /** A received frame. */
-    record Frame(byte type, ByteBuffer data) {
+    /** A received frame: its type, the sender's rnrRetry (HELLO and GO; else {@link #NO_RNR}) and its private data. */
+    record Frame(byte type, int rnrRetry, ByteBuffer data) {
+    }
+
+    /** Whether frames of {@code type} start with the sender's rnrRetry byte. */
+    static boolean carriesRnr(byte type) {
+        return type == HELLO || type == GO;
     }
 
     private SideChannel() {
@@ -74,11 +88,21 @@ final class SideChannel {
         return n;
     }
 
+    /** Writes an ACCEPT or REJECT frame. */
     static void write(DataOutputStream out, byte type, ByteBuffer data) throws IOException {
+        write(out, type, NO_RNR, data);
+    }
+
+    /** Writes a frame; HELLO and GO need the sender's queue pair's {@code rnrRetry} (0..7). */
+    static void write(DataOutputStream out, byte type, int rnrRetry, ByteBuffer data) throws IOException {
+        if (carriesRnr(type) != (rnrRetry != NO_RNR) || rnrRetry < NO_RNR || rnrRetry > 7) {
+            throw new IllegalArgumentException(name(type) + " frame with rnrRetry " + rnrRetry);
+        }
         int n = data == null ? 0 : data.remaining();
         out.writeInt(MAGIC);
         out.writeByte(type);
-        out.writeShort(n);
+        out.writeShort(n + (carriesRnr(type) ? 1 : 0));
+        if (carriesRnr(type)) out.writeByte(rnrRetry);
         if (n > 0) {
             ByteBuffer d = data.duplicate();
             byte[] bytes = new byte[n];
@@ -96,17 +120,30 @@ final class SideChannel {
         } catch (EOFException e) {
             throw new EOFException("the side channel to " + peer + " closed before the handshake finished");
         }
+        if (magic == MAGIC_V1) {
+            throw new VerbsException(peer + " runs an older reactor-rdma whose disni handshake (version 1) does not pass on "
+                    + "RNR retry counts; run the same reactor-rdma version on both ends");
+        }
         if (magic != MAGIC) {
             throw new VerbsException(peer + " does not speak the reactor-rdma disni handshake (magic 0x"
                     + Integer.toHexString(magic) + "); is another service on that TCP port?");
         }
         byte type = in.readByte();
         int n = in.readUnsignedShort();
-        if (type < HELLO || type > REJECT || n > limit(type)) {
+        int rnrBytes = type >= HELLO && type <= REJECT && carriesRnr(type) ? 1 : 0;
+        if (type < HELLO || type > REJECT || n > limit(type) + rnrBytes || n < rnrBytes) {
             throw new VerbsException("malformed handshake frame from " + peer + ": " + name(type) + " with " + n + " bytes");
         }
-        byte[] bytes = new byte[n];
+        int rnr = NO_RNR;
+        if (rnrBytes == 1) {
+            rnr = in.readUnsignedByte();
+            if (rnr > 7) {
+                throw new VerbsException("malformed handshake frame from " + peer + ": " + name(type) + " with RNR retry count "
+                        + rnr + " (0..7)");
+            }
+        }
+        byte[] bytes = new byte[n - rnrBytes];
         in.readFully(bytes);
-        return new Frame(type, ByteBuffer.wrap(bytes).asReadOnlyBuffer());
+        return new Frame(type, rnr, ByteBuffer.wrap(bytes).asReadOnlyBuffer());
     }
 }

@@ -1,6 +1,8 @@
 package io.reactorrdma.verbs.soft;
 
 import java.nio.ByteBuffer;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 /** A link to a queue pair of another context in this JVM: its structures and regions are reached directly. */
 final class LoopbackLink extends PeerLink {
@@ -30,6 +32,16 @@ final class LoopbackLink extends PeerLink {
 
     @Override
     void sendDisconnect() {
+        long delay = qp.context.config.cmDelay().toNanos();
+        if (delay > 0) {
+            // strict mode: the peer learns of it when the DREQ arrives, not within our call
+            CompletableFuture.delayedExecutor(delay, TimeUnit.NANOSECONDS).execute(this::deliverDisconnect);
+        } else {
+            deliverDisconnect();
+        }
+    }
+
+    private void deliverDisconnect() {
         if (peer.context.hasVanished()) {
             return;
         }

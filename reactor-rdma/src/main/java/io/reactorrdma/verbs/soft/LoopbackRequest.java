@@ -60,6 +60,7 @@ final class LoopbackRequest implements ConnectionRequest {
             serverSide.disconnect();
             throw new VerbsException("the client stopped waiting before the accept");
         }
+        server.accepted(serverQp);
         return serverSide;
     }
 

@@ -13,6 +13,7 @@ package io.reactorrdma.verbs.soft;
  *   8  int  access        AccessFlags
  *  12  int  pdId          protection domain
  *  16  int  length        bytes
+ *  24  long address       the region's base address (RegionKeys: per-context salt, slot)
  * </pre>
  */
 final class RegionTableLayout {
@@ -22,6 +23,7 @@ final class RegionTableLayout {
     static final int E_ACCESS = 8;
     static final int E_PD = 12;
     static final int E_LENGTH = 16;
+    static final int E_ADDRESS = 24;
     static final long STATE_VALID = 1;
 
     private RegionTableLayout() {

@@ -103,6 +103,7 @@ final class ShmFabric extends SoftFabric {
         regionTable.putInt(e + RegionTableLayout.E_ACCESS, region.access);
         regionTable.putInt(e + RegionTableLayout.E_PD, region.pdId);
         regionTable.putInt(e + RegionTableLayout.E_LENGTH, region.length);
+        regionTable.putLong(e + RegionTableLayout.E_ADDRESS, region.address);
         SharedMemory.putLongRelease(regionTable, e + RegionTableLayout.E_KEY_AND_STATE, RegionTableLayout.validWord(region.key));
     }
 

@@ -95,7 +95,8 @@ final class ShmLink extends PeerLink {
             }
             mapped[index] = m;
         }
-        return check(m.memory, RegionKeys.baseAddress(index), regionLength, access, pd, key, requiredAccess, address, length);
+        long base = peerTable.getLong(e + RegionTableLayout.E_ADDRESS);
+        return check(m.memory, base, regionLength, access, pd, key, requiredAccess, address, length);
     }
 
     @Override

@@ -64,6 +64,7 @@ final class ShmRequest implements ConnectionRequest {
         }
         SoftConnection c = new SoftConnection(listener.context, serverQp, link, listener.localAddress, clientAddress, hello.privateData);
         fabric.register(link);
+        listener.context.accepted(serverQp);
         return c;
     }
 

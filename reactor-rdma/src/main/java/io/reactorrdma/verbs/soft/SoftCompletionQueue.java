@@ -39,7 +39,7 @@ final class SoftCompletionQueue implements CompletionQueue {
     private long head;
     private volatile SoftQueuePair[] recvQps = NONE;
     private int roundRobin;
-    private int reservedSendSlots;
+    private int reservedSlots;
     private int attachedQps;
     private volatile int armed;
     private final AtomicInteger event = new AtomicInteger();
@@ -59,23 +59,34 @@ final class SoftCompletionQueue implements CompletionQueue {
         return capacity;
     }
 
-    /** Every send-queue slot may hold one completion here, so the depths must fit the ring. */
-    synchronized void reserveSendSlots(int depth) {
+    /**
+     * Every send-queue and receive-queue slot may hold one completion here, so the depths must fit
+     * the queue: an RNIC would overrun it (IBV_EVENT_CQ_ERR, its queue pairs in error), so the
+     * soft provider refuses the queue pair up front, as the disni provider does.
+     */
+    synchronized void reserveSlots(int sendDepth, int recvDepth, boolean send) {
         if (closed) {
             throw new IllegalStateException("completion queue " + name + " is closed");
         }
-        if ((long) reservedSendSlots + depth > capacity) {
-            throw new IllegalArgumentException("completion queue " + name + " holds " + capacity + " completions and its queue pairs' "
-                    + "send queues already take " + reservedSendSlots + "; a send queue of depth " + depth
-                    + " does not fit. Create a larger completion queue (at least the sum of the send-queue depths)");
+        int depth = sendDepth + recvDepth;
+        if ((long) reservedSlots + depth > capacity) {
+            throw new IllegalArgumentException("completion queue " + name + " holds " + capacity + " completions and its queue pairs "
+                    + "already take " + reservedSlots + "; a queue pair with " + (send ? "send queue depth " + sendDepth : "")
+                    + (send && recvDepth > 0 ? " and " : "") + (recvDepth > 0 ? "receive queue depth " + recvDepth : "")
+                    + " does not fit. Create a larger completion queue (at least the sum of the send- and receive-queue "
+                    + "depths of the queue pairs using it)");
         }
-        reservedSendSlots += depth;
-        attachedQps++;
+        reservedSlots += depth;
+        if (send) {
+            attachedQps++;
+        }
     }
 
-    synchronized void releaseSendSlots(int depth) {
-        reservedSendSlots -= depth;
-        attachedQps--;
+    synchronized void releaseSlots(int depth, boolean send) {
+        reservedSlots -= depth;
+        if (send) {
+            attachedQps--;
+        }
     }
 
     synchronized void attachRecv(SoftQueuePair qp) {
@@ -95,10 +106,13 @@ final class SoftCompletionQueue implements CompletionQueue {
             if (q != qp) next[n++] = q;
         }
         recvQps = n == 0 ? NONE : Arrays.copyOf(next, n);
+        if (n < cur.length) {
+            reservedSlots -= qp.rqDepth;
+        }
     }
 
     synchronized void detachSend(SoftQueuePair qp) {
-        releaseSendSlots(qp.sqDepth);
+        releaseSlots(qp.sqDepth, true);
     }
 
     /**

@@ -58,19 +58,40 @@ public final class SoftConfig {
     public static final int MAX_ACCEPT_PRIVATE_DATA = 196;
     public static final int MAX_REJECT_PRIVATE_DATA = 148;
 
+    /**
+     * System property that switches strict mode on (see {@link #strict()}). It is the one setting
+     * whose default is read from its property, so a test suite that sets it makes every soft
+     * context strict, even one built from {@link #defaults()}. The build's surefire configuration
+     * sets it for every module's tests.
+     */
+    public static final String STRICT_PROPERTY = "reactor.rdma.soft.strict";
+
+    /**
+     * How long a connection-management step takes in strict mode: address resolution before a
+     * connect, and the server's wait for the client's ready-to-use message after an accept
+     * (RDMA CM round trips take milliseconds on real fabrics). Property
+     * {@code reactor.rdma.soft.cmDelayMillis}.
+     */
+    public static final Duration DEFAULT_STRICT_CM_DELAY = Duration.ofMillis(3);
+
     private final Path shmDirectory;
     private final Duration peerTimeout;
     private final int maxRegions;
+    private final boolean strict;
+    private final Duration cmDelay;
 
-    private SoftConfig(Path shmDirectory, Duration peerTimeout, int maxRegions) {
+    private SoftConfig(Path shmDirectory, Duration peerTimeout, int maxRegions, boolean strict, Duration cmDelay) {
         this.shmDirectory = shmDirectory;
         this.peerTimeout = peerTimeout;
         this.maxRegions = maxRegions;
+        this.strict = strict;
+        this.cmDelay = cmDelay;
     }
 
-    /** The defaults. */
+    /** The defaults; strict mode as the {@value #STRICT_PROPERTY} system property says (off when unset). */
     public static SoftConfig defaults() {
-        return new SoftConfig(DEFAULT_SHM_DIRECTORY, DEFAULT_PEER_TIMEOUT, DEFAULT_MAX_REGIONS);
+        return new SoftConfig(DEFAULT_SHM_DIRECTORY, DEFAULT_PEER_TIMEOUT, DEFAULT_MAX_REGIONS,
+                Boolean.parseBoolean(System.getProperty(STRICT_PROPERTY, "false").trim()), DEFAULT_STRICT_CM_DELAY);
     }
 
     /** The defaults, overridden by any {@code reactor.rdma.soft.*} system property that is set. */
@@ -88,6 +109,10 @@ public final class SoftConfig {
         if (regions != null && !regions.isBlank()) {
             c = c.withMaxRegions((int) parse("reactor.rdma.soft.maxRegions", regions));
         }
+        String cmDelay = System.getProperty("reactor.rdma.soft.cmDelayMillis");
+        if (cmDelay != null && !cmDelay.isBlank()) {
+            c = c.withCmDelay(Duration.ofMillis(parse("reactor.rdma.soft.cmDelayMillis", cmDelay)));
+        }
         return c;
     }
 
@@ -100,21 +125,62 @@ public final class SoftConfig {
     }
 
     public SoftConfig withShmDirectory(Path dir) {
-        return new SoftConfig(Objects.requireNonNull(dir, "dir").toAbsolutePath(), peerTimeout, maxRegions);
+        return new SoftConfig(Objects.requireNonNull(dir, "dir").toAbsolutePath(), peerTimeout, maxRegions, strict, cmDelay);
     }
 
     public SoftConfig withPeerTimeout(Duration timeout) {
         if (timeout.toMillis() < 10) {
             throw new IllegalArgumentException("peer timeout must be at least 10 ms, got " + timeout.toMillis() + " ms");
         }
-        return new SoftConfig(shmDirectory, timeout, maxRegions);
+        return new SoftConfig(shmDirectory, timeout, maxRegions, strict, cmDelay);
     }
 
     public SoftConfig withMaxRegions(int maxRegions) {
         if (maxRegions < 1 || maxRegions > RegionKeys.MAX_INDEX) {
             throw new IllegalArgumentException("maxRegions must be 1.." + RegionKeys.MAX_INDEX + ", got " + maxRegions);
         }
-        return new SoftConfig(shmDirectory, peerTimeout, maxRegions);
+        return new SoftConfig(shmDirectory, peerTimeout, maxRegions, strict, cmDelay);
+    }
+
+    /**
+     * Strict mode: the soft provider behaves as an RNIC does wherever code could otherwise come to
+     * lean on soft-provider behaviour (docs/SOFT-PROVIDER.md, "Strict mode"):
+     * <ul>
+     *   <li>a queue pair's number reads 0 until its connect or accept completes (DiSNI creates the
+     *       verbs QP only then);</li>
+     *   <li>{@code byteLen} of SEND and WRITE completions (and of failed send-queue completions)
+     *       is poisoned to -1: verbs define it only for receives, RDMA READ and atomics;</li>
+     *   <li>connection management takes {@link #cmDelay()}: a connect resolves that long before it
+     *       reaches the listener, and an accept returns that long after the client may already
+     *       send (the server's RDMA_CM_EVENT_ESTABLISHED follows the client's);</li>
+     *   <li>teardown is asynchronous: the peer of a loopback connection learns of a disconnect
+     *       (or a destroyed queue pair) {@link #cmDelay()} later, as the DREQ travels.</li>
+     * </ul>
+     * What hardware does regardless of this flag the soft provider always does: completion-queue
+     * capacity is reserved for send and receive depths, and send-queue slots are freed only by a
+     * polled completion covering them (so an unsignaled run longer than the depth stalls).
+     * Property {@value #STRICT_PROPERTY}.
+     */
+    public SoftConfig withStrict(boolean strict) {
+        return new SoftConfig(shmDirectory, peerTimeout, maxRegions, strict, cmDelay);
+    }
+
+    /** How long one connection-management step takes in strict mode (0..10 s; ignored when not strict). */
+    public SoftConfig withCmDelay(Duration delay) {
+        if (delay.isNegative() || delay.toMillis() > 10_000) {
+            throw new IllegalArgumentException("cmDelay must be 0..10000 ms, got " + delay.toMillis() + " ms");
+        }
+        return new SoftConfig(shmDirectory, peerTimeout, maxRegions, strict, delay);
+    }
+
+    /** Whether strict mode is on ({@link #withStrict}). */
+    public boolean strict() {
+        return strict;
+    }
+
+    /** The connection-management delay that applies: {@link #withCmDelay} in strict mode, zero otherwise. */
+    public Duration cmDelay() {
+        return strict ? cmDelay : Duration.ZERO;
     }
 
     public Path shmDirectory() {
@@ -136,6 +202,7 @@ public final class SoftConfig {
 
     @Override
     public String toString() {
-        return "SoftConfig{shmDirectory=" + shmDirectory + ", peerTimeout=" + peerTimeout.toMillis() + "ms, maxRegions=" + maxRegions + "}";
+        return "SoftConfig{shmDirectory=" + shmDirectory + ", peerTimeout=" + peerTimeout.toMillis() + "ms, maxRegions=" + maxRegions
+                + (strict ? ", strict, cmDelay=" + cmDelay.toMillis() + "ms" : "") + "}";
     }
 }

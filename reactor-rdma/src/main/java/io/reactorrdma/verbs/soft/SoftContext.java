@@ -39,10 +39,16 @@ public final class SoftContext implements VerbsContext {
     final String id;
     final SoftFabric fabric;
     private final AtomicReferenceArray<SoftMemoryRegion> regions;
-    private final int[] generations;
+    /** The tag of each slot's last key ({@link RegionKeys}). */
+    private final int[] tags;
+    /** Draws key tags, region slots and the address salt: unpredictable to peers. Used under this object's lock. */
+    private final java.security.SecureRandom random = new java.security.SecureRandom();
+    /** This context's address salt ({@link RegionKeys#addressSalt}). */
+    private final long addressSalt;
     private final AtomicReferenceArray<SoftQueuePair> qps = new AtomicReferenceArray<>(MAX_QPS);
     private final AtomicInteger nextQpn = new AtomicInteger(1);
-    private final AtomicInteger nextPd = new AtomicInteger(1);
+    /** Protection domains are numbered from a random start, so two contexts rarely share a number. */
+    private final AtomicInteger nextPd;
     private final AtomicInteger nextCq = new AtomicInteger(1);
     private final List<SoftCompletionQueue> cqs = new CopyOnWriteArrayList<>();
     private final List<AutoCloseable> listeners = new CopyOnWriteArrayList<>();
@@ -51,13 +57,14 @@ public final class SoftContext implements VerbsContext {
     private final Thread providerThread;
     private volatile boolean closed;
     private volatile boolean vanished;
-    private int nextRegionIndex;
 
     SoftContext(SoftConfig config, java.util.function.Function<SoftContext, SoftFabric> fabricFactory) {
         this.config = Objects.requireNonNull(config, "config");
         this.id = ProcessHandle.current().pid() + "-" + Integer.toHexString(ThreadLocalRandom.current().nextInt() | 0x10000000);
         this.regions = new AtomicReferenceArray<>(config.maxRegions());
-        this.generations = new int[config.maxRegions()];
+        this.tags = new int[config.maxRegions()];
+        this.addressSalt = RegionKeys.addressSalt(random);
+        this.nextPd = new AtomicInteger(1 + random.nextInt(1 << 30));
         this.fabric = fabricFactory.apply(this);
         this.providerThread = new Thread(this::providerLoop, "reactor-rdma-" + fabric.name() + "-" + id);
         providerThread.setDaemon(true);
@@ -134,12 +141,23 @@ public final class SoftContext implements VerbsContext {
         int qpn = allocateQpn();
         String name = "qp" + qpn;
         int size = QpLayout.totalSize(attributes.maxRecvWr(), attributes.maxRecvSge(), attributes.maxSendWr(), attributes.maxSendSge());
-        sendCq.reserveSendSlots(attributes.maxSendWr());
+        if (sendCq == recvCq) {
+            sendCq.reserveSlots(attributes.maxSendWr(), attributes.maxRecvWr(), true);
+        } else {
+            sendCq.reserveSlots(attributes.maxSendWr(), 0, true);
+            try {
+                recvCq.reserveSlots(0, attributes.maxRecvWr(), false);
+            } catch (RuntimeException e) {
+                sendCq.releaseSlots(attributes.maxSendWr(), true);
+                throw e;
+            }
+        }
         ByteBuffer memory;
         try {
             memory = fabric.allocateStructure(name, size);
         } catch (RuntimeException e) {
-            sendCq.releaseSendSlots(attributes.maxSendWr());
+            sendCq.releaseSlots(attributes.maxSendWr(), true);
+            recvCq.releaseSlots(attributes.maxRecvWr(), false);
             throw e;
         }
         SoftQueuePair qp = new SoftQueuePair(this, spd, attributes, qpn, sendCq, recvCq, name, memory);
@@ -203,7 +221,28 @@ public final class SoftContext implements VerbsContext {
         SoftQueuePair sqp = ownQp(qp);
         sqp.checkConnectable();
         ByteBuffer pd = privateData(privateData, SoftConfig.MAX_CONNECT_PRIVATE_DATA, "connect");
-        return fabric.connect(address, sqp, pd, timeout);
+        cmStep(); // address and route resolution
+        CmConnection c = fabric.connect(address, sqp, pd, timeout);
+        sqp.numberKnown();
+        return c;
+    }
+
+    /**
+     * The server side of an accept after the queue pair is connected: in strict mode the call
+     * returns only after a CM step (the client's ready-to-use message), while the client may
+     * already send; then the queue pair's number is known.
+     */
+    void accepted(SoftQueuePair qp) {
+        cmStep();
+        qp.numberKnown();
+    }
+
+    /** Strict mode: one connection-management step takes {@link SoftConfig#cmDelay()}. */
+    void cmStep() {
+        long nanos = config.cmDelay().toNanos();
+        if (nanos > 0) {
+            java.util.concurrent.locks.LockSupport.parkNanos(nanos);
+        }
     }
 
     SoftQueuePair ownQp(QueuePair qp) {
@@ -232,10 +271,10 @@ public final class SoftContext implements VerbsContext {
     synchronized SoftMemoryRegion register(SoftProtectionDomain pd, int size, int access, ByteBuffer callerMemory) {
         checkOpen();
         int index = freeRegionIndex();
-        int gen = generations[index] = (generations[index] % 0xFFFF) + 1;
-        int key = RegionKeys.key(index, gen);
+        int tag = tags[index] = RegionKeys.nextTag(random, tags[index]);
+        int key = RegionKeys.key(index, tag);
         ByteBuffer memory = callerMemory != null ? callerMemory : fabric.allocateRegionMemory(key, size);
-        SoftMemoryRegion mr = new SoftMemoryRegion(this, pd.id, index, key, size, access, memory);
+        SoftMemoryRegion mr = new SoftMemoryRegion(this, pd.id, index, key, RegionKeys.baseAddress(addressSalt, index), size, access, memory);
         regions.set(index, mr);
         fabric.publishRegion(mr);
         return mr;
@@ -256,12 +295,13 @@ public final class SoftContext implements VerbsContext {
         return register(pd, slice.capacity(), access, slice);
     }
 
+    /** A free slot, searched from a random start so that the slot (the key's low half) is not predictable either. */
     private int freeRegionIndex() {
         int n = regions.length();
+        int start = random.nextInt(n);
         for (int i = 0; i < n; i++) {
-            int index = (nextRegionIndex + i) % n;
+            int index = (start + i) % n;
             if (regions.get(index) == null) {
-                nextRegionIndex = index + 1;
                 return index;
             }
         }

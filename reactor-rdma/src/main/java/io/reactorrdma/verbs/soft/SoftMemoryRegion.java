@@ -18,12 +18,12 @@ final class SoftMemoryRegion implements MemoryRegion {
     final ByteBuffer memory;
     private volatile boolean valid = true;
 
-    SoftMemoryRegion(SoftContext context, int pdId, int index, int key, int length, int access, ByteBuffer memory) {
+    SoftMemoryRegion(SoftContext context, int pdId, int index, int key, long address, int length, int access, ByteBuffer memory) {
         this.context = context;
         this.pdId = pdId;
         this.index = index;
         this.key = key;
-        this.address = RegionKeys.baseAddress(index);
+        this.address = address;
         this.length = length;
         this.access = access;
         this.memory = memory;

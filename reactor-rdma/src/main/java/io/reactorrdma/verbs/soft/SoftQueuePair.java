@@ -28,6 +28,8 @@ final class SoftQueuePair implements QueuePair {
     private static final int DONE = 0;
     private static final int RNR = 1;
     private static final int FAILED = 2;
+    /** Strict mode's byteLen of send-queue completions where verbs leave it undefined. */
+    static final int POISONED_BYTE_LEN = -1;
 
     final SoftContext context;
     final SoftProtectionDomain pd;
@@ -66,6 +68,9 @@ final class SoftQueuePair implements QueuePair {
     private volatile QpState state = QpState.INIT;
     private volatile String errorCause;
     private volatile PeerLink link;
+    /** Strict mode: the number reads 0 until connect or accept completes, as a DiSNI QP's does. */
+    private final boolean strict;
+    private volatile boolean numberKnown;
 
     // scratch for one request's copy, owned by whoever runs the send queue
     private final ByteBuffer[] localBuf;
@@ -101,13 +106,19 @@ final class SoftQueuePair implements QueuePair {
         this.remoteBuf = new ByteBuffer[SoftConfig.MAX_SGE];
         this.remoteOff = new int[SoftConfig.MAX_SGE];
         this.remoteLen = new int[SoftConfig.MAX_SGE];
+        this.strict = context.config.strict();
         SharedMemory.putIntRelease(mem, QpLayout.H_STATE, QpState.INIT.ibv());
         QpLayout.writeHeader(mem, qpn, rqDepth, maxRecvSge, sqDepth, maxSendSge);
     }
 
     @Override
     public int qpNum() {
-        return qpn;
+        return !strict || numberKnown ? qpn : 0;
+    }
+
+    /** Strict mode: connect or accept completed; from now on {@link #qpNum()} tells the number. */
+    void numberKnown() {
+        numberKnown = true;
     }
 
     @Override
@@ -341,6 +352,9 @@ final class SoftQueuePair implements QueuePair {
             return;
         }
         WrOpcode op = WrOpcode.fromIbv(mem.getInt(w + QpLayout.SQ_OPCODE));
+        if (strict && (status != WcStatus.SUCCESS || op != WrOpcode.READ)) {
+            byteLen = POISONED_BYTE_LEN; // verbs define it for RDMA READ (and atomics) only; mlx5 leaves it stale
+        }
         sendCq.push(qpn, seq, mem.getLong(w + QpLayout.SQ_WR_ID), status, WcOpcode.forSend(op != null ? op : WrOpcode.SEND), byteLen);
     }
 
