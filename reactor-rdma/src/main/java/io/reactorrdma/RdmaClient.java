@@ -1,11 +1,14 @@
 package io.reactorrdma;
 
+import io.reactorrdma.engine.EngineSocket;
 import io.reactorrdma.engine.ThreadDomain;
 import reactor.core.publisher.Mono;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * An RDMA client, configured like Reactor Netty's {@code TcpClient}: immutable, each call returns
@@ -48,7 +51,10 @@ public final class RdmaClient {
         return new RdmaClient(host, port, resources, Objects.requireNonNull(timeout, "timeout"));
     }
 
-    /** Connects when subscribed. */
+    /**
+     * Connects when subscribed. Cancelled before the connection is emitted, it closes the socket
+     * as soon as it has opened (the engine to the address stays, for later connections).
+     */
     public Mono<RdmaConnection> connect() {
         return Mono.defer(() -> {
             if (resources == null) {
@@ -60,9 +66,23 @@ public final class RdmaClient {
             InetSocketAddress address = new InetSocketAddress(host, port);
             ThreadDomain[] domains = resources.domains();
             ThreadDomain domain = domains[Math.floorMod(address.hashCode(), domains.length)];
-            return Mono.fromFuture(domain.openSocket(address, connectTimeout))
-                    .map(socket -> new RdmaConnection(socket, resources.allocator().byteBufAllocator(),
-                            resources.engineConfig().sendQueueDepth()));
+            CompletableFuture<EngineSocket> opening = domain.openSocket(address, connectTimeout);
+            // Exactly one of "emitted" and "cancelled" wins: the socket goes to the subscriber or is closed.
+            AtomicBoolean settled = new AtomicBoolean();
+            return Mono.fromFuture(opening, true)
+                    .<RdmaConnection>handle((socket, sink) -> {
+                        if (settled.compareAndSet(false, true)) {
+                            sink.next(new RdmaConnection(socket, resources));
+                        } else {
+                            socket.close();
+                        }
+                    })
+                    .doOnCancel(() -> {
+                        if (settled.compareAndSet(false, true)) {
+                            opening.thenAccept(EngineSocket::close);
+                        }
+                    })
+                    .doOnDiscard(RdmaConnection.class, RdmaConnection::dispose); // emitted into a cancel
         });
     }
 

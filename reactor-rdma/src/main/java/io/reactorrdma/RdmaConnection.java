@@ -7,13 +7,15 @@ import io.reactorrdma.backpressure.CapacityGatedSubscriber;
 import io.reactorrdma.engine.EngineSocket;
 import org.reactivestreams.Publisher;
 import reactor.core.Disposable;
+import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Operators;
 import reactor.core.publisher.Sinks;
 import reactor.util.concurrent.Queues;
 
 import java.nio.channels.ClosedChannelException;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -25,38 +27,54 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
 
     private final EngineSocket socket;
     private final ByteBufAllocator alloc;
-    private final Sinks.Many<ByteBuf> inbound = Sinks.many().unicast().onBackpressureBuffer(Queues.<ByteBuf>unboundedMultiproducer().get());
+    private final InboundMessages inbound;
     private final Sinks.Empty<Void> closed = Sinks.empty();
     /** Why the connection ended when it did not end normally; set before {@link #closed} completes. */
     private volatile Throwable failure;
-    private final Sinks.Many<Integer> remoteWrites = Sinks.many().multicast().onBackpressureBuffer();
+    /** Not auto-cancelled: a subscriber that leaves does not end it for later ones. */
+    private final Sinks.Many<Integer> remoteWrites = Sinks.many().multicast().onBackpressureBuffer(Queues.SMALL_BUFFER_SIZE, false);
     private final AtomicReference<Send> activeSend = new AtomicReference<>();
     private final int sendWindow;
+    /**
+     * Tickets of the socket's queue: every message offered ({@code send}, {@code sendNow},
+     * {@code writeNow}) takes the next number before it goes in, so a send knows how far the
+     * engine must have taken the queue for its own messages to be gone.
+     */
+    private final AtomicLong offered = new AtomicLong();
+    /** Messages the engine took from the socket's queue; written only on the I/O thread. */
+    private volatile long taken;
 
-    RdmaConnection(EngineSocket socket, ByteBufAllocator alloc, int sendWindow) {
+    /**
+     * @param owner told when the connection holds no unread message any more ({@code untrack}); it
+     *              releases unread messages when it is disposed first
+     */
+    RdmaConnection(EngineSocket socket, RdmaResources owner) {
         this.socket = socket;
-        this.alloc = alloc;
-        this.sendWindow = sendWindow;
+        this.alloc = owner.allocator().byteBufAllocator();
+        this.sendWindow = owner.engineConfig().sendQueueDepth();
+        this.inbound = new InboundMessages(socket::consumed, socket.peer(), () -> owner.untrack(this));
+        owner.track(this);
         socket.outboundListener(new EngineSocket.OutboundListener() {
             @Override
             public void onSent(int messages) {
+                taken += messages; // the I/O thread is the only writer
                 Send s = activeSend.get();
-                if (s != null) s.sent(messages);
+                if (s != null) s.sent();
             }
 
             @Override
             public void onRejected(ByteBuf message, RuntimeException error) {
                 message.release();
                 Send s = activeSend.get();
-                if (s != null) s.fail(error);
+                if (s != null && s.owns(taken + 1)) { // the rejected message is the next one taken
+                    s.fail(error);
+                }
             }
         });
         socket.inbound(new EngineSocket.Inbound() {
             @Override
             public void onMessage(ByteBuf message) {
-                if (inbound.tryEmitNext(message).isFailure()) {
-                    message.release();
-                }
+                inbound.onMessage(message);
             }
 
             @Override
@@ -68,11 +86,7 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
             public void onClose(Throwable error) {
                 failure = error;
                 remoteWrites.tryEmitComplete();
-                if (error == null) {
-                    inbound.tryEmitComplete();
-                } else {
-                    inbound.tryEmitError(error);
-                }
+                inbound.onClose(error);
                 Send s = activeSend.get();
                 if (s != null) {
                     s.fail(error != null ? error : new ClosedChannelException());
@@ -90,11 +104,19 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
         return new Outbound(Mono.empty());
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>As Reactor Netty's inbound: cancelling the subscription releases the messages waiting for
+     * it and every later one as it arrives, counting them as consumed so the peer is never stalled
+     * by them; the connection stays open (dispose it to close). Messages that arrive before anyone
+     * subscribes wait; if the connection is disposed while nobody has subscribed, they are released,
+     * and a later subscriber gets only the end of the stream. Disposing the {@link RdmaResources}
+     * releases every message not yet delivered, subscriber or not.
+     */
     @Override
     public Flux<ByteBuf> receive() {
-        return inbound.asFlux()
-                .doOnNext(m -> socket.consumed(1))
-                .doOnDiscard(ByteBuf.class, ReferenceCountUtil::safeRelease);
+        return inbound;
     }
 
     /** The peer, for messages and logs. */
@@ -119,6 +141,7 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
      * @return false when the connection is closed
      */
     public boolean sendNow(ByteBuf message) {
+        offered.incrementAndGet();
         return socket.offer(message);
     }
 
@@ -131,6 +154,7 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
      * @return false when the connection is closed (the payload was released)
      */
     public boolean writeNow(ByteBuf payload, long remoteAddress, int rkey) {
+        offered.incrementAndGet();
         return socket.offer(new io.reactorrdma.engine.DirectWrite(payload, remoteAddress, rkey));
     }
 
@@ -139,7 +163,12 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
         return socket.allocateRemoteWritable(size);
     }
 
-    /** One element per direct write the peer finished into our memory: the bytes of its last fragment. */
+    /**
+     * One element per direct write the peer finished into our memory: the bytes of its last
+     * fragment. Several subscribers may come and go; elements that came while none was subscribed
+     * wait (up to {@code Queues.SMALL_BUFFER_SIZE}) for the first one. Completes when the
+     * connection closes.
+     */
     public Flux<Integer> remoteWrites() {
         return remoteWrites.asFlux();
     }
@@ -154,9 +183,19 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
         return alloc;
     }
 
+    /**
+     * Closes the connection gracefully (what was queued is sent first); messages received that
+     * nobody subscribed to read are released.
+     */
     @Override
     public void dispose() {
         socket.close();
+        inbound.releaseUnread();
+    }
+
+    /** The resources are being disposed: releases every message not yet delivered. */
+    void releaseUndelivered() {
+        inbound.releaseAll();
     }
 
     @Override
@@ -181,53 +220,91 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
         return Mono.defer(() -> {
             Send send = new Send();
             if (!activeSend.compareAndSet(null, send)) {
-                Flux.from(messages).subscribe(ReferenceCountUtil::safeRelease);
+                discard(messages);
                 return Mono.error(new IllegalStateException("another send is still running on this connection; chain sends with then()"));
             }
             if (socket.isClosed()) {
                 activeSend.compareAndSet(send, null);
+                discard(messages);
                 return Mono.error(new ClosedChannelException());
             }
             Flux.from(messages).subscribe(send.gated);
             return send.gated.completion()
                     .then(Mono.defer(send::allSent))
                     .doOnCancel(send.gated::cancel)
+                    // the next send may start as soon as this one's subscriber hears the end
+                    .doOnTerminate(() -> activeSend.compareAndSet(send, null))
                     .doFinally(signal -> activeSend.compareAndSet(send, null));
         });
+    }
+
+    /** Takes nothing from {@code messages}: cancels at once, releasing whatever it emits or discards. */
+    private static void discard(Publisher<? extends ByteBuf> messages) {
+        Flux.<ByteBuf>from(messages)
+                .doOnDiscard(ByteBuf.class, ReferenceCountUtil::safeRelease)
+                .subscribe(new BaseSubscriber<ByteBuf>() {
+                    @Override
+                    protected void hookOnSubscribe(org.reactivestreams.Subscription subscription) {
+                        cancel();
+                    }
+
+                    @Override
+                    protected void hookOnNext(ByteBuf message) {
+                        ReferenceCountUtil.safeRelease(message);
+                    }
+                });
     }
 
     /**
      * One {@code send}: a {@link CapacityGatedSubscriber} requests from the publisher only what the
      * socket's queue has room for (the queue drains as work requests, credits, window and the peer's
-     * allowance permit); the send completes when the engine has taken every message, and fails when
-     * it refused one (too large) or the connection ended.
+     * allowance permit); the send completes when the engine has taken every message of its own —
+     * it knows the queue tickets of its first and last — and fails when it refused one of them
+     * (too large) or the connection ended. Messages queued by {@code sendNow}, {@code writeNow} or
+     * an earlier, cancelled send are not counted as its own.
      */
     private final class Send {
-        final AtomicInteger outstanding = new AtomicInteger();
         final Sinks.Empty<Void> drained = Sinks.empty();
         volatile boolean upstreamDone;
+        /** Tickets of this send's first and last message; 0 while it has offered none. */
+        volatile long firstTicket;
+        volatile long lastTicket;
         final CapacityGatedSubscriber<ByteBuf> gated = new CapacityGatedSubscriber<>(
                 () -> Math.max(0, sendWindow - socket.queued()),
                 message -> {
-                    outstanding.incrementAndGet();
+                    long ticket = offered.incrementAndGet();
+                    if (firstTicket == 0) {
+                        firstTicket = ticket;
+                    }
+                    lastTicket = ticket;
                     if (!socket.offer(message)) { // the socket released it
                         throw new IllegalStateException("connection to " + socket.peer() + " is closed", new ClosedChannelException());
                     }
-                });
+                },
+                Operators.enableOnDiscard(reactor.util.context.Context.empty(), ReferenceCountUtil::safeRelease));
 
         Mono<Void> allSent() {
             upstreamDone = true;
-            if (outstanding.get() == 0) {
-                drained.tryEmitEmpty();
-            }
+            completeIfTaken();
             return drained.asMono();
         }
 
-        void sent(int n) {
-            if (outstanding.addAndGet(-n) == 0 && upstreamDone) {
+        /** The engine took more of the queue (I/O thread). */
+        void sent() {
+            completeIfTaken();
+            gated.capacityAvailable();
+        }
+
+        private void completeIfTaken() {
+            if (upstreamDone && taken >= lastTicket) {
                 drained.tryEmitEmpty();
             }
-            gated.capacityAvailable();
+        }
+
+        /** Whether the message with queue ticket {@code ticket} is one of this send's. */
+        boolean owns(long ticket) {
+            long first = firstTicket;
+            return first != 0 && ticket >= first && ticket <= lastTicket;
         }
 
         void fail(Throwable error) {

@@ -12,10 +12,16 @@ import io.reactorrdma.verbs.Providers;
 import io.reactorrdma.verbs.VerbsContext;
 import io.reactorrdma.verbs.soft.SoftConfig;
 import reactor.core.Disposable;
+import reactor.core.publisher.Mono;
 
+import java.time.Duration;
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -29,6 +35,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class RdmaResources implements Disposable {
 
+    /** How long {@link #dispose()} waits for the I/O threads to end (all together, not each). */
+    public static final Duration DISPOSE_TIMEOUT = Duration.ofSeconds(10);
+
     private final String name;
     private final VerbsContext context;
     private final RegisteredAllocator memory;
@@ -36,8 +45,13 @@ public final class RdmaResources implements Disposable {
     private final ExecutorService connector;
     private final AtomicInteger next = new AtomicInteger();
     private final EngineConfig engineConfig;
+    /** Connections that may still hold undelivered messages: released when these resources are disposed. */
+    private final Set<RdmaConnection> unread = ConcurrentHashMap.newKeySet();
     private final int maxEnginesPerThread;
     private volatile boolean disposed;
+    private final AtomicBoolean disposeStarted = new AtomicBoolean();
+    /** Completes when everything is closed: I/O threads ended, allocator and provider context closed. */
+    private final CompletableFuture<Void> disposal = new CompletableFuture<>();
 
     private RdmaResources(Builder b) {
         this.name = b.name;
@@ -69,14 +83,20 @@ public final class RdmaResources implements Disposable {
     }
 
     private static RdmaResources global;
+    private static boolean shutdownHookInstalled;
 
     /**
      * The JVM-wide default resources (like Reactor Netty's {@code TcpResources}), created with the
-     * defaults on first use; used by the transports' {@code create(host, port)} shortcuts.
+     * defaults on first use; used by the transports' {@code create(host, port)} shortcuts. A
+     * shutdown hook disposes them at JVM exit, so their shm files do not outlive the process.
      */
     public static synchronized RdmaResources global() {
         if (global == null || global.isDisposed()) {
             global = create("reactor-rdma");
+            if (!shutdownHookInstalled) {
+                shutdownHookInstalled = true;
+                Runtime.getRuntime().addShutdownHook(new Thread(RdmaResources::disposeGlobal, "reactor-rdma-global-shutdown"));
+            }
         }
         return global;
     }
@@ -129,6 +149,14 @@ public final class RdmaResources implements Disposable {
         return domains[Math.floorMod(next.getAndIncrement(), domains.length)];
     }
 
+    void track(RdmaConnection c) {
+        unread.add(c);
+    }
+
+    void untrack(RdmaConnection c) {
+        unread.remove(c);
+    }
+
     /**
      * The next domain, round-robin, that can take another engine; when every domain already
      * drives {@code maxEnginesPerThread} engines, fails saying so.
@@ -153,19 +181,77 @@ public final class RdmaResources implements Disposable {
         return disposed;
     }
 
-    /** Closes the thread domains (their connections end), the allocator and the provider context. */
+    /**
+     * Disposes as {@link #disposeLater()} does and waits for it, at most {@link #DISPOSE_TIMEOUT}
+     * for all I/O threads together. Called on one of these I/O threads (a handler, a callback), it
+     * does not wait: a thread cannot wait for its own end; disposal completes once it returns.
+     */
     @Override
     public void dispose() {
-        if (disposed) {
+        Mono<Void> closing = disposeLater();
+        if (onIoThread()) {
+            closing.subscribe(null, e -> System.err.println("reactor-rdma: disposing resources " + name + " failed: " + e));
+            return;
+        }
+        try {
+            closing.block(DISPOSE_TIMEOUT);
+        } catch (IllegalStateException timeout) {
+            if (!disposal.isDone()) {
+                System.err.println("reactor-rdma: resources " + name + ": an I/O thread is still busy " + DISPOSE_TIMEOUT.toSeconds()
+                        + " s after dispose (a task that blocks it?); the allocator and provider context close when it ends");
+            } else {
+                throw timeout;
+            }
+        }
+    }
+
+    /**
+     * Like Reactor Netty's {@code LoopResources.disposeLater()}: disposes when subscribed, without
+     * blocking, and completes once everything is closed — the I/O threads ended (their connections
+     * ended; messages not yet delivered were released), then the allocator and the provider context
+     * (the shm files removed). Subscribing again after that completes at once.
+     */
+    public Mono<Void> disposeLater() {
+        return Mono.defer(() -> {
+            startDisposal();
+            return Mono.fromFuture(disposal, true);
+        });
+    }
+
+    private void startDisposal() {
+        if (!disposeStarted.compareAndSet(false, true)) {
             return;
         }
         disposed = true;
-        for (ThreadDomain d : domains) {
-            d.close();
+        CompletableFuture<?>[] ended = new CompletableFuture<?>[domains.length];
+        for (int i = 0; i < domains.length; i++) {
+            ended[i] = domains[i].closeAsync(); // all together: no thread waits for another
         }
-        connector.shutdownNow();
-        memory.closeAndReport();
-        context.close();
+        CompletableFuture.allOf(ended).whenComplete((ignored, error) -> finishDisposal());
+    }
+
+    /** Once every I/O thread has ended (on the last of them, or here when they had). */
+    private void finishDisposal() {
+        try {
+            for (RdmaConnection c : unread) {
+                c.releaseUndelivered();
+            }
+            connector.shutdownNow();
+            memory.closeAndReport();
+            context.close();
+            disposal.complete(null);
+        } catch (Throwable t) {
+            disposal.completeExceptionally(t);
+        }
+    }
+
+    private boolean onIoThread() {
+        for (ThreadDomain d : domains) {
+            if (d.inDomain()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Builds {@link RdmaResources}; every setting has a documented default. */

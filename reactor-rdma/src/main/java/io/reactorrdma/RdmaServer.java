@@ -133,8 +133,7 @@ public final class RdmaServer {
                     }
                     try {
                         domain.accept(request, socket -> {
-                            RdmaConnection c = new RdmaConnection(socket, resources.allocator().byteBufAllocator(),
-                                    resources.engineConfig().sendQueueDepth());
+                            RdmaConnection c = new RdmaConnection(socket, resources);
                             Publisher<Void> p;
                             try {
                                 p = handler.apply(c);

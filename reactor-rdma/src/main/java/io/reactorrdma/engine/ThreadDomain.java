@@ -79,6 +79,8 @@ public final class ThreadDomain implements AutoCloseable {
     private final int spinTurns;
     /** Set when the loop has ended: later {@link #execute} calls run their task on the caller. */
     private volatile boolean terminated;
+    /** Completes when the loop has ended, its engines closed and its completion queue with them. */
+    private final CompletableFuture<Void> termination = new CompletableFuture<>();
     /** The engine protocol version this domain speaks at connect; only tests set another. */
     private volatile short protocolVersion = ConnectionParameters.VERSION;
 
@@ -445,7 +447,11 @@ public final class ThreadDomain implements AutoCloseable {
         }
         terminated = true;
         runRemainingTasks();
-        cq.close();
+        try {
+            cq.close();
+        } finally {
+            termination.complete(null);
+        }
     }
 
     /** After the loop: tasks still handed over (releases, closes) run once each, on whoever drains. */
@@ -544,16 +550,38 @@ public final class ThreadDomain implements AutoCloseable {
         }
     }
 
-    /** Stops the I/O thread; its engines close and their sockets end. */
+    /**
+     * Tells the I/O thread to stop without waiting: it finishes its turn, closes its engines (their
+     * sockets end) and its completion queue. Any thread, the I/O thread itself included.
+     *
+     * @return completes when the I/O thread has ended
+     */
+    public CompletableFuture<Void> closeAsync() {
+        running = false;
+        if (!inDomain()) {
+            cq.wakeup();
+            LockSupport.unpark(thread);
+        }
+        return termination;
+    }
+
+    /**
+     * Stops the I/O thread and waits until it has ended (at most the drain timeout + 10 s: failed
+     * engines finish draining first); on the I/O thread itself it
+     * only tells it to stop, as {@link #closeAsync()} does (a thread cannot wait for itself).
+     */
     @Override
     public void close() {
-        running = false;
-        cq.wakeup();
-        LockSupport.unpark(thread);
+        CompletableFuture<Void> ended = closeAsync();
+        if (inDomain()) {
+            return;
+        }
         try {
-            thread.join(config.drainTimeout().toMillis() + 10_000); // closing engines drain first
+            ended.get(config.drainTimeout().toMillis() + 10_000, TimeUnit.MILLISECONDS); // closing engines drain first
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            // still busy (a task that blocks the I/O thread): it ends when the task returns
         }
     }
 

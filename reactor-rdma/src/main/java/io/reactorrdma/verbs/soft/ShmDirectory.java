@@ -7,7 +7,6 @@ import java.io.IOException;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
-import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -35,6 +34,8 @@ import java.util.regex.Pattern;
 final class ShmDirectory {
 
     /** A context id as formed by {@link SoftContext}: never a path. */
+    /** The context-id prefix of this process's contexts. */
+    private static final String OWN_PID_PREFIX = ProcessHandle.current().pid() + "-";
     static final Pattern CONTEXT_ID = Pattern.compile("[0-9]{1,10}-[0-9a-f]{1,8}");
 
     static final Set<PosixFilePermission> PRIVATE_DIRECTORY = PosixFilePermissions.fromString("rwx------");
@@ -84,7 +85,11 @@ final class ShmDirectory {
             for (Path lockFile : locks) {
                 String other = lockFile.getFileName().toString();
                 other = other.substring(0, other.length() - ".lock".length());
-                if (other.equals(id) || !CONTEXT_ID.matcher(other).matches()) {
+                if (other.equals(id) || !CONTEXT_ID.matcher(other).matches() || other.startsWith(OWN_PID_PREFIX)) {
+                    // Never probe a context of this process: closing the probe's channel would drop every
+                    // POSIX lock this process holds on that file — the live context's own lock included —
+                    // and the next start in another process would delete its files. (A leftover of a dead
+                    // process that had our pid is reclaimed by the next start of another process.)
                     continue;
                 }
                 try (FileChannel ch = FileChannel.open(lockFile, StandardOpenOption.WRITE)) {
@@ -93,8 +98,6 @@ final class ShmDirectory {
                         dead.add(other);
                         l.release();
                     }
-                } catch (OverlappingFileLockException alive) {
-                    // held by another context of this JVM
                 } catch (IOException gone) {
                     // deleted meanwhile
                 }

@@ -27,6 +27,10 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -52,6 +56,15 @@ final class ShmFabric extends SoftFabric {
     private final ConcurrentLinkedQueue<ByteBuffer> retired = new ConcurrentLinkedQueue<>();
     /** Retired memory taken from {@link #retired} and not yet unmapped; guarded by this. */
     private final ArrayList<ByteBuffer> toUnmap = new ArrayList<>();
+    /**
+     * Reads the handshakes of accepted clients, off the accept threads: a client that connects and
+     * says nothing holds one of these threads until its handshake deadline, not the accepts of others.
+     */
+    private final ExecutorService handshakes = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "reactor-rdma-shm-handshake");
+        t.setDaemon(true);
+        return t;
+    });
 
     ShmFabric(SoftContext context) {
         this.context = context;
@@ -187,7 +200,8 @@ final class ShmFabric extends SoftFabric {
             closeQuietly(srv);
             SharedMemory.deleteQuietly(socketPath);
         });
-        Thread acceptor = new Thread(() -> acceptLoop(srv, listener), "reactor-rdma-shm-listener-" + bound);
+        Semaphore pending = new Semaphore(backlog);
+        Thread acceptor = new Thread(() -> acceptLoop(srv, listener, pending), "reactor-rdma-shm-listener-" + bound);
         acceptor.setDaemon(true);
         acceptor.start();
         return listener;
@@ -272,7 +286,11 @@ final class ShmFabric extends SoftFabric {
         }
     }
 
-    private void acceptLoop(ServerSocketChannel server, SoftListener listener) {
+    /**
+     * Accepts clients and hands each one's handshake to {@link #handshakes}; at most {@code pending}
+     * (the backlog) handshakes are read at once, a client beyond that is closed at once.
+     */
+    private void acceptLoop(ServerSocketChannel server, SoftListener listener, Semaphore pending) {
         while (server.isOpen()) {
             SocketChannel ch;
             try {
@@ -283,23 +301,43 @@ final class ShmFabric extends SoftFabric {
                 if (!server.isOpen()) return;
                 continue;
             }
+            if (!pending.tryAcquire()) {
+                closeQuietly(ch); // as many handshakes under way as the backlog holds: this client is refused
+                continue;
+            }
             try {
-                ch.configureBlocking(false);
-                ShmHandshake hello = ShmHandshake.read(ch, System.nanoTime() + HANDSHAKE_READ_NANOS);
-                if (hello.type != ShmHandshake.CONNECT) {
-                    throw new IOException("expected a CONNECT handshake, got type " + hello.type);
-                }
-                if (hello.privateData.remaining() > SoftConfig.MAX_CONNECT_PRIVATE_DATA) {
-                    throw new IOException("connect private data too long");
-                }
-                ShmRequest request = new ShmRequest(this, listener, ch, hello);
-                if (!listener.offer(request)) {
-                    request.reject(ByteBuffer.allocate(0));
-                }
-            } catch (IOException | RuntimeException e) {
-                // A probe, a client that gave up, or garbage: it gets no connection and loses nothing of ours.
+                handshakes.execute(() -> {
+                    try {
+                        handshake(ch, listener);
+                    } finally {
+                        pending.release();
+                    }
+                });
+            } catch (RejectedExecutionException closing) {
+                pending.release();
                 closeQuietly(ch);
             }
+        }
+    }
+
+    /** Reads a client's CONNECT (within {@link #HANDSHAKE_READ_NANOS}) and queues its request. */
+    private void handshake(SocketChannel ch, SoftListener listener) {
+        try {
+            ch.configureBlocking(false);
+            ShmHandshake hello = ShmHandshake.read(ch, System.nanoTime() + HANDSHAKE_READ_NANOS);
+            if (hello.type != ShmHandshake.CONNECT) {
+                throw new IOException("expected a CONNECT handshake, got type " + hello.type);
+            }
+            if (hello.privateData.remaining() > SoftConfig.MAX_CONNECT_PRIVATE_DATA) {
+                throw new IOException("connect private data too long");
+            }
+            ShmRequest request = new ShmRequest(this, listener, ch, hello);
+            if (!listener.offer(request)) {
+                request.reject(ByteBuffer.allocate(0));
+            }
+        } catch (IOException | RuntimeException e) {
+            // A probe, a client that gave up, or garbage: it gets no connection and loses nothing of ours.
+            closeQuietly(ch);
         }
     }
 
@@ -413,6 +451,7 @@ final class ShmFabric extends SoftFabric {
 
     @Override
     void vanish() {
+        handshakes.shutdownNow();
         for (ShmLink l : links) {
             l.close();
         }
@@ -423,6 +462,7 @@ final class ShmFabric extends SoftFabric {
 
     @Override
     void close() {
+        handshakes.shutdownNow();
         for (ShmLink l : links) {
             l.close();
         }
