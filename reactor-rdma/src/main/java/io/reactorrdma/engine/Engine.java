@@ -108,14 +108,21 @@ public final class Engine {
         final int token;
         final long address;
         final int rkey;
+        /** RNDV_REFUSE: why, for the sender's error message. */
+        final String text;
 
         ControlMessage(byte type, int socket, int length, int token, long address, int rkey) {
+            this(type, socket, length, token, address, rkey, null);
+        }
+
+        ControlMessage(byte type, int socket, int length, int token, long address, int rkey, String text) {
             this.type = type;
             this.socket = socket;
             this.length = length;
             this.token = token;
             this.address = address;
             this.rkey = rkey;
+            this.text = text;
         }
     }
 
@@ -265,6 +272,10 @@ public final class Engine {
             }
         } catch (EngineException e) {
             fail(e);
+        } catch (RuntimeException | Error e) {
+            // A bug or an exhausted resource here must not escape: the thread domain would lose the
+            // rest of its poll batch (other engines' receives never reposted, credits never returned).
+            fail(new EngineException(peerName + ": handling a " + wc.opcode() + " completion failed: " + e, e));
         }
     }
 
@@ -306,6 +317,9 @@ public final class Engine {
                 case WireHeader.RNDV_ANSWER:
                     onRendezvousAnswer(buf, base, n, length, token);
                     break;
+                case WireHeader.RNDV_REFUSE:
+                    onRendezvousRefused(buf, base, n, length, token);
+                    break;
                 case WireHeader.CREDIT:
                 case WireHeader.HEARTBEAT:
                     break;
@@ -319,7 +333,11 @@ public final class Engine {
                     if (acceptor == null) {
                         closeSocket(s, null, true);
                     } else {
-                        acceptor.accept(s);
+                        try {
+                            acceptor.accept(s);
+                        } catch (RuntimeException | Error e) {
+                            closeSocket(s, new EngineException("the acceptor of socket " + socketId + " from " + peerName + " threw " + e, e), true);
+                        }
                     }
                     break;
                 }
@@ -384,7 +402,17 @@ public final class Engine {
             throw new ProtocolException(peerName + " reused rendezvous token " + token + " while it was in use");
         }
         EngineSocket s = sockets.get(socketId);
-        ByteBuf dest = destinations.directBuffer(size, size);
+        ByteBuf dest;
+        try {
+            dest = destinations.directBuffer(size, size);
+        } catch (RuntimeException | OutOfMemoryError e) {
+            // Region table full, /dev/shm full, memlock, direct memory: this message only. The sender's
+            // message fails with our reason; the connection and its other messages go on.
+            String reason = e.getMessage() != null ? e.getMessage() : e.toString();
+            control.add(new ControlMessage(WireHeader.RNDV_REFUSE, socketId, size, token, WireHeader.REFUSED_NO_MEMORY, 0, reason));
+            metrics.rendezvousRefusal();
+            return;
+        }
         Chunk chunk = RegisteredByteBufAllocator.regionOf(dest);
         receiving.put(token, new InboundRendezvous(s, dest, size));
         control.add(new ControlMessage(WireHeader.RNDV_ANSWER, socketId, size, token,
@@ -407,6 +435,51 @@ public final class Engine {
         m.remoteAddress = buf.getLongLE(base + WireHeader.OFF_ADDRESS);
         m.rkey = buf.getIntLE(base + WireHeader.OFF_RKEY);
         m.answered = true; // the socket is parked; the next turn retries it
+    }
+
+    private void onRendezvousRefused(ByteBuf buf, int base, int n, int length, int token) {
+        if (n < WireHeader.RNDV_REFUSE_SIZE) {
+            throw new ProtocolException(peerName + " sent a " + n + "-byte rendezvous refusal");
+        }
+        int reason = buf.getIntLE(base + WireHeader.OFF_REFUSE_REASON);
+        int textBytes = buf.getUnsignedShortLE(base + WireHeader.OFF_REFUSE_TEXT_LENGTH);
+        if (WireHeader.RNDV_REFUSE_SIZE + textBytes > n || reason != WireHeader.REFUSED_NO_MEMORY) {
+            throw new ProtocolException(peerName + " sent a rendezvous refusal with reason " + reason + " and " + textBytes
+                    + " bytes of text in " + n + " bytes");
+        }
+        OutboundMessage m = awaitingAnswer.remove(token);
+        if (m == null) {
+            throw new ProtocolException(peerName + " refused rendezvous token " + token + ", which we never asked about");
+        }
+        if (length != m.size) {
+            m.release();
+            throw new ProtocolException(peerName + " refused " + length + " bytes for token " + token + ", the message has " + m.size);
+        }
+        String text = buf.toString(base + WireHeader.OFF_REFUSE_TEXT, textBytes, java.nio.charset.StandardCharsets.UTF_8);
+        failRendezvous(m, new MessageRefusedException(peerName + " could not allocate " + sizeText(m.size) + " (" + m.size
+                + " bytes) for a message: " + (text.isEmpty() ? "no reason given" : text) + "; the message was not sent, the connection goes on."
+                + " Retry later, send it in smaller messages, or give the peer more registered memory (its region limit, /dev/shm space,"
+                + " memlock limit, -XX:MaxDirectMemorySize)"));
+    }
+
+    /**
+     * A rendezvous message that will not be delivered: its socket moves on to the next message, its
+     * sender learns why, and the allowance it took comes back (the peer's subscriber never sees it).
+     */
+    private void failRendezvous(OutboundMessage m, RuntimeException error) {
+        EngineSocket s = m.socket;
+        if (s.current == m) {
+            s.current = null;
+        }
+        s.allowance++;
+        s.rejected(m.takePayload(), error);
+        s.sent(1);
+        if (s.hasOutbound()) makeReady(s); // no-op when parked: the next turn retries it
+    }
+
+    private static String sizeText(int bytes) {
+        return bytes >= 1 << 20 && bytes % (1 << 20) == 0 ? (bytes >> 20) + " MiB"
+                : bytes >= 1024 && bytes % 1024 == 0 ? (bytes >> 10) + " KiB" : bytes + " bytes";
     }
 
     private void onWriteWithImmediate(WorkCompletion wc) {
@@ -551,7 +624,8 @@ public final class Engine {
     }
 
     private void prepareControl(ControlMessage c) {
-        SendWr wr = chain.prepare(null, 0); // control messages are outside the send window
+        ByteBuf text = c.type == WireHeader.RNDV_REFUSE ? refusalText(c.text) : null;
+        SendWr wr = chain.prepare(text, 0); // control messages are outside the send window
         int slot = (int) (wr.wrId() % chain.depth());
         int at = slot * HEADER_SLOT;
         WireHeader.write(headerArea, at, c.type, takeCreditsToReturn(), c.socket, c.length, c.token);
@@ -560,8 +634,16 @@ public final class Engine {
             headerArea.setLongLE(at + WireHeader.OFF_ADDRESS, c.address);
             headerArea.setIntLE(at + WireHeader.OFF_RKEY, c.rkey);
             bytes = WireHeader.RNDV_ANSWER_SIZE;
+        } else if (c.type == WireHeader.RNDV_REFUSE) {
+            headerArea.setIntLE(at + WireHeader.OFF_REFUSE_REASON, (int) c.address);
+            headerArea.setShortLE(at + WireHeader.OFF_REFUSE_TEXT_LENGTH, text == null ? 0 : text.readableBytes());
+            bytes = WireHeader.RNDV_REFUSE_SIZE;
         }
         wr.opcode(WrOpcode.SEND).addSge(headerAddress + at, bytes, headerLkey);
+        if (text != null) {
+            PayloadGather.addSges(wr, text, 0, text.readableBytes());
+            bytes += text.readableBytes();
+        }
         if (c.type == WireHeader.CREDIT) {
             credits.tryAcquireControl(); // may take the reserve; checked available() > 0 before, on this thread
         } else {
@@ -636,9 +718,8 @@ public final class Engine {
         wr.opcode(WrOpcode.SEND).addSge(headerAddress + at, WireHeader.SIZE, headerLkey);
         credits.tryAcquireData(); // available, checked above, on this thread
         s.allowance--;
-        s.sent(1);
         metrics.sent(WireHeader.SIZE);
-        return true;
+        return true; // the message counts as sent (OutboundListener.onSent) once its last fragment is posted, or it fails
     }
 
     /** Starts a direct write: its fragments go like a rendezvous message's, without the request and answer. */
@@ -686,8 +767,25 @@ public final class Engine {
         if (last) {
             m.release();
             s.current = null;
+            if (!m.isDirect()) {
+                s.sent(1); // a direct write counted when it started
+            }
         }
         return true;
+    }
+
+    /** The text of a refusal in registered memory (released with its work request), or null without text or memory. */
+    private ByteBuf refusalText(String reason) {
+        if (reason == null || reason.isEmpty()) {
+            return null;
+        }
+        byte[] utf8 = reason.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        int n = Math.min(utf8.length, Math.min(WireHeader.MAX_REFUSE_TEXT, peerEagerSize - (WireHeader.RNDV_REFUSE_SIZE - WireHeader.SIZE)));
+        try {
+            return memory.byteBufAllocator().directBuffer(n, n).writeBytes(utf8, 0, n);
+        } catch (RuntimeException | OutOfMemoryError e) {
+            return null; // the refusal still goes, without its text
+        }
     }
 
     /** The payload in registered memory, as is when the NIC can gather it ({@link PayloadGather}), else copied once (counted). */

@@ -36,6 +36,19 @@ final class OutboundMessage {
         return m;
     }
 
+    boolean isDirect() {
+        return (token & DirectWrite.IMM_FLAG) != 0;
+    }
+
+    /** Hands the message's own reference to the payload to the caller (nothing left to release here). */
+    ByteBuf takePayload() {
+        if (released) {
+            throw new IllegalStateException("the payload of message " + token + " was already released");
+        }
+        released = true;
+        return payload;
+    }
+
     /**
      * Drops the message's own reference to the payload (each posted fragment holds one more, given
      * back when its slot retires). Idempotent.

@@ -9,15 +9,24 @@ import io.netty.buffer.ByteBuf;
  *
  * <pre>
  *  0  byte   type       DATA, RNDV_REQUEST, RNDV_ANSWER, CREDIT, SOCKET_OPEN, SOCKET_CLOSE,
- *                       SOCKET_CREDIT, HEARTBEAT, CLOSE
+ *                       SOCKET_CREDIT, HEARTBEAT, CLOSE, RNDV_REFUSE
  *  1  byte   flags      0 (reserved; anything else is a protocol error)
  *  2  ushort credits    receive credits returned to the peer (piggybacked on any message)
  *  4  int    socket     socket id (0 for engine-level messages)
- *  8  int    length     DATA: payload bytes that follow; RNDV_REQUEST / RNDV_ANSWER: message size;
+ *  8  int    length     DATA: payload bytes that follow; RNDV_REQUEST / RNDV_ANSWER / RNDV_REFUSE: message size;
  *                       SOCKET_CREDIT: messages granted; SOCKET_CLOSE: 0 (normal) or 1 (error)
- * 12  int    token      RNDV_REQUEST / RNDV_ANSWER: the message's token, also the immediate
- *                       data of its final WRITE_WITH_IMM
- * 16  ...    DATA: payload; RNDV_ANSWER: long address, int rkey (the destination)
+ * 12  int    token      RNDV_REQUEST / RNDV_ANSWER / RNDV_REFUSE: the message's token, also the
+ *                       immediate data of its final WRITE_WITH_IMM
+ * 16  ...    DATA: payload; RNDV_ANSWER: long address, int rkey (the destination);
+ *            RNDV_REFUSE: the refusal body below
+ * </pre>
+ * The receiver answers every RNDV_REQUEST exactly once: RNDV_ANSWER, or RNDV_REFUSE when it will
+ * not take the message (the sender's message then fails with {@link MessageRefusedException}; the
+ * socket and the connection go on). RNDV_REFUSE's body, after the header:
+ * <pre>
+ * 16  int    reason     {@link #REFUSED_NO_MEMORY}: the destination could not be allocated
+ * 20  ushort text bytes n (0 .. {@link #MAX_REFUSE_TEXT}, and within the peer's eager size)
+ * 22  n      UTF-8 text: the receiver's error, for the sender's message
  * </pre>
  * A WRITE_WITH_IMM completion carries no header: its immediate data is the token of a
  * rendezvous message the receiver answered. Anything that does not parse — unknown type, flags,
@@ -28,6 +37,10 @@ final class WireHeader {
 
     static final int SIZE = 16;
     static final int RNDV_ANSWER_SIZE = SIZE + 12;
+    /** RNDV_REFUSE without its text. */
+    static final int RNDV_REFUSE_SIZE = SIZE + 6;
+    /** Most UTF-8 bytes of a refusal's text. */
+    static final int MAX_REFUSE_TEXT = 200;
 
     static final byte DATA = 1;
     static final byte RNDV_REQUEST = 2;
@@ -38,6 +51,10 @@ final class WireHeader {
     static final byte SOCKET_CREDIT = 7;
     static final byte HEARTBEAT = 8;
     static final byte CLOSE = 9;
+    static final byte RNDV_REFUSE = 10;
+
+    /** RNDV_REFUSE reason: the receiver could not allocate the destination. */
+    static final int REFUSED_NO_MEMORY = 1;
 
     static final int OFF_TYPE = 0;
     static final int OFF_FLAGS = 1;
@@ -47,6 +64,9 @@ final class WireHeader {
     static final int OFF_TOKEN = 12;
     static final int OFF_ADDRESS = 16;
     static final int OFF_RKEY = 24;
+    static final int OFF_REFUSE_REASON = 16;
+    static final int OFF_REFUSE_TEXT_LENGTH = 20;
+    static final int OFF_REFUSE_TEXT = 22;
 
     /** Most credits one header can return. */
     static final int MAX_CREDITS = 0xFFFF;
@@ -99,6 +119,7 @@ final class WireHeader {
             case SOCKET_CREDIT: return "SOCKET_CREDIT";
             case HEARTBEAT: return "HEARTBEAT";
             case CLOSE: return "CLOSE";
+            case RNDV_REFUSE: return "RNDV_REFUSE";
             default: return "unknown type " + type;
         }
     }

@@ -61,16 +61,18 @@ public final class SoftConfig {
     private final Path shmDirectory;
     private final Duration peerTimeout;
     private final int maxRegions;
+    private final SoftFaults faults;
 
-    private SoftConfig(Path shmDirectory, Duration peerTimeout, int maxRegions) {
+    private SoftConfig(Path shmDirectory, Duration peerTimeout, int maxRegions, SoftFaults faults) {
         this.shmDirectory = shmDirectory;
         this.peerTimeout = peerTimeout;
         this.maxRegions = maxRegions;
+        this.faults = faults;
     }
 
     /** The defaults. */
     public static SoftConfig defaults() {
-        return new SoftConfig(DEFAULT_SHM_DIRECTORY, DEFAULT_PEER_TIMEOUT, DEFAULT_MAX_REGIONS);
+        return new SoftConfig(DEFAULT_SHM_DIRECTORY, DEFAULT_PEER_TIMEOUT, DEFAULT_MAX_REGIONS, SoftFaults.none());
     }
 
     /** The defaults, overridden by any {@code reactor.rdma.soft.*} system property that is set. */
@@ -100,21 +102,26 @@ public final class SoftConfig {
     }
 
     public SoftConfig withShmDirectory(Path dir) {
-        return new SoftConfig(Objects.requireNonNull(dir, "dir").toAbsolutePath(), peerTimeout, maxRegions);
+        return new SoftConfig(Objects.requireNonNull(dir, "dir").toAbsolutePath(), peerTimeout, maxRegions, faults);
     }
 
     public SoftConfig withPeerTimeout(Duration timeout) {
         if (timeout.toMillis() < 10) {
             throw new IllegalArgumentException("peer timeout must be at least 10 ms, got " + timeout.toMillis() + " ms");
         }
-        return new SoftConfig(shmDirectory, timeout, maxRegions);
+        return new SoftConfig(shmDirectory, timeout, maxRegions, faults);
     }
 
     public SoftConfig withMaxRegions(int maxRegions) {
         if (maxRegions < 1 || maxRegions > RegionKeys.MAX_INDEX) {
             throw new IllegalArgumentException("maxRegions must be 1.." + RegionKeys.MAX_INDEX + ", got " + maxRegions);
         }
-        return new SoftConfig(shmDirectory, peerTimeout, maxRegions);
+        return new SoftConfig(shmDirectory, peerTimeout, maxRegions, faults);
+    }
+
+    /** Faults to inject, for tests ({@link SoftFaults}); not read from system properties. */
+    public SoftConfig withFaults(SoftFaults faults) {
+        return new SoftConfig(shmDirectory, peerTimeout, maxRegions, Objects.requireNonNull(faults, "faults"));
     }
 
     public Path shmDirectory() {
@@ -132,6 +139,10 @@ public final class SoftConfig {
 
     public int maxRegions() {
         return maxRegions;
+    }
+
+    public SoftFaults faults() {
+        return faults;
     }
 
     @Override

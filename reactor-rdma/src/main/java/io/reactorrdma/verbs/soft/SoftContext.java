@@ -52,6 +52,9 @@ public final class SoftContext implements VerbsContext {
     private volatile boolean closed;
     private volatile boolean vanished;
     private int nextRegionIndex;
+    /** Registrations made and bytes registered now (under this object's lock), for {@link SoftFaults}. */
+    private long registrations;
+    private long registeredBytes;
 
     SoftContext(SoftConfig config, java.util.function.Function<SoftContext, SoftFabric> fabricFactory) {
         this.config = Objects.requireNonNull(config, "config");
@@ -231,6 +234,7 @@ public final class SoftContext implements VerbsContext {
 
     synchronized SoftMemoryRegion register(SoftProtectionDomain pd, int size, int access, ByteBuffer callerMemory) {
         checkOpen();
+        config.faults().checkRegistration(registrations + 1, registeredBytes, size);
         int index = freeRegionIndex();
         int gen = generations[index] = (generations[index] % 0xFFFF) + 1;
         int key = RegionKeys.key(index, gen);
@@ -238,6 +242,8 @@ public final class SoftContext implements VerbsContext {
         SoftMemoryRegion mr = new SoftMemoryRegion(this, pd.id, index, key, size, access, memory);
         regions.set(index, mr);
         fabric.publishRegion(mr);
+        registrations++;
+        registeredBytes += size;
         return mr;
     }
 
@@ -275,6 +281,7 @@ public final class SoftContext implements VerbsContext {
         }
         fabric.unpublishRegion(mr);
         regions.compareAndSet(mr.index, mr, null);
+        registeredBytes -= mr.length;
     }
 
     synchronized void closePd(SoftProtectionDomain pd) {
