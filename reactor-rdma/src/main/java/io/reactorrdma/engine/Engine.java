@@ -41,6 +41,11 @@ public final class Engine {
     /** How long a closing socket may take to send what it has queued before the rest is dropped. */
     static final long CLOSE_DRAIN_NANOS = 10_000_000_000L;
     private static final int HEADER_SLOT = 32;
+    /**
+     * Most rendezvous requests of a peer waiting for room: a sender has one per socket in progress,
+     * so only a broken peer comes near it (each waits as a small object on our heap).
+     */
+    static final int MAX_WAITING_REQUESTS = 65_536;
 
     final ThreadDomain domain;
     final EngineConfig config;
@@ -80,7 +85,14 @@ public final class Engine {
     private final java.util.concurrent.ConcurrentLinkedQueue<EngineSocket> readyFromOtherThreads = new java.util.concurrent.ConcurrentLinkedQueue<>();
     private final ArrayDeque<ControlMessage> control = new ArrayDeque<>();
     private final IntObjectHashMap<OutboundMessage> awaitingAnswer = new IntObjectHashMap<>();
+    /** Answered rendezvous messages of ours whose last fragment is not posted yet, by token (a revocation finds them here). */
+    private final IntObjectHashMap<OutboundMessage> writing = new IntObjectHashMap<>();
     private final IntObjectHashMap<InboundRendezvous> receiving = new IntObjectHashMap<>();
+    /** The peer's rendezvous requests that wait for {@link #pinnedBytes} to make room, in arrival order. */
+    private final ArrayDeque<WaitingRequest> waitingForRoom = new ArrayDeque<>();
+    /** Bytes of the destinations in {@link #receiving}: at most EngineConfig.maxPinnedDestinationBytes (or one larger destination). */
+    private long pinnedBytes;
+    private long nextRevocationCheck = System.nanoTime();
     private int nextSocketId;
     private int nextToken = 1;
     private long lastSendNanos = System.nanoTime();
@@ -92,12 +104,24 @@ public final class Engine {
         final EngineSocket socket;
         final ByteBuf destination;
         final int size;
+        final int socketId;
+        final int token;
+        /** When the last WRITE is due; once revoked, when the peer must have given the token up. */
+        long deadline;
+        boolean revoked;
 
-        InboundRendezvous(EngineSocket socket, ByteBuf destination, int size) {
+        InboundRendezvous(EngineSocket socket, ByteBuf destination, int size, int socketId, int token, long deadline) {
             this.socket = socket;
             this.destination = destination;
             this.size = size;
+            this.socketId = socketId;
+            this.token = token;
+            this.deadline = deadline;
         }
+    }
+
+    /** A rendezvous request of the peer not answered yet: the destinations we hold are at their bound. */
+    private record WaitingRequest(int socketId, int size, int token) {
     }
 
     /** A message of the engine itself, sent before data. */
@@ -320,6 +344,12 @@ public final class Engine {
                 case WireHeader.RNDV_REFUSE:
                     onRendezvousRefused(buf, base, n, length, token);
                     break;
+                case WireHeader.RNDV_ABANDON:
+                    onRendezvousAbandoned(socketId, token);
+                    break;
+                case WireHeader.RNDV_REVOKE:
+                    onRendezvousRevoked(socketId, token);
+                    break;
                 case WireHeader.CREDIT:
                 case WireHeader.HEARTBEAT:
                     break;
@@ -398,9 +428,24 @@ public final class Engine {
         if (size <= 0 || size > config.maxMessageSize()) {
             throw new ProtocolException(peerName + " asked to send a " + size + "-byte message; the maximum is " + config.maxMessageSize());
         }
-        if (receiving.containsKey(token)) {
+        if (receiving.containsKey(token) || waitingRequest(token, false) != null) {
             throw new ProtocolException(peerName + " reused rendezvous token " + token + " while it was in use");
         }
+        if (waitingForRoom.isEmpty() && hasRoomFor(size)) {
+            answerRendezvous(socketId, size, token);
+        } else if (waitingForRoom.size() < MAX_WAITING_REQUESTS) {
+            waitingForRoom.add(new WaitingRequest(socketId, size, token));
+        } else {
+            throw new ProtocolException(peerName + " has " + MAX_WAITING_REQUESTS + " rendezvous requests waiting for room already");
+        }
+    }
+
+    /** Whether a destination of {@code size} bytes stays within the bound (one larger than the bound goes alone). */
+    private boolean hasRoomFor(int size) {
+        return pinnedBytes == 0 || pinnedBytes + size <= config.maxPinnedDestinationBytes();
+    }
+
+    private void answerRendezvous(int socketId, int size, int token) {
         EngineSocket s = sockets.get(socketId);
         ByteBuf dest;
         try {
@@ -414,10 +459,116 @@ public final class Engine {
             return;
         }
         Chunk chunk = RegisteredByteBufAllocator.regionOf(dest);
-        receiving.put(token, new InboundRendezvous(s, dest, size));
+        receiving.put(token, new InboundRendezvous(s, dest, size, socketId, token,
+                System.nanoTime() + config.rendezvousWriteTimeout().toNanos()));
+        pinnedBytes += size;
         control.add(new ControlMessage(WireHeader.RNDV_ANSWER, socketId, size, token,
                 RegisteredByteBufAllocator.addressOf(dest), chunk.rkey()));
         metrics.rendezvous();
+    }
+
+    /** The waiting request with {@code token}, or null; {@code remove} takes it out. Linear: the queue is short and rarely used. */
+    private WaitingRequest waitingRequest(int token, boolean remove) {
+        if (waitingForRoom.isEmpty()) {
+            return null;
+        }
+        for (java.util.Iterator<WaitingRequest> it = waitingForRoom.iterator(); it.hasNext(); ) {
+            WaitingRequest w = it.next();
+            if (w.token() == token) {
+                if (remove) it.remove();
+                return w;
+            }
+        }
+        return null;
+    }
+
+    /** A destination left {@link #receiving}: its bytes no longer count, waiting requests may be answered. */
+    private void unpin(InboundRendezvous r) {
+        pinnedBytes -= r.size;
+        while (!waitingForRoom.isEmpty() && hasRoomFor(waitingForRoom.peek().size())) {
+            WaitingRequest w = waitingForRoom.poll();
+            answerRendezvous(w.socketId(), w.size(), w.token());
+        }
+    }
+
+    /**
+     * The peer gives a token up (its socket ended, its send failed, or it answers our revocation):
+     * no WRITE of that token follows this message on the queue pair, so the destination is free to
+     * reuse. A request still waiting for room is refused instead (every request gets one reply).
+     */
+    private void onRendezvousAbandoned(int socketId, int token) {
+        InboundRendezvous r = receiving.remove(token);
+        if (r != null) {
+            r.destination.release();
+            unpin(r);
+            return;
+        }
+        WaitingRequest w = waitingRequest(token, true);
+        if (w != null) {
+            control.add(new ControlMessage(WireHeader.RNDV_REFUSE, w.socketId(), w.size(), token, WireHeader.REFUSED_ABANDONED, 0, null));
+        }
+        // else: finished or refused already; the abandon crossed our reply
+    }
+
+    /**
+     * Revokes destinations whose last WRITE is overdue (RNDV_REVOKE; the memory stays ours, not
+     * reused, until the peer's RNDV_ABANDON says no WRITE can follow) and fails the engine when a
+     * peer has not given up a revoked token within another timeout.
+     */
+    private void revokeOverdue(long now) {
+        long timeout = config.rendezvousWriteTimeout().toNanos();
+        nextRevocationCheck = now + Math.max(1_000_000L, timeout / 4);
+        InboundRendezvous stuck = null;
+        for (InboundRendezvous r : receiving.values()) {
+            if (now - r.deadline < 0) {
+                continue;
+            }
+            if (!r.revoked) {
+                r.revoked = true;
+                r.deadline = now + timeout;
+                control.add(new ControlMessage(WireHeader.RNDV_REVOKE, r.socketId, r.size, r.token, 0, 0));
+                metrics.rendezvousRevocation();
+            } else {
+                stuck = r;
+            }
+        }
+        if (stuck != null) {
+            throw new EngineException(peerName + " neither wrote nor gave up the " + stuck.size + "-byte destination of rendezvous token "
+                    + stuck.token + " within " + config.rendezvousWriteTimeout().toMillis() + " ms after we revoked it"
+                    + " (EngineConfig.withRendezvousWriteTimeout); the connection is closed to free it");
+        }
+    }
+
+    /** The peer revoked the destination of one of our messages: fail it unless it is done, and give the token up. */
+    private void onRendezvousRevoked(int socketId, int token) {
+        OutboundMessage m = writing.remove(token);
+        if (m == null && awaitingAnswer.containsKey(token)) {
+            throw new ProtocolException(peerName + " revoked rendezvous token " + token + " before answering it");
+        }
+        if (m != null) {
+            failRendezvous(m, new MessageRefusedException(peerName + " reclaimed the " + sizeText(m.size) + " (" + m.size
+                    + " bytes) destination of a message whose data did not arrive within its rendezvous write timeout"
+                    + " (EngineConfig.withRendezvousWriteTimeout on the receiver); the message was not delivered, the connection goes on."
+                    + " Find what stalled this sender (a blocked I/O thread, a full send window) or raise the peer's timeout"));
+        }
+        // Always: after the fragments already posted, no WRITE of this token follows (RC keeps the order).
+        control.add(new ControlMessage(WireHeader.RNDV_ABANDON, socketId, 0, token, 0, 0));
+    }
+
+    /**
+     * A socket ended with {@code m} in progress (I/O thread): the payload is released, and the peer
+     * is told to free the destination — after the fragments already posted, none follows.
+     */
+    void abandon(OutboundMessage m) {
+        m.release();
+        if (failed || m.isDirect()) {
+            return;
+        }
+        if (writing.remove(m.token) == null) {
+            // not answered yet: kept until the peer's answer or refusal, which is then dropped
+            m.abandoned = true;
+        }
+        control.add(new ControlMessage(WireHeader.RNDV_ABANDON, m.socket.id, 0, m.token, 0, 0));
     }
 
     private void onRendezvousAnswer(ByteBuf buf, int base, int n, int length, int token) {
@@ -432,6 +583,10 @@ public final class Engine {
             m.release();
             throw new ProtocolException(peerName + " answered for " + length + " bytes, the message has " + m.size);
         }
+        if (m.abandoned) {
+            return; // our RNDV_ABANDON, already on its way, frees the destination
+        }
+        writing.put(token, m);
         m.remoteAddress = buf.getLongLE(base + WireHeader.OFF_ADDRESS);
         m.rkey = buf.getIntLE(base + WireHeader.OFF_RKEY);
         m.answered = true; // the socket is parked; the next turn retries it
@@ -443,7 +598,7 @@ public final class Engine {
         }
         int reason = buf.getIntLE(base + WireHeader.OFF_REFUSE_REASON);
         int textBytes = buf.getUnsignedShortLE(base + WireHeader.OFF_REFUSE_TEXT_LENGTH);
-        if (WireHeader.RNDV_REFUSE_SIZE + textBytes > n || reason != WireHeader.REFUSED_NO_MEMORY) {
+        if (WireHeader.RNDV_REFUSE_SIZE + textBytes > n || (reason != WireHeader.REFUSED_NO_MEMORY && reason != WireHeader.REFUSED_ABANDONED)) {
             throw new ProtocolException(peerName + " sent a rendezvous refusal with reason " + reason + " and " + textBytes
                     + " bytes of text in " + n + " bytes");
         }
@@ -454,6 +609,13 @@ public final class Engine {
         if (length != m.size) {
             m.release();
             throw new ProtocolException(peerName + " refused " + length + " bytes for token " + token + ", the message has " + m.size);
+        }
+        if (m.abandoned) {
+            return; // the reply to our request; we gave the message up meanwhile
+        }
+        if (reason != WireHeader.REFUSED_NO_MEMORY) {
+            m.release();
+            throw new ProtocolException(peerName + " refused token " + token + " as abandoned, which we did not abandon");
         }
         String text = buf.toString(base + WireHeader.OFF_REFUSE_TEXT, textBytes, java.nio.charset.StandardCharsets.UTF_8);
         failRendezvous(m, new MessageRefusedException(peerName + " could not allocate " + sizeText(m.size) + " (" + m.size
@@ -504,6 +666,7 @@ public final class Engine {
         } else {
             r.destination.release();
         }
+        unpin(r);
     }
 
     // ------------------------------------------------------------------ scheduling
@@ -525,6 +688,9 @@ public final class Engine {
         }
         try {
             replenishReceives();
+            if (!receiving.isEmpty() && System.nanoTime() - nextRevocationCheck >= 0) {
+                revokeOverdue(System.nanoTime());
+            }
             if (!parked.isEmpty()) {
                 // Capacity may have come back since the last turn. Sockets that waited go first:
                 // behind a busy socket that re-queued itself they would lose every race for the window.
@@ -768,6 +934,7 @@ public final class Engine {
             m.release();
             s.current = null;
             if (!m.isDirect()) {
+                writing.remove(m.token);
                 s.sent(1); // a direct write counted when it started
             }
         }

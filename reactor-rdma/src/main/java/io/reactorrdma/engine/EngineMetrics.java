@@ -22,6 +22,7 @@ public final class EngineMetrics {
     long rnrEvents;
     long rendezvousRoundTrips;
     long rendezvousRefused;
+    long rendezvousRevocations;
     long bytesSent;
     long bytesReceived;
     long messagesReceived;
@@ -64,6 +65,10 @@ public final class EngineMetrics {
 
     void rendezvousRefusal() {
         rendezvousRefused++;
+    }
+
+    void rendezvousRevocation() {
+        rendezvousRevocations++;
     }
 
     void sent(long bytes) {
@@ -114,6 +119,8 @@ public final class EngineMetrics {
     public long rendezvousRoundTrips() { return rendezvousRoundTrips; }
     /** Rendezvous requests of the peer we refused (no destination could be allocated). */
     public long rendezvousRefused() { return rendezvousRefused; }
+    /** Destinations we revoked because their data did not come within the write timeout. */
+    public long rendezvousRevocations() { return rendezvousRevocations; }
     public long bytesSent() { return bytesSent; }
     public long bytesReceived() { return bytesReceived; }
     public long copiesOnSend() { return copiesOnSend; }
@@ -139,6 +146,8 @@ public final class EngineMetrics {
         counter(registry, "rdma.rendezvous", "rendezvous round trips", EngineMetrics::rendezvousRoundTrips, tags);
         counter(registry, "rdma.rendezvous.refused", "peer rendezvous requests refused: no destination could be allocated",
                 EngineMetrics::rendezvousRefused, tags);
+        counter(registry, "rdma.rendezvous.revoked", "destinations revoked: their data did not come within the write timeout",
+                EngineMetrics::rendezvousRevocations, tags);
         counter(registry, "rdma.bytes.sent", "bytes sent", EngineMetrics::bytesSent, tags);
         counter(registry, "rdma.bytes.received", "bytes received", EngineMetrics::bytesReceived, tags);
         counter(registry, "rdma.copies.on.send", "payloads copied into registered memory before sending", EngineMetrics::copiesOnSend, tags);

@@ -321,7 +321,7 @@ public final class EngineSocket {
             while ((m = early.poll()) != null) m.release();
         }
         if (current != null) {
-            current.release();
+            engine.abandon(current); // tells the peer to free the destination of a rendezvous in progress
             current = null;
         }
         Inbound in = inbound;

@@ -16,6 +16,8 @@ final class OutboundMessage {
     long remoteAddress;
     int rkey;
     boolean answered;
+    /** Its socket ended before the peer answered: the answer or refusal still due is dropped. */
+    boolean abandoned;
     /** Bytes already handed to WRITE requests. */
     int offset;
     private boolean released;

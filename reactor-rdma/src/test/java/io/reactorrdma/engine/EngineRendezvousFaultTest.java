@@ -81,15 +81,27 @@ class EngineRendezvousFaultTest {
         return release;
     }
 
-    /** Waits until the client has posted {@code bytes} bytes of messages (all in the server's queue then). */
-    static void awaitClientSent(EngineHarness h, long bytes) throws InterruptedException {
-        waitFor(() -> h.client.metrics().bytesSent() >= bytes, "client sent " + bytes + " bytes");
+    /**
+     * Waits until the client's I/O thread has taken every queued message of {@code sockets} and
+     * posted what it prepared (a task handed to it runs after the turn that posted them).
+     */
+    static void awaitPosted(EngineHarness h, EngineSocket... sockets) throws InterruptedException {
+        for (EngineSocket s : sockets) {
+            waitFor(() -> s.queued() == 0, "the client took the messages of " + s);
+        }
+        CountDownLatch hop = new CountDownLatch(1);
+        h.client.execute(hop::countDown);
+        assertThat(hop.await(30, TimeUnit.SECONDS)).isTrue();
     }
 
     static void waitFor(java.util.function.BooleanSupplier c, String what) throws InterruptedException {
+        waitFor(c, () -> what);
+    }
+
+    static void waitFor(java.util.function.BooleanSupplier c, Supplier<String> what) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (!c.getAsBoolean()) {
-            if (System.nanoTime() > deadline) throw new AssertionError("not within 30 s: " + what);
+            if (System.nanoTime() > deadline) throw new AssertionError("not within 30 s: " + what.get());
             Thread.sleep(5);
         }
     }
@@ -123,11 +135,10 @@ class EngineRendezvousFaultTest {
             echoOne(h, small, smallIn, 100, 1);
 
             CountDownLatch release = holdServer(h);
-            long before = h.client.metrics().bytesSent();
             big.offer(filled(h, 16 * MIB, 7));
-            awaitClientSent(h, before + WireHeader.SIZE);
+            awaitPosted(h, big); // the request goes first
             for (int i = 0; i < 20; i++) small.offer(filled(h, 100, i));
-            awaitClientSent(h, before + WireHeader.SIZE + 20L * (WireHeader.SIZE + 100));
+            awaitPosted(h, small);
             release.countDown();
 
             for (int i = 0; i < 20; i++) {
@@ -176,11 +187,10 @@ class EngineRendezvousFaultTest {
             echoOne(h, good, goodIn, 100, 1);
 
             CountDownLatch release = holdServer(h);
-            long before = h.client.metrics().bytesSent();
             bad.offer(filled(h, 100, 'X'));
-            awaitClientSent(h, before + WireHeader.SIZE + 100);
+            awaitPosted(h, bad);
             for (int i = 0; i < 20; i++) good.offer(filled(h, 100, i));
-            awaitClientSent(h, before + 21L * (WireHeader.SIZE + 100));
+            awaitPosted(h, good);
             release.countDown();
 
             for (int i = 0; i < 20; i++) {
