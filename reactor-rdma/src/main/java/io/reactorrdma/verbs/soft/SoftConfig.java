@@ -187,7 +187,7 @@ public final class SoftConfig {
     }
 
     /** Injects {@code faults} (tests only; docs/SOFT-PROVIDER.md, "Fault injection"). No system property: faults are set in code. */
-    public SoftConfig faults(SoftFaults faults) {
+    public SoftConfig withFaults(SoftFaults faults) {
         return new SoftConfig(shmDirectory, peerTimeout, maxRegions, strict, cmDelay, Objects.requireNonNull(faults, "faults"));
     }
 
@@ -211,6 +211,10 @@ public final class SoftConfig {
 
     public int maxRegions() {
         return maxRegions;
+    }
+
+    public SoftFaults faults() {
+        return faults;
     }
 
     @Override
