@@ -242,7 +242,8 @@ class EngineRendezvousAbandonTest {
         }
 
         void connect(EngineHarness h) {
-            conn = ctx.connect(h.address(), qp, new ConnectionParameters(64, 8192).encode(), Duration.ofSeconds(20));
+            conn = ctx.connect(h.address(), qp, new ConnectionParameters(ConnectionParameters.VERSION, 64, 8192,
+                    EngineConfig.defaults().maxMessageSize(), EngineConfig.defaults().socketMessageWindow()).encode(), Duration.ofSeconds(20));
         }
 
         void send(byte type, int socket, int length, int token) {

@@ -213,13 +213,9 @@ public final class SoftConfig {
         return maxRegions;
     }
 
-    public SoftFaults faults() {
-        return faults;
-    }
-
     @Override
     public String toString() {
         return "SoftConfig{shmDirectory=" + shmDirectory + ", peerTimeout=" + peerTimeout.toMillis() + "ms, maxRegions=" + maxRegions
-                + (strict ? ", strict, cmDelay=" + cmDelay.toMillis() + "ms" : "") + "}";
+                + (strict ? ", strict, cmDelay=" + cmDelay.toMillis() + "ms" : "") + (faults.isNone() ? "" : ", " + faults) + "}";
     }
 }
