@@ -77,7 +77,7 @@ class EngineRendezvousAbandonTest {
     }
 
     static long serverDestinations(EngineHarness h) {
-        return h.serverMemory.remoteWritable().statistics().liveBuffers();
+        return h.serverMemory.destinationStatistics().liveBuffers();
     }
 
     @Test
@@ -206,7 +206,7 @@ class EngineRendezvousAbandonTest {
             assertThat(first[0]).as("answered").isEqualTo(WireHeader.RNDV_ANSWER);
             assertThat(first[2]).as("token").isEqualTo(1);
             Thread.sleep(100); // (the old engine answered all three at once)
-            assertThat(h.serverMemory.remoteWritable().statistics().liveBytes()).as("pinned bytes within the bound").isLessThanOrEqualTo(4L * MIB);
+            assertThat(h.serverMemory.destinationStatistics().liveBytes()).as("pinned bytes within the bound").isLessThanOrEqualTo(4L * MIB);
 
             int[] revoke = peer.receive();
             assertThat(revoke[0]).as("the unwritten destination is revoked").isEqualTo(WireHeader.RNDV_REVOKE);
@@ -219,7 +219,7 @@ class EngineRendezvousAbandonTest {
             assertThat(peer.receive()[0]).isEqualTo(WireHeader.RNDV_REVOKE);
             assertThat(peer.conn.onDisconnect().get(30, TimeUnit.SECONDS)).as("the server dropped the peer").isNotBlank();
             waitFor(() -> h.server.metrics().engines() == 0, "the server's engine is gone");
-            waitFor(() -> h.serverMemory.remoteWritable().statistics().liveBuffers() == 0, "no destination left");
+            waitFor(() -> h.serverMemory.destinationStatistics().liveBuffers() == 0, "no destination left");
         }
     }
 
