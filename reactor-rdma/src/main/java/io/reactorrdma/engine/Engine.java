@@ -45,6 +45,11 @@ public final class Engine {
     /** The wr id of the receive a draining engine posts to learn, from its flush, that the peer stopped copying. */
     static final long DRAIN_WR_ID = Long.MAX_VALUE;
     private static final System.Logger LOG = System.getLogger(Engine.class.getName());
+    /**
+     * Most rendezvous requests of a peer waiting for room: a sender has one per socket in progress,
+     * so only a broken peer comes near it (each waits as a small object on our heap).
+     */
+    static final int MAX_WAITING_REQUESTS = 65_536;
 
     final ThreadDomain domain;
     final EngineConfig config;
@@ -88,7 +93,14 @@ public final class Engine {
     private final java.util.concurrent.ConcurrentLinkedQueue<EngineSocket> readyFromOtherThreads = new java.util.concurrent.ConcurrentLinkedQueue<>();
     private final ArrayDeque<ControlMessage> control = new ArrayDeque<>();
     private final IntObjectHashMap<OutboundMessage> awaitingAnswer = new IntObjectHashMap<>();
+    /** Answered rendezvous messages of ours whose last fragment is not posted yet, by token (a revocation finds them here). */
+    private final IntObjectHashMap<OutboundMessage> writing = new IntObjectHashMap<>();
     private final IntObjectHashMap<InboundRendezvous> receiving = new IntObjectHashMap<>();
+    /** The peer's rendezvous requests that wait for {@link #pinnedBytes} to make room, in arrival order. */
+    private final ArrayDeque<WaitingRequest> waitingForRoom = new ArrayDeque<>();
+    /** Bytes of the destinations in {@link #receiving}: at most EngineConfig.maxPinnedDestinationBytes (or one larger destination). */
+    private long pinnedBytes;
+    private long nextRevocationCheck = System.nanoTime();
     private int nextSocketId;
     private int nextToken = 1;
     private long lastSendNanos = System.nanoTime();
@@ -110,12 +122,24 @@ public final class Engine {
         final EngineSocket socket;
         final ByteBuf destination;
         final int size;
+        final int socketId;
+        final int token;
+        /** When the last WRITE is due; once revoked, when the peer must have given the token up. */
+        long deadline;
+        boolean revoked;
 
-        InboundRendezvous(EngineSocket socket, ByteBuf destination, int size) {
+        InboundRendezvous(EngineSocket socket, ByteBuf destination, int size, int socketId, int token, long deadline) {
             this.socket = socket;
             this.destination = destination;
             this.size = size;
+            this.socketId = socketId;
+            this.token = token;
+            this.deadline = deadline;
         }
+    }
+
+    /** A rendezvous request of the peer not answered yet: the destinations we hold are at their bound. */
+    private record WaitingRequest(int socketId, int size, int token) {
     }
 
     /** A message of the engine itself, sent before data. */
@@ -126,14 +150,21 @@ public final class Engine {
         final int token;
         final long address;
         final int rkey;
+        /** RNDV_REFUSE: why, for the sender's error message. */
+        final String text;
 
         ControlMessage(byte type, int socket, int length, int token, long address, int rkey) {
+            this(type, socket, length, token, address, rkey, null);
+        }
+
+        ControlMessage(byte type, int socket, int length, int token, long address, int rkey, String text) {
             this.type = type;
             this.socket = socket;
             this.length = length;
             this.token = token;
             this.address = address;
             this.rkey = rkey;
+            this.text = text;
         }
     }
 
@@ -299,6 +330,10 @@ public final class Engine {
             }
         } catch (EngineException e) {
             fail(e);
+        } catch (RuntimeException | Error e) {
+            // A bug or an exhausted resource here must not escape: the thread domain would lose the
+            // rest of its poll batch (other engines' receives never reposted, credits never returned).
+            fail(new EngineException(peerName + ": handling a " + wc.opcode() + " completion failed: " + e, e));
         }
     }
 
@@ -340,6 +375,15 @@ public final class Engine {
                 case WireHeader.RNDV_ANSWER:
                     onRendezvousAnswer(buf, base, n, length, token);
                     break;
+                case WireHeader.RNDV_REFUSE:
+                    onRendezvousRefused(buf, base, n, length, token);
+                    break;
+                case WireHeader.RNDV_ABANDON:
+                    onRendezvousAbandoned(socketId, token);
+                    break;
+                case WireHeader.RNDV_REVOKE:
+                    onRendezvousRevoked(socketId, token);
+                    break;
                 case WireHeader.CREDIT:
                 case WireHeader.HEARTBEAT:
                     break;
@@ -353,7 +397,11 @@ public final class Engine {
                     if (acceptor == null) {
                         closeSocket(s, null, true);
                     } else {
-                        acceptor.accept(s);
+                        try {
+                            acceptor.accept(s);
+                        } catch (RuntimeException | Error e) {
+                            closeSocket(s, new EngineException("the acceptor of socket " + socketId + " from " + peerName + " threw " + e, e), true);
+                        }
                     }
                     break;
                 }
@@ -414,16 +462,147 @@ public final class Engine {
         if (size <= 0 || size > config.maxMessageSize()) {
             throw new ProtocolException(peerName + " asked to send a " + size + "-byte message; the maximum is " + config.maxMessageSize());
         }
-        if (receiving.containsKey(token)) {
+        if (receiving.containsKey(token) || waitingRequest(token, false) != null) {
             throw new ProtocolException(peerName + " reused rendezvous token " + token + " while it was in use");
         }
+        if (waitingForRoom.isEmpty() && hasRoomFor(size)) {
+            answerRendezvous(socketId, size, token);
+        } else if (waitingForRoom.size() < MAX_WAITING_REQUESTS) {
+            waitingForRoom.add(new WaitingRequest(socketId, size, token));
+        } else {
+            throw new ProtocolException(peerName + " has " + MAX_WAITING_REQUESTS + " rendezvous requests waiting for room already");
+        }
+    }
+
+    /** Whether a destination of {@code size} bytes stays within the bound (one larger than the bound goes alone). */
+    private boolean hasRoomFor(int size) {
+        return pinnedBytes == 0 || pinnedBytes + size <= config.maxPinnedDestinationBytes();
+    }
+
+    private void answerRendezvous(int socketId, int size, int token) {
         EngineSocket s = sockets.get(socketId);
-        ByteBuf dest = destinations.directBuffer(size, size);
+        ByteBuf dest;
+        try {
+            dest = destinations.directBuffer(size, size);
+        } catch (RuntimeException | OutOfMemoryError e) {
+            // Region table full, /dev/shm full, memlock, direct memory: this message only. The sender's
+            // message fails with our reason; the connection and its other messages go on.
+            String reason = e.getMessage() != null ? e.getMessage() : e.toString();
+            control.add(new ControlMessage(WireHeader.RNDV_REFUSE, socketId, size, token, WireHeader.REFUSED_NO_MEMORY, 0, reason));
+            metrics.rendezvousRefusal();
+            return;
+        }
         Chunk chunk = RegisteredByteBufAllocator.regionOf(dest);
-        receiving.put(token, new InboundRendezvous(s, dest, size));
+        receiving.put(token, new InboundRendezvous(s, dest, size, socketId, token,
+                System.nanoTime() + config.rendezvousWriteTimeout().toNanos()));
+        pinnedBytes += size;
         control.add(new ControlMessage(WireHeader.RNDV_ANSWER, socketId, size, token,
                 RegisteredByteBufAllocator.addressOf(dest), chunk.rkey()));
         metrics.rendezvous();
+    }
+
+    /** The waiting request with {@code token}, or null; {@code remove} takes it out. Linear: the queue is short and rarely used. */
+    private WaitingRequest waitingRequest(int token, boolean remove) {
+        if (waitingForRoom.isEmpty()) {
+            return null;
+        }
+        for (java.util.Iterator<WaitingRequest> it = waitingForRoom.iterator(); it.hasNext(); ) {
+            WaitingRequest w = it.next();
+            if (w.token() == token) {
+                if (remove) it.remove();
+                return w;
+            }
+        }
+        return null;
+    }
+
+    /** A destination left {@link #receiving}: its bytes no longer count, waiting requests may be answered. */
+    private void unpin(InboundRendezvous r) {
+        pinnedBytes -= r.size;
+        while (!waitingForRoom.isEmpty() && hasRoomFor(waitingForRoom.peek().size())) {
+            WaitingRequest w = waitingForRoom.poll();
+            answerRendezvous(w.socketId(), w.size(), w.token());
+        }
+    }
+
+    /**
+     * The peer gives a token up (its socket ended, its send failed, or it answers our revocation):
+     * no WRITE of that token follows this message on the queue pair, so the destination is free to
+     * reuse. A request still waiting for room is refused instead (every request gets one reply).
+     */
+    private void onRendezvousAbandoned(int socketId, int token) {
+        InboundRendezvous r = receiving.remove(token);
+        if (r != null) {
+            r.destination.release();
+            unpin(r);
+            return;
+        }
+        WaitingRequest w = waitingRequest(token, true);
+        if (w != null) {
+            control.add(new ControlMessage(WireHeader.RNDV_REFUSE, w.socketId(), w.size(), token, WireHeader.REFUSED_ABANDONED, 0, null));
+        }
+        // else: finished or refused already; the abandon crossed our reply
+    }
+
+    /**
+     * Revokes destinations whose last WRITE is overdue (RNDV_REVOKE; the memory stays ours, not
+     * reused, until the peer's RNDV_ABANDON says no WRITE can follow) and fails the engine when a
+     * peer has not given up a revoked token within another timeout.
+     */
+    private void revokeOverdue(long now) {
+        long timeout = config.rendezvousWriteTimeout().toNanos();
+        nextRevocationCheck = now + Math.max(1_000_000L, timeout / 4);
+        InboundRendezvous stuck = null;
+        for (InboundRendezvous r : receiving.values()) {
+            if (now - r.deadline < 0) {
+                continue;
+            }
+            if (!r.revoked) {
+                r.revoked = true;
+                r.deadline = now + timeout;
+                control.add(new ControlMessage(WireHeader.RNDV_REVOKE, r.socketId, r.size, r.token, 0, 0));
+                metrics.rendezvousRevocation();
+            } else {
+                stuck = r;
+            }
+        }
+        if (stuck != null) {
+            throw new EngineException(peerName + " neither wrote nor gave up the " + stuck.size + "-byte destination of rendezvous token "
+                    + stuck.token + " within " + config.rendezvousWriteTimeout().toMillis() + " ms after we revoked it"
+                    + " (EngineConfig.withRendezvousWriteTimeout); the connection is closed to free it");
+        }
+    }
+
+    /** The peer revoked the destination of one of our messages: fail it unless it is done, and give the token up. */
+    private void onRendezvousRevoked(int socketId, int token) {
+        OutboundMessage m = writing.remove(token);
+        if (m == null && awaitingAnswer.containsKey(token)) {
+            throw new ProtocolException(peerName + " revoked rendezvous token " + token + " before answering it");
+        }
+        if (m != null) {
+            failRendezvous(m, new MessageRefusedException(peerName + " reclaimed the " + sizeText(m.size) + " (" + m.size
+                    + " bytes) destination of a message whose data did not arrive within its rendezvous write timeout"
+                    + " (EngineConfig.withRendezvousWriteTimeout on the receiver); the message was not delivered, the connection goes on."
+                    + " Find what stalled this sender (a blocked I/O thread, a full send window) or raise the peer's timeout"));
+        }
+        // Always: after the fragments already posted, no WRITE of this token follows (RC keeps the order).
+        control.add(new ControlMessage(WireHeader.RNDV_ABANDON, socketId, 0, token, 0, 0));
+    }
+
+    /**
+     * A socket ended with {@code m} in progress (I/O thread): the payload is released, and the peer
+     * is told to free the destination — after the fragments already posted, none follows.
+     */
+    void abandon(OutboundMessage m) {
+        m.release();
+        if (failed || m.isDirect()) {
+            return;
+        }
+        if (writing.remove(m.token) == null) {
+            // not answered yet: kept until the peer's answer or refusal, which is then dropped
+            m.abandoned = true;
+        }
+        control.add(new ControlMessage(WireHeader.RNDV_ABANDON, m.socket.id, 0, m.token, 0, 0));
     }
 
     private void onRendezvousAnswer(ByteBuf buf, int base, int n, int length, int token) {
@@ -438,9 +617,65 @@ public final class Engine {
             m.release();
             throw new ProtocolException(peerName + " answered for " + length + " bytes, the message has " + m.size);
         }
+        if (m.abandoned) {
+            return; // our RNDV_ABANDON, already on its way, frees the destination
+        }
+        writing.put(token, m);
         m.remoteAddress = buf.getLongLE(base + WireHeader.OFF_ADDRESS);
         m.rkey = buf.getIntLE(base + WireHeader.OFF_RKEY);
         m.answered = true; // the socket is parked; the next turn retries it
+    }
+
+    private void onRendezvousRefused(ByteBuf buf, int base, int n, int length, int token) {
+        if (n < WireHeader.RNDV_REFUSE_SIZE) {
+            throw new ProtocolException(peerName + " sent a " + n + "-byte rendezvous refusal");
+        }
+        int reason = buf.getIntLE(base + WireHeader.OFF_REFUSE_REASON);
+        int textBytes = buf.getUnsignedShortLE(base + WireHeader.OFF_REFUSE_TEXT_LENGTH);
+        if (WireHeader.RNDV_REFUSE_SIZE + textBytes > n || (reason != WireHeader.REFUSED_NO_MEMORY && reason != WireHeader.REFUSED_ABANDONED)) {
+            throw new ProtocolException(peerName + " sent a rendezvous refusal with reason " + reason + " and " + textBytes
+                    + " bytes of text in " + n + " bytes");
+        }
+        OutboundMessage m = awaitingAnswer.remove(token);
+        if (m == null) {
+            throw new ProtocolException(peerName + " refused rendezvous token " + token + ", which we never asked about");
+        }
+        if (length != m.size) {
+            m.release();
+            throw new ProtocolException(peerName + " refused " + length + " bytes for token " + token + ", the message has " + m.size);
+        }
+        if (m.abandoned) {
+            return; // the reply to our request; we gave the message up meanwhile
+        }
+        if (reason != WireHeader.REFUSED_NO_MEMORY) {
+            m.release();
+            throw new ProtocolException(peerName + " refused token " + token + " as abandoned, which we did not abandon");
+        }
+        String text = buf.toString(base + WireHeader.OFF_REFUSE_TEXT, textBytes, java.nio.charset.StandardCharsets.UTF_8);
+        failRendezvous(m, new MessageRefusedException(peerName + " could not allocate " + sizeText(m.size) + " (" + m.size
+                + " bytes) for a message: " + (text.isEmpty() ? "no reason given" : text) + "; the message was not sent, the connection goes on."
+                + " Retry later, send it in smaller messages, or give the peer more registered memory (its region limit, /dev/shm space,"
+                + " memlock limit, -XX:MaxDirectMemorySize)"));
+    }
+
+    /**
+     * A rendezvous message that will not be delivered: its socket moves on to the next message, its
+     * sender learns why, and the allowance it took comes back (the peer's subscriber never sees it).
+     */
+    private void failRendezvous(OutboundMessage m, RuntimeException error) {
+        EngineSocket s = m.socket;
+        if (s.current == m) {
+            s.current = null;
+        }
+        s.allowance++;
+        s.rejected(m.takePayload(), error);
+        s.sent(1);
+        if (s.hasOutbound()) makeReady(s); // no-op when parked: the next turn retries it
+    }
+
+    private static String sizeText(int bytes) {
+        return bytes >= 1 << 20 && bytes % (1 << 20) == 0 ? (bytes >> 20) + " MiB"
+                : bytes >= 1024 && bytes % 1024 == 0 ? (bytes >> 10) + " KiB" : bytes + " bytes";
     }
 
     private void onWriteWithImmediate(WorkCompletion wc) {
@@ -465,6 +700,7 @@ public final class Engine {
         } else {
             r.destination.release();
         }
+        unpin(r);
     }
 
     // ------------------------------------------------------------------ scheduling
@@ -486,6 +722,9 @@ public final class Engine {
         }
         try {
             replenishReceives();
+            if (!receiving.isEmpty() && System.nanoTime() - nextRevocationCheck >= 0) {
+                revokeOverdue(System.nanoTime());
+            }
             if (!parked.isEmpty()) {
                 // Capacity may have come back since the last turn. Sockets that waited go first:
                 // behind a busy socket that re-queued itself they would lose every race for the window.
@@ -585,7 +824,8 @@ public final class Engine {
     }
 
     private void prepareControl(ControlMessage c) {
-        SendWr wr = chain.prepare(null, 0); // control messages are outside the send window
+        ByteBuf text = c.type == WireHeader.RNDV_REFUSE ? refusalText(c.text) : null;
+        SendWr wr = chain.prepare(text, 0); // control messages are outside the send window
         int slot = (int) (wr.wrId() % chain.depth());
         int at = slot * HEADER_SLOT;
         WireHeader.write(headerArea, at, c.type, takeCreditsToReturn(), c.socket, c.length, c.token);
@@ -594,8 +834,16 @@ public final class Engine {
             headerArea.setLongLE(at + WireHeader.OFF_ADDRESS, c.address);
             headerArea.setIntLE(at + WireHeader.OFF_RKEY, c.rkey);
             bytes = WireHeader.RNDV_ANSWER_SIZE;
+        } else if (c.type == WireHeader.RNDV_REFUSE) {
+            headerArea.setIntLE(at + WireHeader.OFF_REFUSE_REASON, (int) c.address);
+            headerArea.setShortLE(at + WireHeader.OFF_REFUSE_TEXT_LENGTH, text == null ? 0 : text.readableBytes());
+            bytes = WireHeader.RNDV_REFUSE_SIZE;
         }
         wr.opcode(WrOpcode.SEND).addSge(headerAddress + at, bytes, headerLkey);
+        if (text != null) {
+            PayloadGather.addSges(wr, text, 0, text.readableBytes());
+            bytes += text.readableBytes();
+        }
         if (c.type == WireHeader.CREDIT) {
             credits.tryAcquireControl(); // may take the reserve; checked available() > 0 before, on this thread
         } else {
@@ -669,9 +917,8 @@ public final class Engine {
         wr.opcode(WrOpcode.SEND).addSge(headerAddress + at, WireHeader.SIZE, headerLkey);
         credits.tryAcquireData(); // available, checked above, on this thread
         s.allowance--;
-        s.sent(1);
         metrics.sent(WireHeader.SIZE);
-        return true;
+        return true; // the message counts as sent (OutboundListener.onSent) once its last fragment is posted, or it fails
     }
 
     /** Why a {@code size}-byte message is refused, naming whose limit it exceeds. */
@@ -728,8 +975,26 @@ public final class Engine {
         if (last) {
             m.release();
             s.current = null;
+            if (!m.isDirect()) {
+                writing.remove(m.token);
+                s.sent(1); // a direct write counted when it started
+            }
         }
         return true;
+    }
+
+    /** The text of a refusal in registered memory (released with its work request), or null without text or memory. */
+    private ByteBuf refusalText(String reason) {
+        if (reason == null || reason.isEmpty()) {
+            return null;
+        }
+        byte[] utf8 = reason.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        int n = Math.min(utf8.length, Math.min(WireHeader.MAX_REFUSE_TEXT, peerEagerSize - (WireHeader.RNDV_REFUSE_SIZE - WireHeader.SIZE)));
+        try {
+            return memory.byteBufAllocator().directBuffer(n, n).writeBytes(utf8, 0, n);
+        } catch (RuntimeException | OutOfMemoryError e) {
+            return null; // the refusal still goes, without its text
+        }
     }
 
     /**

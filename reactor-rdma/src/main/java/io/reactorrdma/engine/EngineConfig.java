@@ -31,6 +31,19 @@ public final class EngineConfig {
      * peer timeout (soft: 4 s).
      */
     public static final Duration DEFAULT_DRAIN_TIMEOUT = Duration.ofSeconds(10);
+    /**
+     * Bytes of rendezvous destinations one engine holds for its peer at once (answered, data not yet
+     * complete). Requests beyond it wait, in arrival order, until destinations are freed; one request
+     * larger than the whole bound is answered when nothing else is held. Bounds what a peer that asks
+     * and never writes can pin (docs/PROTOCOL.md, "Abandoned, bounded and revoked destinations").
+     */
+    public static final long DEFAULT_MAX_PINNED_DESTINATION_BYTES = 64L * 1024 * 1024;
+    /**
+     * How long an answered destination waits for its message's last WRITE before the receiver
+     * revokes it (RNDV_REVOKE); a peer that has not given the token up (RNDV_ABANDON) one more such
+     * period later is failed. Long enough for the largest message on a loaded link.
+     */
+    public static final Duration DEFAULT_RENDEZVOUS_WRITE_TIMEOUT = Duration.ofSeconds(30);
 
     private final int sendQueueDepth;
     private final int recvQueueDepth;
@@ -41,9 +54,12 @@ public final class EngineConfig {
     private final int socketMessageWindow;
     private final Duration heartbeatInterval;
     private final Duration drainTimeout;
+    private final long maxPinnedDestinationBytes;
+    private final Duration rendezvousWriteTimeout;
 
     private EngineConfig(int sendQueueDepth, int recvQueueDepth, int eagerSize, int fragmentSize, long sendWindowBytes,
-                         int maxMessageSize, int socketMessageWindow, Duration heartbeatInterval, Duration drainTimeout) {
+                         int maxMessageSize, int socketMessageWindow, Duration heartbeatInterval, Duration drainTimeout,
+                         long maxPinnedDestinationBytes, Duration rendezvousWriteTimeout) {
         this.sendQueueDepth = sendQueueDepth;
         this.recvQueueDepth = recvQueueDepth;
         this.eagerSize = eagerSize;
@@ -53,46 +69,48 @@ public final class EngineConfig {
         this.socketMessageWindow = socketMessageWindow;
         this.heartbeatInterval = heartbeatInterval;
         this.drainTimeout = drainTimeout;
+        this.maxPinnedDestinationBytes = maxPinnedDestinationBytes;
+        this.rendezvousWriteTimeout = rendezvousWriteTimeout;
     }
 
     public static EngineConfig defaults() {
         return new EngineConfig(DEFAULT_SEND_QUEUE_DEPTH, DEFAULT_RECV_QUEUE_DEPTH, DEFAULT_EAGER_SIZE, DEFAULT_FRAGMENT_SIZE,
                 DEFAULT_SEND_WINDOW_BYTES, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_SOCKET_MESSAGE_WINDOW, DEFAULT_HEARTBEAT_INTERVAL,
-                DEFAULT_DRAIN_TIMEOUT);
+                DEFAULT_DRAIN_TIMEOUT, DEFAULT_MAX_PINNED_DESTINATION_BYTES, DEFAULT_RENDEZVOUS_WRITE_TIMEOUT);
     }
 
     public EngineConfig withSendQueueDepth(int v) {
-        return new EngineConfig(atLeast("sendQueueDepth", v, 4), recvQueueDepth, eagerSize, fragmentSize, sendWindowBytes, maxMessageSize, socketMessageWindow, heartbeatInterval, drainTimeout);
+        return new EngineConfig(atLeast("sendQueueDepth", v, 4), recvQueueDepth, eagerSize, fragmentSize, sendWindowBytes, maxMessageSize, socketMessageWindow, heartbeatInterval, drainTimeout, maxPinnedDestinationBytes, rendezvousWriteTimeout);
     }
 
     public EngineConfig withRecvQueueDepth(int v) {
-        return new EngineConfig(sendQueueDepth, atLeast("recvQueueDepth", v, 4), eagerSize, fragmentSize, sendWindowBytes, maxMessageSize, socketMessageWindow, heartbeatInterval, drainTimeout);
+        return new EngineConfig(sendQueueDepth, atLeast("recvQueueDepth", v, 4), eagerSize, fragmentSize, sendWindowBytes, maxMessageSize, socketMessageWindow, heartbeatInterval, drainTimeout, maxPinnedDestinationBytes, rendezvousWriteTimeout);
     }
 
     public EngineConfig withEagerSize(int v) {
-        return new EngineConfig(sendQueueDepth, recvQueueDepth, atLeast("eagerSize", v, 64), fragmentSize, sendWindowBytes, maxMessageSize, socketMessageWindow, heartbeatInterval, drainTimeout);
+        return new EngineConfig(sendQueueDepth, recvQueueDepth, atLeast("eagerSize", v, 64), fragmentSize, sendWindowBytes, maxMessageSize, socketMessageWindow, heartbeatInterval, drainTimeout, maxPinnedDestinationBytes, rendezvousWriteTimeout);
     }
 
     public EngineConfig withFragmentSize(int v) {
-        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, atLeast("fragmentSize", v, 4096), sendWindowBytes, maxMessageSize, socketMessageWindow, heartbeatInterval, drainTimeout);
+        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, atLeast("fragmentSize", v, 4096), sendWindowBytes, maxMessageSize, socketMessageWindow, heartbeatInterval, drainTimeout, maxPinnedDestinationBytes, rendezvousWriteTimeout);
     }
 
     public EngineConfig withSendWindowBytes(long v) {
         if (v < 1) throw new IllegalArgumentException("sendWindowBytes must be at least 1, got " + v);
-        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, fragmentSize, v, maxMessageSize, socketMessageWindow, heartbeatInterval, drainTimeout);
+        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, fragmentSize, v, maxMessageSize, socketMessageWindow, heartbeatInterval, drainTimeout, maxPinnedDestinationBytes, rendezvousWriteTimeout);
     }
 
     public EngineConfig withMaxMessageSize(int v) {
-        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, fragmentSize, sendWindowBytes, atLeast("maxMessageSize", v, 1), socketMessageWindow, heartbeatInterval, drainTimeout);
+        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, fragmentSize, sendWindowBytes, atLeast("maxMessageSize", v, 1), socketMessageWindow, heartbeatInterval, drainTimeout, maxPinnedDestinationBytes, rendezvousWriteTimeout);
     }
 
     public EngineConfig withSocketMessageWindow(int v) {
-        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, fragmentSize, sendWindowBytes, maxMessageSize, atLeast("socketMessageWindow", v, 1), heartbeatInterval, drainTimeout);
+        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, fragmentSize, sendWindowBytes, maxMessageSize, atLeast("socketMessageWindow", v, 1), heartbeatInterval, drainTimeout, maxPinnedDestinationBytes, rendezvousWriteTimeout);
     }
 
     public EngineConfig withHeartbeatInterval(Duration v) {
         if (v.toMillis() < 10) throw new IllegalArgumentException("heartbeatInterval must be at least 10 ms, got " + v.toMillis() + " ms");
-        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, fragmentSize, sendWindowBytes, maxMessageSize, socketMessageWindow, v, drainTimeout);
+        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, fragmentSize, sendWindowBytes, maxMessageSize, socketMessageWindow, v, drainTimeout, maxPinnedDestinationBytes, rendezvousWriteTimeout);
     }
 
     private static int atLeast(String name, int v, int min) {
@@ -103,7 +121,21 @@ public final class EngineConfig {
     /** See {@link #DEFAULT_DRAIN_TIMEOUT}; at least 10 ms. */
     public EngineConfig withDrainTimeout(Duration v) {
         if (v.toMillis() < 10) throw new IllegalArgumentException("drainTimeout must be at least 10 ms, got " + v.toMillis() + " ms");
-        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, fragmentSize, sendWindowBytes, maxMessageSize, socketMessageWindow, heartbeatInterval, v);
+        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, fragmentSize, sendWindowBytes, maxMessageSize, socketMessageWindow, heartbeatInterval, v, maxPinnedDestinationBytes, rendezvousWriteTimeout);
+    }
+
+    /** See {@link #DEFAULT_MAX_PINNED_DESTINATION_BYTES}. */
+    public EngineConfig withMaxPinnedDestinationBytes(long v) {
+        if (v < 1) throw new IllegalArgumentException("maxPinnedDestinationBytes must be at least 1, got " + v);
+        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, fragmentSize, sendWindowBytes, maxMessageSize, socketMessageWindow,
+                heartbeatInterval, drainTimeout, v, rendezvousWriteTimeout);
+    }
+
+    /** See {@link #DEFAULT_RENDEZVOUS_WRITE_TIMEOUT}; at least 10 ms. */
+    public EngineConfig withRendezvousWriteTimeout(Duration v) {
+        if (v.toMillis() < 10) throw new IllegalArgumentException("rendezvousWriteTimeout must be at least 10 ms, got " + v.toMillis() + " ms");
+        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, fragmentSize, sendWindowBytes, maxMessageSize, socketMessageWindow,
+                heartbeatInterval, drainTimeout, maxPinnedDestinationBytes, v);
     }
 
     public int sendQueueDepth() { return sendQueueDepth; }
@@ -115,6 +147,8 @@ public final class EngineConfig {
     public int socketMessageWindow() { return socketMessageWindow; }
     public Duration heartbeatInterval() { return heartbeatInterval; }
     public Duration drainTimeout() { return drainTimeout; }
+    public long maxPinnedDestinationBytes() { return maxPinnedDestinationBytes; }
+    public Duration rendezvousWriteTimeout() { return rendezvousWriteTimeout; }
 
     /** Receive buffer size: a header plus an eager payload. */
     int recvBufferSize() {
@@ -126,6 +160,7 @@ public final class EngineConfig {
         return "EngineConfig{sendQueueDepth=" + sendQueueDepth + ", recvQueueDepth=" + recvQueueDepth + ", eagerSize=" + eagerSize
                 + ", fragmentSize=" + fragmentSize + ", sendWindowBytes=" + sendWindowBytes + ", maxMessageSize=" + maxMessageSize
                 + ", socketMessageWindow=" + socketMessageWindow + ", heartbeatInterval=" + heartbeatInterval.toMillis() + "ms"
-                + ", drainTimeout=" + drainTimeout.toMillis() + "ms}";
+                + ", drainTimeout=" + drainTimeout.toMillis() + "ms, maxPinnedDestinationBytes=" + maxPinnedDestinationBytes
+                + ", rendezvousWriteTimeout=" + rendezvousWriteTimeout.toMillis() + "ms}";
     }
 }

@@ -21,6 +21,8 @@ public final class EngineMetrics {
     long socketStalls;
     long rnrEvents;
     long rendezvousRoundTrips;
+    long rendezvousRefused;
+    long rendezvousRevocations;
     long bytesSent;
     long bytesReceived;
     long messagesReceived;
@@ -59,6 +61,14 @@ public final class EngineMetrics {
 
     void rendezvous() {
         rendezvousRoundTrips++;
+    }
+
+    void rendezvousRefusal() {
+        rendezvousRefused++;
+    }
+
+    void rendezvousRevocation() {
+        rendezvousRevocations++;
     }
 
     void sent(long bytes) {
@@ -107,6 +117,10 @@ public final class EngineMetrics {
     public long socketStalls() { return socketStalls; }
     public long rnrEvents() { return rnrEvents; }
     public long rendezvousRoundTrips() { return rendezvousRoundTrips; }
+    /** Rendezvous requests of the peer we refused (no destination could be allocated). */
+    public long rendezvousRefused() { return rendezvousRefused; }
+    /** Destinations we revoked because their data did not come within the write timeout. */
+    public long rendezvousRevocations() { return rendezvousRevocations; }
     public long bytesSent() { return bytesSent; }
     public long bytesReceived() { return bytesReceived; }
     public long copiesOnSend() { return copiesOnSend; }
@@ -130,6 +144,10 @@ public final class EngineMetrics {
         counter(registry, "rdma.socket.stalls", "turns a socket waited for its peer's message allowance", EngineMetrics::socketStalls, tags);
         counter(registry, "rdma.rnr", "receiver-not-ready errors (must stay 0)", EngineMetrics::rnrEvents, tags);
         counter(registry, "rdma.rendezvous", "rendezvous round trips", EngineMetrics::rendezvousRoundTrips, tags);
+        counter(registry, "rdma.rendezvous.refused", "peer rendezvous requests refused: no destination could be allocated",
+                EngineMetrics::rendezvousRefused, tags);
+        counter(registry, "rdma.rendezvous.revoked", "destinations revoked: their data did not come within the write timeout",
+                EngineMetrics::rendezvousRevocations, tags);
         counter(registry, "rdma.bytes.sent", "bytes sent", EngineMetrics::bytesSent, tags);
         counter(registry, "rdma.bytes.received", "bytes received", EngineMetrics::bytesReceived, tags);
         counter(registry, "rdma.copies.on.send", "payloads copied into registered memory before sending", EngineMetrics::copiesOnSend, tags);

@@ -21,9 +21,16 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class EngineSocket {
 
-    /** What the socket delivers to, on the I/O thread. */
+    /**
+     * What the socket delivers to, on the I/O thread. A method that throws fails this socket only
+     * (it ends with an {@link EngineException} carrying the throwable, the peer's socket with an
+     * error); the engine and its other sockets go on.
+     */
     public interface Inbound {
-        /** A message; ownership passes to the receiver (release it). */
+        /**
+         * A message; ownership passes to the receiver (release it). If this throws, the message
+         * counts as not taken: the socket releases it unless it was released already.
+         */
         void onMessage(ByteBuf message);
 
         /** The socket ended: {@code error} is null for a normal close. */
@@ -34,11 +41,22 @@ public final class EngineSocket {
         }
     }
 
-    /** Told, on the I/O thread, that queued messages left the socket's queue (room for more). */
+    /**
+     * Told, on the I/O thread, that queued messages left the socket's queue (room for more). A
+     * method that throws fails this socket only, as for {@link Inbound}.
+     */
     public interface OutboundListener {
+        /**
+         * {@code messages} were handed to the queue pair (a large message once its last fragment
+         * is posted) or rejected.
+         */
         void onSent(int messages);
 
-        /** A message could not be sent (too large); the socket goes on. */
+        /**
+         * A message could not be sent or delivered (too large, or the peer refused or reclaimed
+         * its destination: {@link MessageRefusedException}); ownership of {@code message} passes
+         * (release it); the socket goes on.
+         */
         void onRejected(ByteBuf message, RuntimeException error);
     }
 
@@ -210,20 +228,35 @@ public final class EngineSocket {
 
     void sent(int n) {
         OutboundListener l = outboundListener;
-        if (l != null) l.onSent(n);
+        if (l != null) {
+            try {
+                l.onSent(n);
+            } catch (RuntimeException | Error e) {
+                callbackFailed("onSent", e);
+            }
+        }
     }
 
     void remoteWrite(int lastFragmentBytes) {
         Inbound in = inbound;
         if (in != null && !ended) {
-            in.onRemoteWrite(lastFragmentBytes);
+            try {
+                in.onRemoteWrite(lastFragmentBytes);
+            } catch (RuntimeException | Error e) {
+                callbackFailed("onRemoteWrite", e);
+            }
         }
     }
 
     void rejected(ByteBuf message, RuntimeException error) {
         OutboundListener l = outboundListener;
         if (l != null) {
-            l.onRejected(message, error);
+            try {
+                l.onRejected(message, error);
+            } catch (RuntimeException | Error e) {
+                releaseIfHeld(message);
+                callbackFailed("onRejected", e);
+            }
         } else {
             message.release();
         }
@@ -237,7 +270,7 @@ public final class EngineSocket {
             if (early == null) early = new java.util.ArrayDeque<>();
             early.add(message);
         } else {
-            in.onMessage(message);
+            handOver(in, message);
         }
     }
 
@@ -246,9 +279,34 @@ public final class EngineSocket {
         if (early != null && in != null) {
             ByteBuf m;
             while ((m = early.poll()) != null) {
-                if (ended) m.release(); else in.onMessage(m);
+                if (ended) m.release(); else handOver(in, m);
             }
         }
+    }
+
+    private void handOver(Inbound in, ByteBuf message) {
+        try {
+            in.onMessage(message);
+        } catch (RuntimeException | Error e) {
+            releaseIfHeld(message);
+            callbackFailed("onMessage", e);
+        }
+    }
+
+    private static void releaseIfHeld(ByteBuf message) {
+        if (message.refCnt() > 0) {
+            message.release();
+        }
+    }
+
+    /**
+     * An application callback threw: this socket fails (the peer's socket ends with an error), the
+     * engine and its other sockets go on. Never lets the throwable reach the I/O thread's loop,
+     * which would lose the rest of a completion batch.
+     */
+    private void callbackFailed(String callback, Throwable e) {
+        engine.closeSocket(this, new EngineException("socket " + id + " to " + engine.peerName() + " closed: its " + callback
+                + " callback threw " + e, e), true);
     }
 
     /** Ends the socket on the I/O thread: releases what it holds and tells the receiver. */
@@ -265,12 +323,17 @@ public final class EngineSocket {
             while ((m = early.poll()) != null) m.release();
         }
         if (current != null) {
-            current.release();
+            engine.abandon(current); // tells the peer to free the destination of a rendezvous in progress
             current = null;
         }
         Inbound in = inbound;
         if (in != null) {
-            in.onClose(error);
+            try {
+                in.onClose(error);
+            } catch (RuntimeException | Error e) {
+                // the socket has ended already; nothing is left to fail, and the I/O thread must go on
+                System.err.println("reactor-rdma: the onClose callback of " + this + " threw " + e);
+            }
         }
     }
 

@@ -16,6 +16,8 @@ final class OutboundMessage {
     long remoteAddress;
     int rkey;
     boolean answered;
+    /** Its socket ended before the peer answered: the answer or refusal still due is dropped. */
+    boolean abandoned;
     /** Bytes already handed to WRITE requests. */
     int offset;
     private boolean released;
@@ -34,6 +36,19 @@ final class OutboundMessage {
         m.rkey = rkey;
         m.answered = true;
         return m;
+    }
+
+    boolean isDirect() {
+        return (token & DirectWrite.IMM_FLAG) != 0;
+    }
+
+    /** Hands the message's own reference to the payload to the caller (nothing left to release here). */
+    ByteBuf takePayload() {
+        if (released) {
+            throw new IllegalStateException("the payload of message " + token + " was already released");
+        }
+        released = true;
+        return payload;
     }
 
     /**

@@ -500,7 +500,11 @@ public final class ThreadDomain implements AutoCloseable {
             WorkCompletion wc = wcs[i];
             Engine e = byQpn.get(wc.qpNum());
             if (e != null) {
-                e.onCompletion(wc);
+                try {
+                    e.onCompletion(wc); // catches what handling throws; this guards the rest of the batch if failing throws too
+                } catch (RuntimeException | Error t) {
+                    System.err.println("reactor-rdma: thread domain " + name + ": " + e + " threw " + t + " on a completion; the batch goes on");
+                }
             } else if (connecting.contains(wc.qpNum()) || unnumbered.get() > 0) {
                 keepEarly(wc); // its engine is about to be registered (or may be: a number not known yet)
             }

@@ -9,16 +9,37 @@ import io.netty.buffer.ByteBuf;
  *
  * <pre>
  *  0  byte   type       DATA, RNDV_REQUEST, RNDV_ANSWER, CREDIT, SOCKET_OPEN, SOCKET_CLOSE,
- *                       SOCKET_CREDIT, HEARTBEAT, CLOSE
+ *                       SOCKET_CREDIT, HEARTBEAT, CLOSE, RNDV_REFUSE, RNDV_ABANDON, RNDV_REVOKE
  *  1  byte   flags      0 (reserved; anything else is a protocol error)
  *  2  ushort credits    receive credits returned to the peer (piggybacked on any message)
  *  4  int    socket     socket id (0 for engine-level messages)
- *  8  int    length     DATA: payload bytes that follow; RNDV_REQUEST / RNDV_ANSWER: message size;
+ *  8  int    length     DATA: payload bytes that follow; RNDV_REQUEST / RNDV_ANSWER / RNDV_REFUSE /
+ *                       RNDV_REVOKE: message size; RNDV_ABANDON: 0;
  *                       SOCKET_CREDIT: messages granted; SOCKET_CLOSE: 0 (normal) or 1 (error)
- * 12  int    token      RNDV_REQUEST / RNDV_ANSWER: the message's token, also the immediate
- *                       data of its final WRITE_WITH_IMM
- * 16  ...    DATA: payload; RNDV_ANSWER: long address, int rkey (the destination)
+ * 12  int    token      RNDV_*: the message's token, also the immediate data of its final
+ *                       WRITE_WITH_IMM
+ * 16  ...    DATA: payload; RNDV_ANSWER: long address, int rkey (the destination);
+ *            RNDV_REFUSE: the refusal body below
  * </pre>
+ * The receiver answers every RNDV_REQUEST exactly once: RNDV_ANSWER, or RNDV_REFUSE when it will
+ * not take the message (the sender's message then fails with {@link MessageRefusedException}; the
+ * socket and the connection go on). RNDV_REFUSE's body, after the header:
+ * <pre>
+ * 16  int    reason     {@link #REFUSED_NO_MEMORY}: the destination could not be allocated;
+ *                       {@link #REFUSED_ABANDONED}: the sender abandoned the token before it was answered
+ * 20  ushort text bytes n (0 .. {@link #MAX_REFUSE_TEXT}, and within the peer's eager size)
+ * 22  n      UTF-8 text: the receiver's error, for the sender's message
+ * </pre>
+ * RNDV_ABANDON (sender to receiver, header only): no WRITE of this token follows on the queue
+ * pair (RC keeps the order: the fragments posted before it have landed), so the receiver frees
+ * the destination, or refuses the request with {@link #REFUSED_ABANDONED} if it was still
+ * waiting for room; an unknown token is ignored (the abandon crossed the receiver's reply).
+ * The sender sends it when its socket ends with the message in progress, and in reply to
+ * RNDV_REVOKE (receiver to sender, header only): the destination's data did not come within
+ * the write timeout; the sender fails the message unless its last fragment is already posted,
+ * and answers RNDV_ABANDON. Until that answer the receiver keeps the revoked destination out of
+ * reuse (late WRITEs land in memory nobody reads); a peer that does not answer within another
+ * timeout is failed.
  * A WRITE_WITH_IMM completion carries no header: its immediate data is the token of a
  * rendezvous message the receiver answered. Anything that does not parse — unknown type, flags,
  * a length that disagrees with the byte count, an unknown token or socket where one is required —
@@ -28,6 +49,10 @@ final class WireHeader {
 
     static final int SIZE = 16;
     static final int RNDV_ANSWER_SIZE = SIZE + 12;
+    /** RNDV_REFUSE without its text. */
+    static final int RNDV_REFUSE_SIZE = SIZE + 6;
+    /** Most UTF-8 bytes of a refusal's text. */
+    static final int MAX_REFUSE_TEXT = 200;
 
     static final byte DATA = 1;
     static final byte RNDV_REQUEST = 2;
@@ -38,6 +63,14 @@ final class WireHeader {
     static final byte SOCKET_CREDIT = 7;
     static final byte HEARTBEAT = 8;
     static final byte CLOSE = 9;
+    static final byte RNDV_REFUSE = 10;
+    static final byte RNDV_ABANDON = 11;
+    static final byte RNDV_REVOKE = 12;
+
+    /** RNDV_REFUSE reason: the receiver could not allocate the destination. */
+    static final int REFUSED_NO_MEMORY = 1;
+    /** RNDV_REFUSE reason: the sender abandoned the token while the request waited for room. */
+    static final int REFUSED_ABANDONED = 2;
 
     static final int OFF_TYPE = 0;
     static final int OFF_FLAGS = 1;
@@ -47,6 +80,9 @@ final class WireHeader {
     static final int OFF_TOKEN = 12;
     static final int OFF_ADDRESS = 16;
     static final int OFF_RKEY = 24;
+    static final int OFF_REFUSE_REASON = 16;
+    static final int OFF_REFUSE_TEXT_LENGTH = 20;
+    static final int OFF_REFUSE_TEXT = 22;
 
     /** Most credits one header can return. */
     static final int MAX_CREDITS = 0xFFFF;
@@ -99,6 +135,9 @@ final class WireHeader {
             case SOCKET_CREDIT: return "SOCKET_CREDIT";
             case HEARTBEAT: return "HEARTBEAT";
             case CLOSE: return "CLOSE";
+            case RNDV_REFUSE: return "RNDV_REFUSE";
+            case RNDV_ABANDON: return "RNDV_ABANDON";
+            case RNDV_REVOKE: return "RNDV_REVOKE";
             default: return "unknown type " + type;
         }
     }

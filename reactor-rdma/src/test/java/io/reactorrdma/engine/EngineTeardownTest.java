@@ -87,7 +87,7 @@ class EngineTeardownTest {
         List<ByteBuf> fresh = new ArrayList<>();
         // the harness opens the client's context first: that one is the peer we freeze
         try (EngineHarness h = new EngineHarness(() -> SoftContext.openLoopback(contexts.getAndIncrement() == 0
-                ? SoftConfig.defaults().faults(SoftFaults.none().withPeerFreeze(freeze)) : SoftConfig.defaults()),
+                ? SoftConfig.defaults().withFaults(SoftFaults.none().withPeerFreeze(freeze)) : SoftConfig.defaults()),
                 EngineConfig.defaults(), IdleStrategy.BLOCK, acceptor)) {
             EngineSocket client = h.client.openSocket(h.address(), WAIT).get(30, TimeUnit.SECONDS);
             Engine serverEngine = accepted.get(30, TimeUnit.SECONDS).engine;
@@ -191,8 +191,8 @@ class EngineTeardownTest {
             AtomicInteger contexts = new AtomicInteger();
             CompletableFuture<EngineSocket> accepted = new CompletableFuture<>();
             h = new EngineHarness(() -> SoftContext.openLoopback(contexts.getAndIncrement() == 0
-                    ? SoftConfig.defaults().faults(SoftFaults.none().withPeerFreeze(freeze))
-                    : SoftConfig.defaults().faults(SoftFaults.none().withCompletionFault(fault))),
+                    ? SoftConfig.defaults().withFaults(SoftFaults.none().withPeerFreeze(freeze))
+                    : SoftConfig.defaults().withFaults(SoftFaults.none().withCompletionFault(fault))),
                     config, IdleStrategy.BLOCK, s -> {
                         s.inbound(new EngineSocket.Inbound() {
                             @Override

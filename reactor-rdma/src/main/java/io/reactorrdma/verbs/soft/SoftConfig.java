@@ -187,7 +187,7 @@ public final class SoftConfig {
     }
 
     /** Injects {@code faults} (tests only; docs/SOFT-PROVIDER.md, "Fault injection"). No system property: faults are set in code. */
-    public SoftConfig faults(SoftFaults faults) {
+    public SoftConfig withFaults(SoftFaults faults) {
         return new SoftConfig(shmDirectory, peerTimeout, maxRegions, strict, cmDelay, Objects.requireNonNull(faults, "faults"));
     }
 
@@ -216,6 +216,6 @@ public final class SoftConfig {
     @Override
     public String toString() {
         return "SoftConfig{shmDirectory=" + shmDirectory + ", peerTimeout=" + peerTimeout.toMillis() + "ms, maxRegions=" + maxRegions
-                + (strict ? ", strict, cmDelay=" + cmDelay.toMillis() + "ms" : "") + "}";
+                + (strict ? ", strict, cmDelay=" + cmDelay.toMillis() + "ms" : "") + (faults.isNone() ? "" : ", " + faults) + "}";
     }
 }

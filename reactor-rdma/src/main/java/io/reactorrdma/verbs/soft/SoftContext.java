@@ -57,6 +57,9 @@ public final class SoftContext implements VerbsContext {
     private final Thread providerThread;
     private volatile boolean closed;
     private volatile boolean vanished;
+    /** Registrations made and bytes registered now (under this object's lock), for {@link SoftFaults}. */
+    private long registrations;
+    private long registeredBytes;
 
     SoftContext(SoftConfig config, java.util.function.Function<SoftContext, SoftFabric> fabricFactory) {
         this.config = Objects.requireNonNull(config, "config");
@@ -270,6 +273,7 @@ public final class SoftContext implements VerbsContext {
 
     synchronized SoftMemoryRegion register(SoftProtectionDomain pd, int size, int access, ByteBuffer callerMemory) {
         checkOpen();
+        config.faults().checkRegistration(registrations + 1, registeredBytes, size);
         int index = freeRegionIndex();
         int tag = tags[index] = RegionKeys.nextTag(random, tags[index]);
         int key = RegionKeys.key(index, tag);
@@ -277,6 +281,8 @@ public final class SoftContext implements VerbsContext {
         SoftMemoryRegion mr = new SoftMemoryRegion(this, pd.id, index, key, RegionKeys.baseAddress(addressSalt, index), size, access, memory);
         regions.set(index, mr);
         fabric.publishRegion(mr);
+        registrations++;
+        registeredBytes += size;
         return mr;
     }
 
@@ -315,6 +321,7 @@ public final class SoftContext implements VerbsContext {
         }
         fabric.unpublishRegion(mr);
         regions.compareAndSet(mr.index, mr, null);
+        registeredBytes -= mr.length;
     }
 
     synchronized void closePd(SoftProtectionDomain pd) {

@@ -1,24 +1,36 @@
 package io.reactorrdma.verbs.soft;
 
+import io.reactorrdma.verbs.VerbsException;
+
 import java.util.Objects;
 
 /**
  * Faults the soft provider injects on purpose, so that tests reproduce failures without timing
- * luck (docs/SOFT-PROVIDER.md, "Fault injection"). Immutable; {@link #none()} injects nothing, and
- * each {@code with…} returns a copy with one more fault. Set through {@link SoftConfig#faults(SoftFaults)}.
- * A context without faults pays one null check per request.
+ * luck (docs/SOFT-PROVIDER.md, "Fault injection"). Immutable; {@link #none()} injects nothing and
+ * is what {@link SoftConfig#defaults()} carries; each other method returns a copy with one more
+ * fault. Set it with {@link SoftConfig#withFaults}; it applies to every context opened with that
+ * configuration, each context counting on its own. A context without faults pays one null check
+ * per request.
  *
- * <p>Faults whose timing a test steers at run time are handles ({@link PeerFreeze},
- * {@link CompletionFault}): the value object holds the handle, the test flips it.
+ * <p>A failed registration throws {@link VerbsException} (as a full region table or exhausted
+ * memlock would), names the fault, and leaves nothing registered. Faults whose timing a test
+ * steers at run time are handles ({@link PeerFreeze}, {@link CompletionFault}): the value object
+ * holds the handle, the test flips it.
  */
 public final class SoftFaults {
 
-    private static final SoftFaults NONE = new SoftFaults(null, null);
+    private static final SoftFaults NONE = new SoftFaults(0, Long.MAX_VALUE, null, null);
 
+    /** 1-based number of the registration that fails, 0 for none. */
+    private final long failingRegistration;
+    /** Registered bytes a context may hold; a registration that would exceed it fails. */
+    private final long registrationBudget;
     private final PeerFreeze freeze;
     private final CompletionFault completions;
 
-    private SoftFaults(PeerFreeze freeze, CompletionFault completions) {
+    private SoftFaults(long failingRegistration, long registrationBudget, PeerFreeze freeze, CompletionFault completions) {
+        this.failingRegistration = failingRegistration;
+        this.registrationBudget = registrationBudget;
         this.freeze = freeze;
         this.completions = completions;
     }
@@ -29,17 +41,39 @@ public final class SoftFaults {
     }
 
     /**
+     * The {@code n}-th registration of a context (1-based, counting every {@code allocate} and
+     * {@code register} since the context opened) fails; those before and after succeed.
+     */
+    public SoftFaults failNthRegistration(long n) {
+        if (n < 1) {
+            throw new IllegalArgumentException("the failing registration is counted from 1, got " + n);
+        }
+        return new SoftFaults(n, registrationBudget, freeze, completions);
+    }
+
+    /**
+     * A registration that would take the context's registered bytes (regions live now plus the
+     * new one) above {@code bytes} fails, as an exhausted memlock limit or a full /dev/shm would.
+     */
+    public SoftFaults failRegistrationsAbove(long bytes) {
+        if (bytes < 0) {
+            throw new IllegalArgumentException("the registration budget must be at least 0 bytes, got " + bytes);
+        }
+        return new SoftFaults(failingRegistration, bytes, freeze, completions);
+    }
+
+    /**
      * Freezes this context's posters (it plays the frozen peer): while {@code freeze} is armed, a
      * request of the armed opcode stops after its checks, just before its data is copied into the
      * peer's memory, until thawed.
      */
     public SoftFaults withPeerFreeze(PeerFreeze freeze) {
-        return new SoftFaults(Objects.requireNonNull(freeze, "freeze"), completions);
+        return new SoftFaults(failingRegistration, registrationBudget, Objects.requireNonNull(freeze, "freeze"), completions);
     }
 
     /** Delays or drops the completions of one queue pair of this context, as {@code fault} says. */
     public SoftFaults withCompletionFault(CompletionFault fault) {
-        return new SoftFaults(freeze, Objects.requireNonNull(fault, "fault"));
+        return new SoftFaults(failingRegistration, registrationBudget, freeze, Objects.requireNonNull(fault, "fault"));
     }
 
     /** The peer freeze, or null. */
@@ -52,12 +86,38 @@ public final class SoftFaults {
         return completions;
     }
 
+    /**
+     * Throws if the registration about to be made is to fail.
+     *
+     * @param number          1-based number of this registration in its context
+     * @param registeredBytes bytes the context holds registered now
+     * @param size            bytes of the new region
+     */
+    void checkRegistration(long number, long registeredBytes, int size) {
+        if (number == failingRegistration) {
+            throw new VerbsException("injected fault (SoftFaults.failNthRegistration(" + number + ")): registration "
+                    + number + " of " + size + " bytes failed");
+        }
+        if (registeredBytes + size > registrationBudget) {
+            throw new VerbsException("injected fault (SoftFaults.failRegistrationsAbove(" + registrationBudget + ")): registering "
+                    + size + " more bytes would hold " + (registeredBytes + size) + " registered bytes");
+        }
+    }
+
     boolean isNone() {
-        return freeze == null && completions == null;
+        return this == NONE || (failingRegistration == 0 && registrationBudget == Long.MAX_VALUE && freeze == null && completions == null);
     }
 
     @Override
     public String toString() {
-        return isNone() ? "SoftFaults{none}" : "SoftFaults{" + (freeze != null ? freeze : "") + (completions != null ? " " + completions : "") + "}";
+        if (isNone()) {
+            return "SoftFaults{none}";
+        }
+        StringBuilder b = new StringBuilder("SoftFaults{");
+        if (failingRegistration > 0) b.append("failNthRegistration=").append(failingRegistration).append(' ');
+        if (registrationBudget < Long.MAX_VALUE) b.append("failRegistrationsAbove=").append(registrationBudget).append(' ');
+        if (freeze != null) b.append(freeze).append(' ');
+        if (completions != null) b.append(completions);
+        return b.toString().trim() + "}";
     }
 }

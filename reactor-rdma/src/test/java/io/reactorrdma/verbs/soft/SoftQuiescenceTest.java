@@ -24,7 +24,7 @@ class SoftQuiescenceTest {
     @Test
     void receivesAreFlushedOnlyAfterAPeerWriteUnderWayHasLanded() throws Exception {
         PeerFreeze freeze = new PeerFreeze();
-        SoftContext a = SoftContext.openLoopback(SoftConfig.defaults().faults(SoftFaults.none().withPeerFreeze(freeze)));
+        SoftContext a = SoftContext.openLoopback(SoftConfig.defaults().withFaults(SoftFaults.none().withPeerFreeze(freeze)));
         SoftContext b = SoftContext.openLoopback(SoftConfig.defaults());
         try (VerbsFixture f = VerbsFixture.connected(a, b)) {
             f.postRecv(f.qpB, f.mrB, 7, 0, 64);
