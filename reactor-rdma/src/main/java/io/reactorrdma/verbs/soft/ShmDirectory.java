@@ -111,8 +111,64 @@ final class ShmDirectory {
         return reclaimed;
     }
 
+    /**
+     * Records that this context listens on {@code port}: a file {@code <id>.listener-<port>} holding
+     * the identity (device and inode) of {@code port-<port>.sock}. A socket file carries no context
+     * id, so when this process dies without unlinking it (SIGKILL, a crash) the next start finds it
+     * through this mark and deletes it — if it is still the same file, not a later listener's.
+     */
+    void markListener(int port) {
+        Object key = fileKey(socket(port));
+        if (key == null) {
+            return;
+        }
+        Path mark = file(id, LISTENER_MARK + port);
+        try {
+            Files.writeString(Files.createFile(mark, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))),
+                    key.toString());
+        } catch (IOException e) {
+            // best effort: without the mark, a bind of this port still replaces the file once it is dead
+        }
+    }
+
+    /** The name (after the context id) of the mark of a listener: {@code listener-<port>}. */
+    static final String LISTENER_MARK = "listener-";
+
+    private static Object fileKey(Path file) {
+        try {
+            return Files.readAttributes(file, java.nio.file.attribute.BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey();
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    /** Deletes the socket file a dead context's listener mark names, if it is still the file the mark identifies. */
+    private void deleteMarkedSocket(Path mark, String contextId) {
+        String name = mark.getFileName().toString();
+        String port = name.substring(contextId.length() + 1 + LISTENER_MARK.length());
+        if (!port.matches("[0-9]{1,5}")) {
+            return;
+        }
+        Path socket = socket(Integer.parseInt(port));
+        try {
+            Object key = fileKey(socket);
+            if (key != null && key.toString().equals(Files.readString(mark))) {
+                SharedMemory.deleteQuietly(socket);
+            }
+        } catch (IOException | RuntimeException e) {
+            // best effort
+        }
+    }
+
     private int deleteFilesOf(String contextId) {
         int n = 0;
+        try (DirectoryStream<Path> marks = Files.newDirectoryStream(dir, contextId + "." + LISTENER_MARK + "*")) {
+            for (Path mark : marks) {
+                deleteMarkedSocket(mark, contextId);
+            }
+        } catch (IOException ignored) {
+            // best effort
+        }
         try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, contextId + ".*")) {
             for (Path f : files) {
                 if (!f.getFileName().toString().endsWith(".lock")) {

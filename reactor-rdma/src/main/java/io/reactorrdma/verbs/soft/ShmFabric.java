@@ -70,7 +70,6 @@ final class ShmFabric extends SoftFabric {
         this.context = context;
         this.directory = new ShmDirectory(context.config.shmDirectory(), context.id);
         this.regionTable = directory.create("regions", RegionTableLayout.size(context.config.maxRegions()));
-        reclaimDeadListeners(directory.dir);
         try {
             this.selector = Selector.open();
         } catch (IOException e) {
@@ -195,10 +194,13 @@ final class ShmFabric extends SoftFabric {
         InetSocketAddress local = new InetSocketAddress(address.getAddress(), bound);
         Path socketPath = directory.socket(bound);
         ServerSocketChannel srv = server;
+        directory.markListener(bound);
+        int markedPort = bound;
         SoftListener listener = new SoftListener(context, local, backlog, () -> {
             servers.remove(srv);
             closeQuietly(srv);
             SharedMemory.deleteQuietly(socketPath);
+            directory.delete(ShmDirectory.LISTENER_MARK + markedPort);
         });
         Semaphore pending = new Semaphore(backlog);
         Thread acceptor = new Thread(() -> acceptLoop(srv, listener, pending), "reactor-rdma-shm-listener-" + bound);
@@ -235,46 +237,6 @@ final class ShmFabric extends SoftFabric {
             throw new VerbsException("shm port " + port + " is in use by a live listener (" + path + "); pick another port or 0");
         }
         return null;
-    }
-
-    /**
-     * Deletes the socket files of listeners that died without unlinking them (SIGKILL, a crash): a
-     * {@code port-N.sock} carries no context id, so the reclaim of dead contexts' files misses it.
-     * A file counts as dead when nobody answers on it twice, a moment apart (a listener between its
-     * bind and its listen refuses for an instant), and it is still the same file when deleted.
-     */
-    static int reclaimDeadListeners(Path dir) {
-        int reclaimed = 0;
-        try (java.nio.file.DirectoryStream<Path> sockets = Files.newDirectoryStream(dir, "port-*.sock")) {
-            for (Path socket : sockets) {
-                Object file = fileKey(socket);
-                if (file == null || isAnswering(socket)) {
-                    continue;
-                }
-                try {
-                    Thread.sleep(50);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    break;
-                }
-                if (!isAnswering(socket) && file.equals(fileKey(socket))) {
-                    SharedMemory.deleteQuietly(socket);
-                    reclaimed++;
-                }
-            }
-        } catch (IOException e) {
-            // best effort: a dead listener's file is also replaced when its port is bound again
-        }
-        return reclaimed;
-    }
-
-    private static Object fileKey(Path file) {
-        try {
-            return Files.readAttributes(file, java.nio.file.attribute.BasicFileAttributes.class,
-                    java.nio.file.LinkOption.NOFOLLOW_LINKS).fileKey();
-        } catch (IOException e) {
-            return null;
-        }
     }
 
     private static boolean isAnswering(Path path) {

@@ -14,6 +14,8 @@ import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.nio.file.LinkOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.concurrent.TimeUnit;
 
@@ -23,6 +25,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * A listener's socket file {@code port-N.sock} carries no context id, so the reclaim of a dead
  * context's files at the next start did not cover it: a listener killed with SIGKILL (the soak's
  * killed server) left its socket file in the shm directory until someone bound that very port again.
+ * A listener now leaves a mark ({@code <id>.listener-<port>}, the socket file's identity) that the
+ * reclaim follows — no probing of live listeners, which would take one of their handshake slots.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ShmStaleListenerTest {
@@ -42,22 +46,38 @@ class ShmStaleListenerTest {
 
     @Test
     void theNextStartDeletesTheSocketFileOfADeadListenerAndKeepsALiveOne() throws Exception {
-        // a dead listener: bound, then gone without unlinking (as after SIGKILL): the file stays, nobody answers
+        // a listener killed with SIGKILL: its context's unlocked lock file, its mark, and a socket file nobody answers on
         Path dead = dir.resolve("port-4711.sock");
         ServerSocketChannel s = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
         s.bind(UnixDomainSocketAddress.of(dead));
         s.close();
-        assertThat(dead).exists();
+        Files.createFile(dir.resolve("999999-dead.lock"));
+        Files.writeString(dir.resolve("999999-dead." + ShmDirectory.LISTENER_MARK + "4711"), Files.readAttributes(dead,
+                BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey().toString());
         try (SoftContext live = SoftContext.openShm(SoftConfig.defaults().withShmDirectory(dir))) {
-            CmListener listener = live.listen(new InetSocketAddress("127.0.0.1", 4712), 8);
+            CmListener listener = live.listen(new InetSocketAddress("127.0.0.1", 4712), 1);
             Path alive = dir.resolve("port-4712.sock");
-            assertThat(alive).exists();
+            assertThat(dir.resolve(live.id + "." + ShmDirectory.LISTENER_MARK + "4712")).as("the live listener's mark").exists();
             SoftContext.openShm(SoftConfig.defaults().withShmDirectory(dir)).close();
             assertThat(dead).as("the dead listener's socket file after the next start").doesNotExist();
             assertThat(alive).as("a live listener's socket file").exists();
-            try (SocketChannel probe = SocketChannel.open(StandardProtocolFamily.UNIX)) {
-                probe.connect(UnixDomainSocketAddress.of(alive));
+            try (SocketChannel client = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+                client.connect(UnixDomainSocketAddress.of(alive));
             }
+            listener.close();
+            assertThat(dir.resolve(live.id + "." + ShmDirectory.LISTENER_MARK + "4712")).as("the mark after close").doesNotExist();
+        }
+    }
+
+    @Test
+    void aDeadListenersMarkNeverDeletesALaterListenersSocketOnTheSamePort() throws Exception {
+        try (SoftContext live = SoftContext.openShm(SoftConfig.defaults().withShmDirectory(dir))) {
+            CmListener listener = live.listen(new InetSocketAddress("127.0.0.1", 4713), 1);
+            Files.createFile(dir.resolve("999998-dead.lock"));
+            Files.writeString(dir.resolve("999998-dead.listener-4713"), "(dev=0,ino=0)"); // the dead one's file, since replaced
+            SoftContext.openShm(SoftConfig.defaults().withShmDirectory(dir)).close();
+            assertThat(dir.resolve("999998-dead.listener-4713")).as("the dead context's mark").doesNotExist();
+            assertThat(dir.resolve("port-4713.sock")).as("the live listener's socket file").exists();
             listener.close();
         }
     }
