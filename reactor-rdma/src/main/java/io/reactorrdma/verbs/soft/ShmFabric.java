@@ -31,6 +31,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -250,21 +251,28 @@ final class ShmFabric extends SoftFabric {
 
     /**
      * Accepts clients and hands each one's handshake to {@link #handshakes}; at most {@code pending}
-     * (the backlog) handshakes are read at once, a client beyond that is closed at once.
+     * (the backlog) handshakes are read at once. With that many under way the loop accepts no more
+     * until one ends (each within {@link #HANDSHAKE_READ_NANOS}): later clients wait in the
+     * socket's own listen queue, as TCP's backlog holds them, rather than being turned away.
      */
     private void acceptLoop(ServerSocketChannel server, SoftListener listener, Semaphore pending) {
         while (server.isOpen()) {
+            try {
+                if (!pending.tryAcquire(100, TimeUnit.MILLISECONDS)) {
+                    continue; // re-checks that the listener is still open
+                }
+            } catch (InterruptedException e) {
+                return;
+            }
             SocketChannel ch;
             try {
                 ch = server.accept();
             } catch (ClosedChannelException closed) {
+                pending.release();
                 return;
             } catch (IOException e) {
+                pending.release();
                 if (!server.isOpen()) return;
-                continue;
-            }
-            if (!pending.tryAcquire()) {
-                closeQuietly(ch); // as many handshakes under way as the backlog holds: this client is refused
                 continue;
             }
             try {
