@@ -52,8 +52,8 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
         this.socket = socket;
         this.alloc = owner.allocator().byteBufAllocator();
         this.sendWindow = owner.engineConfig().sendQueueDepth();
-        this.inbound = new InboundMessages(socket::consumed, socket.peer(), () -> owner.untrack(this));
-        owner.track(this);
+        this.inbound = new InboundMessages(socket::consumed, socket.peer(), () -> untrackFrom(owner));
+        owner.track(inbound);
         socket.outboundListener(new EngineSocket.OutboundListener() {
             @Override
             public void onSent(int messages) {
@@ -187,15 +187,15 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
      * Closes the connection gracefully (what was queued is sent first); messages received that
      * nobody subscribed to read are released.
      */
+    /** The connection holds no unread message any more: its resources need not release any for it. */
+    private void untrackFrom(RdmaResources owner) {
+        owner.untrack(inbound);
+    }
+
     @Override
     public void dispose() {
         socket.close();
         inbound.releaseUnread();
-    }
-
-    /** The resources are being disposed: releases every message not yet delivered. */
-    void releaseUndelivered() {
-        inbound.releaseAll();
     }
 
     @Override

@@ -46,7 +46,7 @@ public final class RdmaResources implements Disposable {
     private final AtomicInteger next = new AtomicInteger();
     private final EngineConfig engineConfig;
     /** Connections that may still hold undelivered messages: released when these resources are disposed. */
-    private final Set<RdmaConnection> unread = ConcurrentHashMap.newKeySet();
+    private final Set<InboundMessages> unread = ConcurrentHashMap.newKeySet();
     private final int maxEnginesPerThread;
     private volatile boolean disposed;
     private final AtomicBoolean disposeStarted = new AtomicBoolean();
@@ -149,11 +149,11 @@ public final class RdmaResources implements Disposable {
         return domains[Math.floorMod(next.getAndIncrement(), domains.length)];
     }
 
-    void track(RdmaConnection c) {
+    void track(InboundMessages c) {
         unread.add(c);
     }
 
-    void untrack(RdmaConnection c) {
+    void untrack(InboundMessages c) {
         unread.remove(c);
     }
 
@@ -233,8 +233,8 @@ public final class RdmaResources implements Disposable {
     /** Once every I/O thread has ended (on the last of them, or here when they had). */
     private void finishDisposal() {
         try {
-            for (RdmaConnection c : unread) {
-                c.releaseUndelivered();
+            for (InboundMessages c : unread) {
+                c.releaseAll(); // every message not yet delivered
             }
             connector.shutdownNow();
             memory.closeAndReport();
