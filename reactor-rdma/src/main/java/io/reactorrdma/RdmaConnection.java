@@ -231,10 +231,16 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
             Flux.from(messages).subscribe(send.gated);
             return send.gated.completion()
                     .then(Mono.defer(send::allSent))
-                    .doOnCancel(send.gated::cancel)
                     // the next send may start as soon as this one's subscriber hears the end
                     .doOnTerminate(() -> activeSend.compareAndSet(send, null))
-                    .doFinally(signal -> activeSend.compareAndSet(send, null));
+                    .doFinally(signal -> {
+                        if (signal == reactor.core.publisher.SignalType.CANCEL) {
+                            // after the cancel has reached the completion's subscription (doOnCancel would run
+                            // before): the CancellationException then has no subscriber to be dropped at
+                            send.gated.cancel();
+                        }
+                        activeSend.compareAndSet(send, null);
+                    });
         });
     }
 
