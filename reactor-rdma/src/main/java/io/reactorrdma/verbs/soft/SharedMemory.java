@@ -104,7 +104,7 @@ final class SharedMemory {
         FileChannel ch;
         try {
             ch = FileChannel.open(file, EnumSet.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE),
-                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+                    PosixFilePermissions.asFileAttribute(ShmDirectory.PRIVATE_FILE));
         } catch (FileAlreadyExistsException e) {
             throw new IOException("shared-memory file " + file + " already exists; another process uses the same name", e);
         }
@@ -157,10 +157,11 @@ final class SharedMemory {
      */
     static void checkOwnedBySelf(Path file) throws IOException {
         PosixFileAttributes attrs = Files.readAttributes(file, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-        int owner = (Integer) Files.getAttribute(file, "unix:uid", LinkOption.NOFOLLOW_LINKS);
-        if (!attrs.isRegularFile() || owner != ShmDirectory.processUid()) {
+        int owner = ShmDirectory.ownerUid(file);
+        int self = ShmDirectory.processUid();
+        if (!attrs.isRegularFile() || owner != self) {
             throw new IOException("shared-memory file " + file + " is " + (attrs.isRegularFile() ? "owned by uid " + owner
-                    + ", not by this process's uid " + ShmDirectory.processUid() : "not a regular file") + "; refusing to map it");
+                    + ", not by this process's uid " + self : "not a regular file") + "; refusing to map it");
         }
     }
 

@@ -33,9 +33,9 @@ import java.util.regex.Pattern;
  */
 final class ShmDirectory {
 
-    /** A context id as formed by {@link SoftContext}: never a path. */
     /** The context-id prefix of this process's contexts. */
     private static final String OWN_PID_PREFIX = ProcessHandle.current().pid() + "-";
+    /** A context id as formed by {@link SoftContext}: never a path. */
     static final Pattern CONTEXT_ID = Pattern.compile("[0-9]{1,10}-[0-9a-f]{1,8}");
 
     static final Set<PosixFilePermission> PRIVATE_DIRECTORY = PosixFilePermissions.fromString("rwx------");
@@ -124,7 +124,7 @@ final class ShmDirectory {
         }
         Path mark = file(id, LISTENER_MARK + port);
         try {
-            Files.writeString(Files.createFile(mark, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))),
+            Files.writeString(Files.createFile(mark, PosixFilePermissions.asFileAttribute(PRIVATE_FILE)),
                     key.toString());
         } catch (IOException e) {
             // best effort: without the mark, a bind of this port still replaces the file once it is dead
@@ -200,7 +200,7 @@ final class ShmDirectory {
             throw new ProviderUnavailableException("the shm directory " + dir + " exists but is not a directory; remove it, or set "
                     + "reactor.rdma.soft.shmDir to another path");
         }
-        int owner = (Integer) Files.getAttribute(dir, "unix:uid", LinkOption.NOFOLLOW_LINKS);
+        int owner = ownerUid(dir);
         int self = processUid();
         if (owner != self) {
             throw new ProviderUnavailableException("the shm directory " + dir + " is owned by uid " + owner + " ("
@@ -226,6 +226,11 @@ final class ShmDirectory {
     }
 
     private static volatile Integer processUid;
+
+    /** The uid owning {@code file} itself (a symbolic link is not followed). */
+    static int ownerUid(Path file) throws IOException {
+        return (Integer) Files.getAttribute(file, "unix:uid", LinkOption.NOFOLLOW_LINKS);
+    }
 
     /** Makes a file this context created owner-only (a socket is created with the umask's mode). */
     static void makePrivate(Path file) throws IOException {

@@ -173,8 +173,9 @@ final class SoftCompletionQueue implements CompletionQueue {
                 qp.retireSends(sqIndex + 1);
             }
             head++;
-            if (fault != null && fault.actionFor(qpn) != CompletionFault.NONE) {
-                if (fault.actionFor(qpn) == CompletionFault.DELAY) {
+            int action = fault != null ? fault.actionFor(qpn) : CompletionFault.NONE;
+            if (action != CompletionFault.NONE) {
+                if (action == CompletionFault.DELAY) {
                     held.add(WorkCompletion.copyOf(wc));
                 } else {
                     fault.countDropped();
@@ -192,8 +193,9 @@ final class SoftCompletionQueue implements CompletionQueue {
             int start = roundRobin;
             for (int i = 0; i < k && n < limit; i++) {
                 SoftQueuePair qp = qps[(start + i) % k];
-                if (fault != null && fault.actionFor(qp.qpn) != CompletionFault.NONE) {
-                    if (fault.actionFor(qp.qpn) == CompletionFault.DROP) {
+                int action = fault != null ? fault.actionFor(qp.qpn) : CompletionFault.NONE;
+                if (action != CompletionFault.NONE) {
+                    if (action == CompletionFault.DROP) {
                         while (qp.pollRecv(discard)) {
                             fault.countDropped();
                         }

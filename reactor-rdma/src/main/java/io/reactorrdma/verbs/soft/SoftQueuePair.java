@@ -406,15 +406,13 @@ final class SoftQueuePair implements QueuePair {
     /** Writes a send completion: always for errors, for successes only when signaled. */
     private void complete(long seq, int w, WcStatus status, int byteLen) {
         boolean signaled = (mem.getInt(w + QpLayout.SQ_FLAGS) & QpLayout.SQ_SIGNALED) != 0;
-        if (status == WcStatus.SUCCESS && !signaled) {
-            completedThrough = seq + 1;
-            return;
+        if (status != WcStatus.SUCCESS || signaled) {
+            WrOpcode op = WrOpcode.fromIbv(mem.getInt(w + QpLayout.SQ_OPCODE));
+            if (strict && (status != WcStatus.SUCCESS || op != WrOpcode.READ)) {
+                byteLen = POISONED_BYTE_LEN; // verbs define it for RDMA READ (and atomics) only; mlx5 leaves it stale
+            }
+            sendCq.push(qpn, seq, mem.getLong(w + QpLayout.SQ_WR_ID), status, WcOpcode.forSend(op != null ? op : WrOpcode.SEND), byteLen);
         }
-        WrOpcode op = WrOpcode.fromIbv(mem.getInt(w + QpLayout.SQ_OPCODE));
-        if (strict && (status != WcStatus.SUCCESS || op != WrOpcode.READ)) {
-            byteLen = POISONED_BYTE_LEN; // verbs define it for RDMA READ (and atomics) only; mlx5 leaves it stale
-        }
-        sendCq.push(qpn, seq, mem.getLong(w + QpLayout.SQ_WR_ID), status, WcOpcode.forSend(op != null ? op : WrOpcode.SEND), byteLen);
         completedThrough = seq + 1;
     }
 
