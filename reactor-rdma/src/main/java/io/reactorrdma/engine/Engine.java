@@ -82,6 +82,8 @@ public final class Engine {
     private final int sendLimit;
     /** The peer's per-socket message window: what each socket may send before the peer grants more. */
     private final int peerSocketWindow;
+    /** EngineConfig.rendezvousWriteTimeout in nanoseconds (read per rendezvous answered). */
+    private final long rendezvousWriteTimeoutNanos;
     /** Receive credits at the peer (one kept for control messages). */
     private final CreditCounter credits;
     /** Bytes posted and not completed (the incast send window). */
@@ -195,6 +197,7 @@ public final class Engine {
         this.peerEagerSize = Math.min(peer.eagerSize(), config.eagerSize());
         this.sendLimit = Math.min(config.maxMessageSize(), peer.maxMessageSize());
         this.peerSocketWindow = peer.socketMessageWindow();
+        this.rendezvousWriteTimeoutNanos = config.rendezvousWriteTimeout().toNanos();
         this.credits = new CreditCounter(peerDepth, RESERVED_CONTROL_CREDITS);
         this.window = new ByteWindow(config.sendWindowBytes());
         this.nextSocketId = client ? 1 : 2;
@@ -494,7 +497,7 @@ public final class Engine {
         }
         Chunk chunk = RegisteredByteBufAllocator.regionOf(dest);
         receiving.put(token, new InboundRendezvous(s, dest, size, socketId, token,
-                System.nanoTime() + config.rendezvousWriteTimeout().toNanos()));
+                System.nanoTime() + rendezvousWriteTimeoutNanos));
         pinnedBytes += size;
         control.add(new ControlMessage(WireHeader.RNDV_ANSWER, socketId, size, token,
                 RegisteredByteBufAllocator.addressOf(dest), chunk.rkey()));
@@ -539,7 +542,7 @@ public final class Engine {
         }
         WaitingRequest w = waitingRequest(token, true);
         if (w != null) {
-            control.add(new ControlMessage(WireHeader.RNDV_REFUSE, w.socketId(), w.size(), token, WireHeader.REFUSED_ABANDONED, 0, null));
+            control.add(new ControlMessage(WireHeader.RNDV_REFUSE, w.socketId(), w.size(), token, WireHeader.REFUSED_ABANDONED, 0));
         }
         // else: finished or refused already; the abandon crossed our reply
     }
@@ -550,7 +553,7 @@ public final class Engine {
      * peer has not given up a revoked token within another timeout.
      */
     private void revokeOverdue(long now) {
-        long timeout = config.rendezvousWriteTimeout().toNanos();
+        long timeout = rendezvousWriteTimeoutNanos;
         nextRevocationCheck = now + Math.max(1_000_000L, timeout / 4);
         InboundRendezvous stuck = null;
         for (InboundRendezvous r : receiving.values()) {
@@ -722,8 +725,11 @@ public final class Engine {
         }
         try {
             replenishReceives();
-            if (!receiving.isEmpty() && System.nanoTime() - nextRevocationCheck >= 0) {
-                revokeOverdue(System.nanoTime());
+            if (!receiving.isEmpty()) {
+                long now = System.nanoTime();
+                if (now - nextRevocationCheck >= 0) {
+                    revokeOverdue(now);
+                }
             }
             if (!parked.isEmpty()) {
                 // Capacity may have come back since the last turn. Sockets that waited go first:
@@ -1043,6 +1049,7 @@ public final class Engine {
             m.release(); // its payload is posted only after the answer
         }
         awaitingAnswer.clear();
+        writing.clear(); // their sockets end below, which releases the payloads; no revocation or fragment follows
         EngineException error = cause instanceof EngineException ? (EngineException) cause
                 : new EngineException("engine to " + peerName + " failed: " + cause.getMessage(), cause);
         for (EngineSocket s : new ArrayList<>(sockets.values())) {
