@@ -6,13 +6,16 @@ import io.netty.util.ReferenceCountUtil;
 import io.reactorrdma.backpressure.CapacityGatedSubscriber;
 import io.reactorrdma.engine.EngineSocket;
 import org.reactivestreams.Publisher;
+import org.reactivestreams.Subscription;
 import reactor.core.Disposable;
 import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Operators;
+import reactor.core.publisher.SignalType;
 import reactor.core.publisher.Sinks;
 import reactor.util.concurrent.Queues;
+import reactor.util.context.Context;
 
 import java.nio.channels.ClosedChannelException;
 import java.util.concurrent.atomic.AtomicLong;
@@ -234,7 +237,7 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
                     // the next send may start as soon as this one's subscriber hears the end
                     .doOnTerminate(() -> activeSend.compareAndSet(send, null))
                     .doFinally(signal -> {
-                        if (signal == reactor.core.publisher.SignalType.CANCEL) {
+                        if (signal == SignalType.CANCEL) {
                             // after the cancel has reached the completion's subscription (doOnCancel would run
                             // before): the CancellationException then has no subscriber to be dropped at
                             send.gated.cancel();
@@ -250,7 +253,7 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
                 .doOnDiscard(ByteBuf.class, ReferenceCountUtil::safeRelease)
                 .subscribe(new BaseSubscriber<ByteBuf>() {
                     @Override
-                    protected void hookOnSubscribe(org.reactivestreams.Subscription subscription) {
+                    protected void hookOnSubscribe(Subscription subscription) {
                         cancel();
                     }
 
@@ -287,7 +290,7 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
                         throw new IllegalStateException("connection to " + socket.peer() + " is closed", new ClosedChannelException());
                     }
                 },
-                Operators.enableOnDiscard(reactor.util.context.Context.empty(), ReferenceCountUtil::safeRelease));
+                Operators.enableOnDiscard(Context.empty(), ReferenceCountUtil::safeRelease));
 
         Mono<Void> allSent() {
             upstreamDone = true;

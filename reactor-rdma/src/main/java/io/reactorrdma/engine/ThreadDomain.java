@@ -3,6 +3,7 @@ package io.reactorrdma.engine;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.collection.IntObjectHashMap;
 import io.reactorrdma.memory.RegisteredAllocator;
+import io.reactorrdma.verbs.CmConnection;
 import io.reactorrdma.verbs.CompletionQueue;
 import io.reactorrdma.verbs.ConnectionRejectedException;
 import io.reactorrdma.verbs.ConnectionRequest;
@@ -21,7 +22,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
@@ -187,8 +190,8 @@ public final class ThreadDomain implements AutoCloseable {
     }
 
     /** Connects a prepared queue pair; a refusal's error says the server's reason when it gave one. */
-    private io.reactorrdma.verbs.CmConnection connectQp(InetSocketAddress address, PreparedQp prepared, Duration timeout) {
-        io.reactorrdma.verbs.CmConnection conn;
+    private CmConnection connectQp(InetSocketAddress address, PreparedQp prepared, Duration timeout) {
+        CmConnection conn;
         try {
             conn = context.connect(address, prepared.qp, parameters().encode(), timeout);
         } catch (ConnectionRejectedException e) {
@@ -584,7 +587,7 @@ public final class ThreadDomain implements AutoCloseable {
             ended.get(config.drainTimeout().toMillis() + 10_000, TimeUnit.MILLISECONDS); // closing engines drain first
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+        } catch (ExecutionException | TimeoutException e) {
             // still busy (a task that blocks the I/O thread): it ends when the task returns
         }
     }

@@ -6,6 +6,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.MeterBinder;
 
+import java.util.function.Function;
+
 /**
  * Micrometer meters of a {@link RegisteredAllocator}, tagged with the pool ({@code local},
  * {@code remote-writable}) and any tags given: gauges {@code rdma.memory.registered.bytes},
@@ -30,38 +32,29 @@ public final class AllocatorMetrics implements MeterBinder {
 
     @Override
     public void bindTo(MeterRegistry registry) {
-        bind(registry, allocator.local());
-        bind(registry, allocator.remoteWritable());
-        Tags t = tags.and("pool", "destinations");
-        Gauge.builder("rdma.memory.registered.bytes", allocator, a -> a.destinationStatistics().registeredBytes()).tags(t)
-                .baseUnit("bytes").description("Bytes registered with the RDMA provider").register(registry);
-        Gauge.builder("rdma.memory.blocks", allocator, a -> a.destinationStatistics().blocks()).tags(t)
-                .description("Registered blocks held").register(registry);
-        Gauge.builder("rdma.memory.live.buffers", allocator, a -> a.destinationStatistics().liveBuffers()).tags(t)
-                .description("Allocations not yet released").register(registry);
-        Gauge.builder("rdma.memory.live.bytes", allocator, a -> a.destinationStatistics().liveBytes()).tags(t)
-                .baseUnit("bytes").description("Bytes of allocations not yet released").register(registry);
-        FunctionCounter.builder("rdma.memory.registrations", allocator, a -> a.destinationStatistics().registrations()).tags(t)
-                .description("Regions registered").register(registry);
-        FunctionCounter.builder("rdma.memory.deregistrations", allocator, a -> a.destinationStatistics().deregistrations()).tags(t)
-                .description("Regions deregistered").register(registry);
+        bind(registry, allocator.local().name(), allocator.local(), RegisteredPool::statistics, true);
+        bind(registry, allocator.remoteWritable().name(), allocator.remoteWritable(), RegisteredPool::statistics, true);
+        bind(registry, "destinations", allocator, RegisteredAllocator::destinationStatistics, false);
     }
 
-    private void bind(MeterRegistry registry, RegisteredPool pool) {
-        Tags t = tags.and("pool", pool.name());
-        Gauge.builder("rdma.memory.registered.bytes", pool, p -> p.statistics().registeredBytes()).tags(t)
+    /** The meters of one pool, or of the destination pools added up (without a peak gauge). */
+    private <T> void bind(MeterRegistry registry, String pool, T source, Function<T, AllocatorStatistics> statistics, boolean peak) {
+        Tags t = tags.and("pool", pool);
+        Gauge.builder("rdma.memory.registered.bytes", source, s -> statistics.apply(s).registeredBytes()).tags(t)
                 .baseUnit("bytes").description("Bytes registered with the RDMA provider").register(registry);
-        Gauge.builder("rdma.memory.registered.peak.bytes", pool, p -> p.statistics().peakRegisteredBytes()).tags(t)
-                .baseUnit("bytes").description("Most bytes registered at once").register(registry);
-        Gauge.builder("rdma.memory.blocks", pool, p -> p.statistics().blocks()).tags(t)
+        if (peak) {
+            Gauge.builder("rdma.memory.registered.peak.bytes", source, s -> statistics.apply(s).peakRegisteredBytes()).tags(t)
+                    .baseUnit("bytes").description("Most bytes registered at once").register(registry);
+        }
+        Gauge.builder("rdma.memory.blocks", source, s -> statistics.apply(s).blocks()).tags(t)
                 .description("Registered blocks held").register(registry);
-        Gauge.builder("rdma.memory.live.buffers", pool, p -> p.statistics().liveBuffers()).tags(t)
+        Gauge.builder("rdma.memory.live.buffers", source, s -> statistics.apply(s).liveBuffers()).tags(t)
                 .description("Allocations not yet released").register(registry);
-        Gauge.builder("rdma.memory.live.bytes", pool, p -> p.statistics().liveBytes()).tags(t)
+        Gauge.builder("rdma.memory.live.bytes", source, s -> statistics.apply(s).liveBytes()).tags(t)
                 .baseUnit("bytes").description("Bytes of allocations not yet released").register(registry);
-        FunctionCounter.builder("rdma.memory.registrations", pool, p -> p.statistics().registrations()).tags(t)
+        FunctionCounter.builder("rdma.memory.registrations", source, s -> statistics.apply(s).registrations()).tags(t)
                 .description("Regions registered").register(registry);
-        FunctionCounter.builder("rdma.memory.deregistrations", pool, p -> p.statistics().deregistrations()).tags(t)
+        FunctionCounter.builder("rdma.memory.deregistrations", source, s -> statistics.apply(s).deregistrations()).tags(t)
                 .description("Regions deregistered").register(registry);
     }
 }

@@ -91,21 +91,12 @@ public final class RegisteredAllocator implements AutoCloseable {
      * (and closed ones with live buffers); registrations and deregistrations of all pools ever opened.
      */
     public AllocatorStatistics destinationStatistics() {
-        long registered = 0, peak = 0, liveBuffers = 0, liveBytes = 0;
-        long registrations = releasedPoolRegistrations.sum();
-        long deregistrations = releasedPoolDeregistrations.sum();
-        int blocks = 0;
+        AllocatorStatistics sum = new AllocatorStatistics(0, 0, 0, releasedPoolRegistrations.sum(),
+                releasedPoolDeregistrations.sum(), 0, 0);
         for (RegisteredPool p : destinationPools) {
-            AllocatorStatistics s = p.statistics();
-            registered += s.registeredBytes();
-            peak += s.peakRegisteredBytes();
-            blocks += s.blocks();
-            registrations += s.registrations();
-            deregistrations += s.deregistrations();
-            liveBuffers += s.liveBuffers();
-            liveBytes += s.liveBytes();
+            sum = sum.plus(p.statistics());
         }
-        return new AllocatorStatistics(registered, peak, blocks, registrations, deregistrations, liveBuffers, liveBytes);
+        return sum;
     }
 
     /** Netty's view of {@link #local()}: what {@code DuplexConnection.alloc()} returns. */
