@@ -171,12 +171,7 @@ final class ForkedPeer implements PeerSide {
 
     @Override
     public void markCpu() {
-        try {
-            stdin.write(PeerMain.MARK_COMMAND);
-            stdin.flush();
-        } catch (IOException e) {
-            throw new UncheckedIOException("the peer process is gone", e);
-        }
+        send(PeerMain.MARK_COMMAND);
     }
 
     @Override
@@ -254,18 +249,18 @@ final class ForkedPeer implements PeerSide {
 
     /** Tells a peer started with {@code --standby true} to start serving (it then reports READY). */
     void requestStart() {
-        try {
-            stdin.write(PeerMain.START_COMMAND);
-            stdin.flush();
-        } catch (IOException e) {
-            throw new UncheckedIOException("the peer process is gone", e);
-        }
+        send(PeerMain.START_COMMAND);
     }
 
     /** Tells the peer to stop its server end (which then reports and exits), without closing its standard input. */
     void requestStop() {
+        send(PeerMain.STOP_COMMAND);
+    }
+
+    /** Writes one command line ({@link PeerMain}'s {@code …_COMMAND}s) to the peer's standard input. */
+    private void send(byte[] command) {
         try {
-            stdin.write(PeerMain.STOP_COMMAND);
+            stdin.write(command);
             stdin.flush();
         } catch (IOException e) {
             throw new UncheckedIOException("the peer process is gone", e);

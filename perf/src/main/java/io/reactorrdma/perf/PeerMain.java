@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Paths;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
@@ -33,7 +34,7 @@ public final class PeerMain {
     private static final long GRACE_MILLIS = 2000;
 
     private static volatile boolean stop;
-    private static final java.util.concurrent.CountDownLatch START = new java.util.concurrent.CountDownLatch(1);
+    private static final CountDownLatch START = new CountDownLatch(1);
 
     private PeerMain() {
     }
@@ -141,11 +142,12 @@ public final class PeerMain {
                         line.append((char) c);
                         continue;
                     }
-                    if (line.toString().trim().equals("stop")) {
+                    String command = line.toString().trim();
+                    if (command.equals("stop")) {
                         stop = true;
-                    } else if (line.toString().trim().equals("start")) {
+                    } else if (command.equals("start")) {
                         START.countDown();
-                    } else if (line.toString().trim().equals("mark")) {
+                    } else if (command.equals("mark")) {
                         reporter.report(PeerReporter.CPU, Long.toString(cpu.nanos()));
                         Supplier<String> m = meters.get();
                         if (m != null) {

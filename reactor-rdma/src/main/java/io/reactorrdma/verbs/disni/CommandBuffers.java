@@ -84,14 +84,10 @@ final class CommandBuffers {
         for (int i = 0; i < n; i++) {
             IbvSendWR w = wrs.get(i);
             int at = i * SEND_WR_SIZE;
-            if (sge + w.getNum_sge() * SGE_SIZE > b.capacity()) return null;
-            if (b.getLong(at) != w.getWr_id() || b.getInt(at + SEND_NUM_SGE) != w.getNum_sge()
+            sge = sgesMatch(b, sge, w.getNum_sge(), w.getSg_list()); // first: bounds-checks the requests too
+            if (sge < 0 || b.getLong(at) != w.getWr_id() || b.getInt(at + SEND_NUM_SGE) != w.getNum_sge()
                     || b.getInt(at + SEND_OPCODE) != w.getOpcode() || b.getInt(at + SEND_IMM) != w.getImm_data()) {
                 return null;
-            }
-            for (IbvSge s : w.getSg_list()) {
-                if (!sgeMatches(b, sge, s)) return null;
-                sge += SGE_SIZE;
             }
         }
         return b;
@@ -106,18 +102,25 @@ final class CommandBuffers {
         for (int i = 0; i < n; i++) {
             IbvRecvWR w = wrs.get(i);
             int at = i * RECV_WR_SIZE;
-            if (sge + w.getNum_sge() * SGE_SIZE > b.capacity()) return null;
-            if (b.getLong(at) != w.getWr_id() || b.getInt(at + RECV_NUM_SGE) != w.getNum_sge()) return null;
-            for (IbvSge s : w.getSg_list()) {
-                if (!sgeMatches(b, sge, s)) return null;
-                sge += SGE_SIZE;
-            }
+            sge = sgesMatch(b, sge, w.getNum_sge(), w.getSg_list()); // first: bounds-checks the requests too
+            if (sge < 0 || b.getLong(at) != w.getWr_id() || b.getInt(at + RECV_NUM_SGE) != w.getNum_sge()) return null;
         }
         return b;
     }
 
-    private static boolean sgeMatches(ByteBuffer b, int at, IbvSge s) {
-        return b.getLong(at) == s.getAddr() && b.getInt(at + SGE_LENGTH) == s.getLength() && b.getInt(at + SGE_LKEY) == s.getLkey();
+    /**
+     * Whether one request's {@code numSge} SGEs, {@code sgl}, lie in {@code b} from {@code at} on;
+     * the offset after them, or -1 when they do not fit or differ.
+     */
+    private static int sgesMatch(ByteBuffer b, int at, int numSge, List<IbvSge> sgl) {
+        if (at + numSge * SGE_SIZE > b.capacity()) return -1;
+        for (IbvSge s : sgl) {
+            if (b.getLong(at) != s.getAddr() || b.getInt(at + SGE_LENGTH) != s.getLength() || b.getInt(at + SGE_LKEY) != s.getLkey()) {
+                return -1;
+            }
+            at += SGE_SIZE;
+        }
+        return at;
     }
 
     /** Writes request {@code index}'s {@code imm_data} (already in wire order, as {@code IbvSendWR.setImm_data} takes it). */

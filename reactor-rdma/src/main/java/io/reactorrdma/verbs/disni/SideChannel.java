@@ -130,7 +130,7 @@ final class SideChannel {
         }
         byte type = in.readByte();
         int n = in.readUnsignedShort();
-        int rnrBytes = type >= HELLO && type <= REJECT && carriesRnr(type) ? 1 : 0;
+        int rnrBytes = carriesRnr(type) ? 1 : 0;
         if (type < HELLO || type > REJECT || n > limit(type) + rnrBytes || n < rnrBytes) {
             throw new VerbsException("malformed handshake frame from " + peer + ": " + name(type) + " with " + n + " bytes");
         }
