@@ -156,11 +156,6 @@ final class CmEventLoop implements AutoCloseable {
         handlers.remove(id);
     }
 
-    /** Whether the calling thread is the loop thread. */
-    boolean inLoop() {
-        return Thread.currentThread() == thread;
-    }
-
     /** The next event wait: short while CM work is going on, else {@link #IDLE_WAIT_MILLIS}. */
     int nextWaitMillis() {
         return !calls.isEmpty() || System.nanoTime() - busyUntil < 0 ? BUSY_WAIT_MILLIS : IDLE_WAIT_MILLIS;
