@@ -32,9 +32,11 @@ class EchoSmokeTest {
             for (EngineMeters m : new EngineMeters[]{out.client(), out.server()}) {
                 assertThat(m.isEmpty()).isFalse();
                 assertThat(m.get("rdma.doorbells")).as(poll + ": doorbells").isPositive().isLessThanOrEqualTo(m.get("rdma.posts"));
-                // each batch ends signaled; the I/O thread updates the three counters one after the other, so a
-                // snapshot taken meanwhile may be one batch apart
-                assertThat(m.get("rdma.posts.signaled")).isBetween(m.get("rdma.doorbells") - 1, m.get("rdma.posts"));
+                // each batch ends signaled. The figures are differences of two snapshots that read the counters one
+                // after the other while spinning I/O threads keep posting; a reader descheduled between two reads
+                // sees them batches apart (seen: 20 of 15,780 on a loaded 2-core machine), so allow 1 %
+                double doorbells = m.get("rdma.doorbells");
+                assertThat(m.get("rdma.posts.signaled")).isBetween(doorbells - 1 - Math.floor(doorbells / 100), m.get("rdma.posts"));
                 assertThat(m.get("rdma.rendezvous")).as("100-byte messages go eagerly").isZero();
                 assertThat(m.get("rdma.copies.on.send")).as("messages are born in registered memory").isZero();
                 assertThat(m.get("rdma.rnr")).isZero();
