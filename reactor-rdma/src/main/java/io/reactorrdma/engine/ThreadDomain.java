@@ -360,12 +360,16 @@ public final class ThreadDomain implements AutoCloseable {
 
     private void register(Engine e) {
         byQpn.put(e.qpNum(), e);
-        if (!e.isFailed()) { // one that failed first is already draining
+        if (!e.isFailed()) {
             engines.add(e);
             metrics.engineAdded();
             if (terminated) {
                 e.close(); // connected while the domain closed: no loop is left to drive it
             }
+        } else {
+            // it failed first (its peer left before this ran) and is already draining: removed() found it
+            // in no list, so the slot prepareQp took comes back here
+            engineSlots.decrementAndGet();
         }
         connecting.remove(e.qpNum());
         List<WorkCompletion> kept = early.remove(e.qpNum());

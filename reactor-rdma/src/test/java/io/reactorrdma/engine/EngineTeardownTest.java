@@ -100,10 +100,12 @@ class EngineTeardownTest {
                 assertThat(client.offer(msg)).isTrue();
                 assertThat(freeze.awaitFrozen(WAIT)).as("the client froze in its " + op).isTrue();
 
-                long liveBeforeFail = h.serverMemory.liveBuffers();
-                onServer(h, () -> {
+                // read on the I/O thread, in the same turn as the fail: a control message (a heartbeat, a
+                // credit return) whose send completes between a read here and the fail is released legitimately
+                long liveBeforeFail = onServer(h, () -> {
+                    long live = h.serverMemory.liveBuffers();
                     serverEngine.fail(new EngineException("test: the server engine fails while the peer is mid-copy"));
-                    return null;
+                    return live;
                 });
                 long liveWhilePeerCopies = h.serverMemory.liveBuffers();
                 for (int i = 0; i < reallocations; i++) {
