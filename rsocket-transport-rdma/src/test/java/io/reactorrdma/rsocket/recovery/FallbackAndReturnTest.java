@@ -42,7 +42,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * fabric and TCP, and a client whose RDMA side a gate keeps unavailable until the test opens it.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class FallbackClientTransportTest {
+class FallbackAndReturnTest {
 
     private static final Duration WAIT = Duration.ofSeconds(20);
 
