@@ -118,8 +118,9 @@ public final class FallbackClientTransport implements ClientTransport {
         String tag = cause.getClass().getSimpleName();
         Counter.builder("rdma.fallbacks").description("Connects that fell back from RDMA to TCP").tag("cause", tag)
                 .register(registry).increment();
-        LOG.log(System.Logger.Level.WARNING, "RDMA connect over " + rdma + " failed (" + cause + "); connecting over TCP ("
-                + tcp + ") instead, and probing RDMA every " + probeInterval + " at most to return", cause);
+        LOG.log(System.Logger.Level.WARNING, () -> "RDMA connect over " + rdma + " failed (" + cause + "); connecting over TCP ("
+                + tcp + ") instead, and probing RDMA every " + probeInterval + " at most to return");
+        LOG.log(System.Logger.Level.DEBUG, "the RDMA connect failure", cause);
         return Mono.defer(tcp::connect)
                 .onErrorMap(e -> {
                     e.addSuppressed(rdmaError);
@@ -209,6 +210,7 @@ public final class FallbackClientTransport implements ClientTransport {
             return this;
         }
 
+        /** The transport; fails when the timeouts contradict each other, saying which. */
         public FallbackClientTransport build() {
             if (totalConnectTimeout.compareTo(rdmaConnectTimeout) <= 0) {
                 throw new IllegalArgumentException("totalConnectTimeout (" + totalConnectTimeout + ") must exceed rdmaConnectTimeout ("

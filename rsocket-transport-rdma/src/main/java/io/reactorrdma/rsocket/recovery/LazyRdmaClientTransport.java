@@ -121,6 +121,7 @@ public final class LazyRdmaClientTransport implements ClientTransport, Disposabl
         return Optional.ofNullable(resources);
     }
 
+    /** The frame length declared at creation ({@link #DEFAULT_MAX_FRAME_LENGTH} unless given). */
     @Override
     public int maxFrameLength() {
         return maxFrameLength;
@@ -139,6 +140,7 @@ public final class LazyRdmaClientTransport implements ClientTransport, Disposabl
         }
     }
 
+    /** True once {@link #dispose()} was called. */
     @Override
     public synchronized boolean isDisposed() {
         return disposed;

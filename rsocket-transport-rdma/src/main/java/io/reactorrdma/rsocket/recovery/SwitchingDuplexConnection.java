@@ -35,7 +35,9 @@ import java.util.Set;
  * noticing. The switch replays the SETUP frame RSocket sent first on the new connection (the
  * server accepts it as a new client); from then on frames that open a new stream go to the new
  * connection, every other frame of a stream goes to the connection the stream started on, and
- * stream 0 (KEEPALIVE, METADATA_PUSH, LEASE) goes to and comes from the current connection only.
+ * stream 0 (METADATA_PUSH, LEASE, KEEPALIVE) goes to and comes from the current connection only,
+ * except that the KEEPALIVEs RSocket sends are copied to draining connections too, so that the
+ * server keeps them while their streams finish (their answers are dropped).
  * Received frames of all connections are merged. The old connection closes when its last stream
  * has ended ({@link StreamLifecycle}) or after the drain timeout; streams it still had then get an
  * ERROR CANCELED (the server may have started them: never retried here) or, for streams the server
@@ -159,12 +161,16 @@ final class SwitchingDuplexConnection implements DuplexConnection {
         int flags = FrameHeaderCodec.flags(frame);
         DuplexConnection target;
         DuplexConnection drained = null;
+        List<DuplexConnection> keptAlive = List.of();
         synchronized (lock) {
             if (disposed) {
                 frame.release();
                 return;
             }
             if (streamId == 0) {
+                if (type == FrameType.KEEPALIVE && !draining.isEmpty()) {
+                    keptAlive = new ArrayList<>(draining);
+                }
                 if (type == FrameType.SETUP && setup == null) {
                     setup = frame.retainedDuplicate();
                     resumable = SetupFrameCodec.resumeEnabled(frame);
@@ -194,6 +200,9 @@ final class SwitchingDuplexConnection implements DuplexConnection {
                     }
                 }
             }
+        }
+        for (DuplexConnection d : keptAlive) {
+            d.sendFrame(0, frame.retainedDuplicate()); // so that the server does not time the draining connection out
         }
         target.sendFrame(streamId, frame);
         if (drained != null) {

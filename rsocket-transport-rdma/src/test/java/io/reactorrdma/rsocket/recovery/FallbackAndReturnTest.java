@@ -12,7 +12,10 @@ import io.reactorrdma.verbs.ProviderUnavailableException;
 import io.rsocket.DuplexConnection;
 import io.rsocket.Payload;
 import io.rsocket.RSocket;
+import io.rsocket.core.RSocketClient;
 import io.rsocket.core.RSocketConnector;
+import io.rsocket.loadbalance.LoadbalanceRSocketClient;
+import io.rsocket.loadbalance.LoadbalanceTarget;
 import io.rsocket.exceptions.CanceledException;
 import io.rsocket.frame.decoder.PayloadDecoder;
 import io.rsocket.plugins.DuplexConnectionInterceptor;
@@ -55,6 +58,7 @@ class FallbackAndReturnTest {
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private final AtomicReference<DuplexConnection> source = new AtomicReference<>();
     private RSocket client;
+    private RSocketClient balanced;
 
     @BeforeEach
     void start() {
@@ -70,6 +74,10 @@ class FallbackAndReturnTest {
     }
 
     private RSocket connect(FallbackClientTransport.Builder transport) {
+        return connector().connect(transport.meterRegistry(registry).build()).block(WAIT);
+    }
+
+    private RSocketConnector connector() {
         return RSocketConnector.create()
                 .setupPayload(DefaultPayload.create("hello-setup"))
                 .payloadDecoder(PayloadDecoder.ZERO_COPY)
@@ -78,9 +86,7 @@ class FallbackAndReturnTest {
                         source.set(c);
                     }
                     return c;
-                }))
-                .connect(transport.meterRegistry(registry).build())
-                .block(WAIT);
+                }));
     }
 
     private static FallbackClientTransport.Builder quickProbes(FallbackClientTransport.Builder b) {
@@ -92,6 +98,10 @@ class FallbackAndReturnTest {
         if (client != null) {
             client.dispose();
             client.onClose().onErrorResume(e -> reactor.core.publisher.Mono.empty()).block(WAIT);
+        }
+        if (balanced != null) {
+            balanced.dispose();
+            await(() -> source.get() == null || source.get().isDisposed(), "the balanced client's connection closed");
         }
         server.dispose();
         server.onClose().block(WAIT);
@@ -224,6 +234,52 @@ class FallbackAndReturnTest {
         assertThatThrownBy(() -> transport.connect().block(WAIT))
                 .satisfies(e -> assertThat(reactor.core.Exceptions.unwrap(e).getSuppressed()).anySatisfy(s -> assertThat(s).isInstanceOf(ProviderUnavailableException.class)));
         assertThat(fallbacks("ProviderUnavailableException")).isEqualTo(1.0);
+    }
+
+    /**
+     * The server times a connection out when the client's KEEPALIVEs stop (here after 1 s): the
+     * draining TCP connection gets copies of them, so a channel on it outlives that by far.
+     */
+    @Test
+    void aDrainingConnectionIsKeptAliveWhileItsStreamsRun() throws InterruptedException {
+        client = connector().keepAlive(Duration.ofMillis(100), Duration.ofMillis(1000))
+                .connect(quickProbes(FallbackClientTransport.builder(rdma, tcp)).meterRegistry(registry).build()).block(WAIT);
+        Sinks.Many<Payload> out = Sinks.many().unicast().onBackpressureBuffer();
+        List<String> echoed = new CopyOnWriteArrayList<>();
+        AtomicBoolean completed = new AtomicBoolean();
+        AtomicReference<Throwable> failed = new AtomicReference<>();
+        client.requestChannel(out.asFlux()).map(CountingServer::data).subscribe(echoed::add, failed::set, () -> completed.set(true));
+        out.tryEmitNext(DefaultPayload.create("m0"));
+        await(() -> echoed.contains("ch:m0"), "the first echo over TCP");
+        rdma.open.set(true);
+        await(() -> returns() == 1.0, "the return to RDMA");
+        Thread.sleep(2500); // 2.5 times the keepalive timeout
+        assertThat(tcp.connections.get(0).isDisposed()).as("TCP kept alive").isFalse();
+        out.tryEmitNext(DefaultPayload.create("m1"));
+        await(() -> echoed.contains("ch:m1"), "an echo on the draining connection");
+        out.tryEmitComplete();
+        await(completed::get, "the channel's completion");
+        await(tcp.connections.get(0)::isDisposed, "TCP closed after its last stream");
+        assertThat(failed.get()).isNull();
+        assertThat(rr("after")).isEqualTo("re:after");
+    }
+
+    /** The transport in RSocket's load balancer, as a replica's target: the pool connects through it and it returns to RDMA. */
+    @Test
+    void worksAsALoadbalanceTarget() {
+        balanced = LoadbalanceRSocketClient.builder(reactor.core.publisher.Mono.just(List.of(LoadbalanceTarget.from("ps-0",
+                        quickProbes(FallbackClientTransport.builder(rdma, tcp)).meterRegistry(registry).build()))))
+                .connector(connector())
+                .roundRobinLoadbalanceStrategy()
+                .build();
+        assertThat(balanced.requestResponse(reactor.core.publisher.Mono.fromSupplier(() -> DefaultPayload.create("a")))
+                .map(CountingServer::data).block(WAIT)).isEqualTo("re:a");
+        assertThat(counting.tcpRequests.get()).isEqualTo(1);
+        rdma.open.set(true);
+        await(() -> returns() == 1.0, "the return to RDMA");
+        assertThat(balanced.requestResponse(reactor.core.publisher.Mono.fromSupplier(() -> DefaultPayload.create("b")))
+                .map(CountingServer::data).block(WAIT)).isEqualTo("re:b");
+        assertThat(counting.rdmaRequests.get()).isEqualTo(1);
     }
 
     @Test
