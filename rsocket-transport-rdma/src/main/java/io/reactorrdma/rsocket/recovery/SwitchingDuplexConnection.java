@@ -314,9 +314,10 @@ final class SwitchingDuplexConnection implements DuplexConnection {
             isCurrent = c == current;
         }
         if (isCurrent) {
-            endInbound(error != null ? error : new ClosedChannelException());
+            endInbound(error != null ? error : new ClosedChannelException()); // its onClose, with its cause, settles the rest
+        } else {
+            c.dispose(); // a draining connection whose frames ended is of no use: its onClose ends its streams
         }
-        c.dispose(); // its onClose then settles the rest
     }
 
     private void watch(DuplexConnection c) {
