@@ -64,6 +64,12 @@ final class SwitchingDuplexConnection implements DuplexConnection {
     private final Sinks.Empty<Void> closed = Sinks.empty();
     private final Flux<ByteBuf> receive;
 
+    /**
+     * Switched and drained: no other connection is left and none will come, so frames pass
+     * straight through without stream tracking (the path of a returned connection's lifetime).
+     */
+    private volatile boolean settled;
+
     // all under lock
     private DuplexConnection current;
     private final Set<DuplexConnection> draining = new HashSet<>();
@@ -126,7 +132,9 @@ final class SwitchingDuplexConnection implements DuplexConnection {
             previous = current;
             current = next;
             previousIdle = streams.values().stream().noneMatch(s -> s.connection() == previous);
-            if (!previousIdle) {
+            if (previousIdle) {
+                settle();
+            } else {
                 draining.add(previous);
                 timers.add(Mono.delay(drainTimeout).subscribe(t -> drainTimedOut(previous)));
             }
@@ -157,6 +165,18 @@ final class SwitchingDuplexConnection implements DuplexConnection {
 
     @Override
     public void sendFrame(int streamId, ByteBuf frame) {
+        if (settled) {
+            DuplexConnection c;
+            synchronized (lock) {
+                c = disposed ? null : current;
+            }
+            if (c == null) {
+                frame.release();
+            } else {
+                c.sendFrame(streamId, frame);
+            }
+            return;
+        }
         FrameType type = FrameHeaderCodec.nativeFrameType(frame);
         int flags = FrameHeaderCodec.flags(frame);
         DuplexConnection target;
@@ -167,7 +187,9 @@ final class SwitchingDuplexConnection implements DuplexConnection {
                 frame.release();
                 return;
             }
-            if (streamId == 0) {
+            if (settled) {
+                target = current; // settled while this thread came here: nothing to track any more
+            } else if (streamId == 0) {
                 if (type == FrameType.KEEPALIVE && !draining.isEmpty()) {
                     keptAlive = new ArrayList<>(draining);
                 }
@@ -222,7 +244,9 @@ final class SwitchingDuplexConnection implements DuplexConnection {
             if (disposed || !(isCurrent || draining.contains(from))) {
                 return; // the source releases the frame
             }
-            if (streamId == 0) {
+            if (settled) {
+                deliver = true; // from the current connection, the only one left
+            } else if (streamId == 0) {
                 deliver = isCurrent;
             } else {
                 StreamLifecycle s = streams.get(streamId);
@@ -271,7 +295,16 @@ final class SwitchingDuplexConnection implements DuplexConnection {
             }
         }
         draining.remove(c);
+        if (draining.isEmpty()) {
+            settle();
+        }
         return c;
+    }
+
+    /** Under lock: the old connection has gone after a switch. */
+    private void settle() {
+        streams.clear();
+        settled = true;
     }
 
     /** Emits a frame this connection owns a reference of. */
@@ -349,6 +382,9 @@ final class SwitchingDuplexConnection implements DuplexConnection {
                         it.remove();
                         synthetic.add(ending(e.getKey(), e.getValue(), c));
                     }
+                }
+                if (draining.isEmpty()) {
+                    settle();
                 }
             } else {
                 return;

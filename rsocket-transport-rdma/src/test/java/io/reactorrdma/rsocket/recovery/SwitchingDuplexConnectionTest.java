@@ -143,6 +143,13 @@ class SwitchingDuplexConnectionTest {
         assertThat(tcp.isDisposed()).as("closed once its last stream ended").isTrue();
         assertThat(s.drainingConnections()).isZero();
         assertThat(s.isDisposed()).isFalse();
+        // settled on rdma: frames pass straight through, nothing is tracked any more
+        assertThat(s.openStreams()).isZero();
+        s.sendFrame(7, requestStream(7));
+        rdma.emit(next(7, false));
+        assertThat(rdma.sentTypes()).endsWith("REQUEST_STREAM@7");
+        assertThat(received).endsWith("PAYLOAD@7");
+        assertThat(s.openStreams()).isZero();
 
         s.dispose();
         assertThat(rdma.isDisposed()).isTrue();
