@@ -246,7 +246,8 @@ class FallbackChaosTest {
         Throwable closed = rdmaConnection.onClose().then(Mono.<Throwable>empty()).onErrorResume(Mono::just).block(WAIT);
         assertThat(closed).isInstanceOf(ClosedChannelException.class);
         assertThat(closed.getCause()).as("why the RDMA connection closed").isNotNull();
-        assertThat(closed.getCause().getMessage()).contains("peer");
+        assertThat(closed.getCause().getMessage()).as("the cause: " + closed.getCause()).contains("peer");
+        System.out.println("the RDMA connection closed with " + closed + " caused by " + closed.getCause());
         for (int i = 0; i < 4; i++) {
             assertThat(retried.get(i).get(30, TimeUnit.SECONDS)).isEqualTo("re:r" + i);
         }

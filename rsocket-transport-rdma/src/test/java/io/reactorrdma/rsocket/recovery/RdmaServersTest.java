@@ -94,4 +94,29 @@ class RdmaServersTest {
         again.dispose();
         again.onClose().block(WAIT);
     }
+
+    @Test
+    void whenRdmaCannotBindNothingIsBoundAndTheErrorSaysSo() throws Exception {
+        DualServer first = RdmaServers.dual(new CountingServer().server(), rdmaTransport(), new InetSocketAddress("127.0.0.1", 0)).block(WAIT);
+        try {
+            RdmaServerTransport samePort = RdmaServerTransport.create(RdmaServer.create().port(first.rdmaAddress().getPort())
+                    .runOn(resources), resources);
+            int tcpPort;
+            try (ServerSocket s = new ServerSocket(0)) {
+                tcpPort = s.getLocalPort();
+            }
+            assertThatThrownBy(() -> RdmaServers.dual(new CountingServer().server(), samePort, new InetSocketAddress("127.0.0.1", tcpPort))
+                    .block(WAIT))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("binding the RDMA side of the dual server failed")
+                    .hasMessageContaining("nothing was bound");
+            // the TCP port was never taken
+            try (ServerSocket s = new ServerSocket(tcpPort, 50, java.net.InetAddress.getByName("127.0.0.1"))) {
+                assertThat(s.getLocalPort()).isEqualTo(tcpPort);
+            }
+        } finally {
+            first.dispose();
+            first.onClose().block(WAIT);
+        }
+    }
 }
