@@ -4,9 +4,12 @@ import io.reactorrdma.RdmaResources;
 import io.reactorrdma.engine.EngineMetrics;
 import io.reactorrdma.engine.ThreadDomain;
 import io.reactorrdma.memory.RegisteredAllocator;
+import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
+
+import org.springframework.core.NestedExceptionUtils;
 
 import java.util.Objects;
 
@@ -27,7 +30,14 @@ public class RdmaHealthIndicator extends AbstractHealthIndicator {
 
     @Override
     protected void doHealthCheck(Health.Builder builder) {
-        RdmaResources r = resources.getObject(); // a provider that cannot open throws: DOWN with its error
+        RdmaResources r;
+        try {
+            r = resources.getObject();
+        } catch (BeansException e) {
+            // A provider that cannot open: DOWN with its own error (the diagnosis), not Spring's wrapper.
+            builder.down(NestedExceptionUtils.getMostSpecificCause(e));
+            return;
+        }
         builder.withDetail("resources", r.name());
         if (r.isDisposed()) {
             builder.down().withDetail("reason", "the RDMA resources are disposed");

@@ -3,13 +3,17 @@ package io.reactorrdma.rsocket.boot;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.reactorrdma.RdmaResources;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.rsocket.context.RSocketServerBootstrap;
 import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.rsocket.context.RSocketServerInitializedEvent;
+import org.springframework.context.ApplicationListener;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.messaging.rsocket.RSocketRequester;
 import reactor.core.publisher.Flux;
@@ -108,6 +112,36 @@ class RdmaSpringBootApplicationTest {
             try (Stream<Path> files = Files.list(shmDirectory)) {
                 assertThat(files).as("files left in the shm directory").isEmpty();
             }
+        }
+    }
+
+    /**
+     * With {@code tcp-port} the same handlers answer over TCP too, and Boot's own RSocket server
+     * ({@code spring.rsocket.server.port}) runs beside the RDMA one.
+     */
+    @Test
+    void servesOverTcpTooBesideBootsOwnServer() {
+        List<org.springframework.boot.rsocket.server.RSocketServer> started = new java.util.concurrent.CopyOnWriteArrayList<>();
+        context = new SpringApplicationBuilder(EchoApplication.class).web(WebApplicationType.NONE)
+                .properties("reactor.rdma.provider=loopback", "reactor.rdma.name=boot-dual", "reactor.rdma.threads=1",
+                        "reactor.rdma.rsocket.server.port=0", "reactor.rdma.rsocket.server.tcp-port=0", "spring.rsocket.server.port=0")
+                .listeners((ApplicationListener<RSocketServerInitializedEvent>) e -> started.add(e.getServer()))
+                .run();
+        int rdmaPort = context.getEnvironment().getRequiredProperty(RdmaServerPortsPublisher.RDMA_PORT, Integer.class);
+        int tcpPort = context.getEnvironment().getRequiredProperty(RdmaServerPortsPublisher.TCP_PORT, Integer.class);
+        assertThat(context.getBeansOfType(RSocketServerBootstrap.class)).as("Boot's server and ours").hasSize(2);
+        assertThat(started).hasSize(2);
+        int bootPort = started.stream().filter(s -> !(s instanceof RdmaRSocketServer)).findFirst().orElseThrow().address().getPort();
+        RSocketRequester.Builder builder = context.getBean(RSocketRequester.Builder.class);
+        List<RSocketRequester> requesters = List.of(builder.tcp("127.0.0.1", tcpPort), builder.tcp("127.0.0.1", bootPort),
+                context.getBean(RdmaRSocketRequesters.class).requester("127.0.0.1", rdmaPort));
+        try {
+            for (RSocketRequester r : requesters) {
+                assertThat(r.route("greet").data(new EchoController.Request("both", 1)).retrieveMono(EchoController.Reply.class).block(WAIT))
+                        .isEqualTo(new EchoController.Reply("hello both", 1));
+            }
+        } finally {
+            requesters.forEach(RSocketRequester::dispose);
         }
     }
 
