@@ -6,6 +6,7 @@ import io.rsocket.core.RSocketServer;
 import io.rsocket.transport.netty.server.CloseableChannel;
 import io.rsocket.transport.netty.server.TcpServerTransport;
 import io.reactorrdma.rsocket.RdmaServerTransport;
+import reactor.core.publisher.Mono;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -67,6 +68,6 @@ final class DualRSocketServerBinding {
 
     private static void close(Closeable c, Duration timeout) {
         c.dispose();
-        c.onClose().onErrorResume(e -> reactor.core.publisher.Mono.empty()).block(timeout);
+        c.onClose().onErrorResume(e -> Mono.empty()).block(timeout); // a close error is the transport's to log, not shutdown's
     }
 }

@@ -18,6 +18,7 @@ import org.springframework.boot.rsocket.autoconfigure.RSocketMessagingAutoConfig
 import org.springframework.boot.rsocket.autoconfigure.RSocketRequesterAutoConfiguration;
 import org.springframework.boot.rsocket.autoconfigure.RSocketStrategiesAutoConfiguration;
 import org.springframework.boot.rsocket.context.RSocketServerBootstrap;
+import org.springframework.boot.rsocket.server.RSocketServerCustomizer;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
@@ -28,6 +29,7 @@ import org.springframework.messaging.rsocket.RSocketRequester;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -120,6 +122,24 @@ class RdmaAutoConfigurationTest {
             assertThat(context).hasSingleBean(RdmaRSocketServerFactory.class).hasBean("rdmaRSocketServerBootstrap");
             assertThat(context.getEnvironment().getProperty(RdmaServerPortsPublisher.RDMA_PORT, Integer.class)).isPositive();
         });
+    }
+
+    @Test
+    void serverCustomizersApplyToTheRdmaAndTheTcpServer() {
+        AtomicInteger customized = new AtomicInteger();
+        runner.withBean(RSocketServerCustomizer.class, () -> server -> customized.incrementAndGet())
+                .withPropertyValues("reactor.rdma.rsocket.server.port=0", "reactor.rdma.rsocket.server.tcp-port=0")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getEnvironment().getProperty(RdmaServerPortsPublisher.TCP_PORT, Integer.class)).isPositive();
+                    assertThat(customized).as("customizer calls: RDMA and TCP server").hasValue(2);
+                });
+    }
+
+    @Test
+    void healthIndicatorSwitchedOffByManagementProperty() {
+        runner.withPropertyValues("management.health.rdma.enabled=false").run(context ->
+                assertThat(context).hasNotFailed().doesNotHaveBean(RdmaHealthIndicator.class).hasSingleBean(RdmaResourcesFactory.class));
     }
 
     @Test
