@@ -40,7 +40,13 @@ import org.springframework.messaging.rsocket.annotation.support.RSocketMessageHa
         "org.springframework.boot.rsocket.autoconfigure.RSocketMessagingAutoConfiguration",
         "org.springframework.boot.rsocket.autoconfigure.RSocketRequesterAutoConfiguration",
         "org.springframework.boot.rsocket.autoconfigure.RSocketServerAutoConfiguration",
-        "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration"})
+        "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
+        // The same under Spring Boot 3.5 (one spring-boot-autoconfigure module).
+        "org.springframework.boot.autoconfigure.rsocket.RSocketStrategiesAutoConfiguration",
+        "org.springframework.boot.autoconfigure.rsocket.RSocketMessagingAutoConfiguration",
+        "org.springframework.boot.autoconfigure.rsocket.RSocketRequesterAutoConfiguration",
+        "org.springframework.boot.autoconfigure.rsocket.RSocketServerAutoConfiguration",
+        "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration"})
 @ConditionalOnProperty(prefix = "reactor.rdma", name = "enabled", havingValue = "true", matchIfMissing = true)
 @EnableConfigurationProperties(RdmaProperties.class)
 public class RdmaAutoConfiguration {
