@@ -1,0 +1,31 @@
+package io.reactorrdma.rsocket.boot;
+
+import io.reactorrdma.verbs.ProviderUnavailableException;
+import io.reactorrdma.verbs.disni.DisniEnvironment;
+import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+
+/**
+ * Startup advice when the configured RDMA provider cannot be used on this host (no RDMA device, no
+ * libdisni, an shm directory that cannot be used...): the provider's reason and the hardware probe's diagnosis.
+ */
+public class ProviderUnavailableFailureAnalyzer extends AbstractFailureAnalyzer<ProviderUnavailableException> {
+
+    @Override
+    protected FailureAnalysis analyze(Throwable rootFailure, ProviderUnavailableException cause) {
+        String description = "The RDMA provider (reactor.rdma.provider) cannot be used here: " + cause.getMessage()
+                + System.lineSeparator() + "Hardware probe: " + probe();
+        String action = "Install and configure the RDMA hardware and libdisni (docs/HARDWARE.md), or set reactor.rdma.provider=shm "
+                + "(software RDMA between processes on this host) or auto (hardware where present, else shm); "
+                + "set reactor.rdma.enabled=false to switch the RDMA auto-configuration off.";
+        return new FailureAnalysis(description, action, cause);
+    }
+
+    private static String probe() {
+        try {
+            return DisniEnvironment.system().probe().summary();
+        } catch (RuntimeException | LinkageError e) {
+            return "not available (" + e + ")";
+        }
+    }
+}

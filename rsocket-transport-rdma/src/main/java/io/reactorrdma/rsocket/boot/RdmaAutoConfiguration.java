@@ -1,0 +1,129 @@
+package io.reactorrdma.rsocket.boot;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.reactorrdma.RdmaResources;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.rsocket.context.RSocketServerBootstrap;
+import org.springframework.boot.rsocket.server.RSocketServerCustomizer;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Lazy;
+import org.springframework.core.env.ConfigurableEnvironment;
+import org.springframework.messaging.rsocket.RSocketRequester;
+import org.springframework.messaging.rsocket.annotation.support.RSocketMessageHandler;
+
+/**
+ * Spring Boot auto-configuration of reactor-rdma ({@code reactor.rdma.*}, see {@link RdmaProperties}):
+ * <ul>
+ *   <li>{@link RdmaResources} {@code rdmaResources}: one per application, created on first use,
+ *       disposed when the context closes (its I/O threads end, its shm files are removed);</li>
+ *   <li>with {@code reactor.rdma.rsocket.server.port} set and Spring's RSocket messaging present: the
+ *       application's {@link RSocketMessageHandler} served over RDMA (and TCP on {@code tcp-port}) by an
+ *       {@link RdmaRSocketServerFactory} and Boot's {@link RSocketServerBootstrap}
+ *       {@code rdmaRSocketServerBootstrap}, which publishes Boot's {@code RSocketServerInitializedEvent};</li>
+ *   <li>{@link RdmaRSocketRequesters}: requesters over RDMA from Boot's {@code RSocketRequester.Builder};</li>
+ *   <li>with Actuator's health support: the health indicator {@code rdma}.</li>
+ * </ul>
+ * Runs after Boot's RSocket auto-configurations, so Boot's own TCP/WebSocket server (set up by
+ * {@code spring.rsocket.server.port}) runs beside this one. Every bean backs off when the
+ * application defines one of its type; {@code reactor.rdma.enabled=false} switches everything off.
+ */
+@AutoConfiguration(afterName = {
+        "org.springframework.boot.rsocket.autoconfigure.RSocketStrategiesAutoConfiguration",
+        "org.springframework.boot.rsocket.autoconfigure.RSocketMessagingAutoConfiguration",
+        "org.springframework.boot.rsocket.autoconfigure.RSocketRequesterAutoConfiguration",
+        "org.springframework.boot.rsocket.autoconfigure.RSocketServerAutoConfiguration",
+        "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
+        // The same under Spring Boot 3.5 (one spring-boot-autoconfigure module).
+        "org.springframework.boot.autoconfigure.rsocket.RSocketStrategiesAutoConfiguration",
+        "org.springframework.boot.autoconfigure.rsocket.RSocketMessagingAutoConfiguration",
+        "org.springframework.boot.autoconfigure.rsocket.RSocketRequesterAutoConfiguration",
+        "org.springframework.boot.autoconfigure.rsocket.RSocketServerAutoConfiguration",
+        "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration"})
+@ConditionalOnProperty(prefix = "reactor.rdma", name = "enabled", havingValue = "true", matchIfMissing = true)
+@EnableConfigurationProperties(RdmaProperties.class)
+public class RdmaAutoConfiguration {
+
+    /** Checks the settings at startup (a bad value fails it, explained by a failure analyzer). */
+    @Bean
+    @ConditionalOnMissingBean
+    public RdmaResourcesFactory rdmaResourcesFactory(RdmaProperties properties, ObjectProvider<MeterRegistry> registry) {
+        return new RdmaResourcesFactory(properties, registry::getIfUnique);
+    }
+
+    /** The shared resources: created on first use, disposed with the context. */
+    @Bean(destroyMethod = "dispose")
+    @Lazy
+    @ConditionalOnMissingBean
+    public RdmaResources rdmaResources(RdmaResourcesFactory factory) {
+        return factory.create();
+    }
+
+    /** The RSocket server over RDMA, serving the application's {@code @MessageMapping} handlers. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = {"org.springframework.boot.rsocket.context.RSocketServerBootstrap",
+            "org.springframework.messaging.rsocket.annotation.support.RSocketMessageHandler",
+            "io.rsocket.transport.netty.server.TcpServerTransport"})
+    @ConditionalOnProperty(prefix = "reactor.rdma.rsocket.server", name = "port")
+    static class ServerConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean
+        RdmaRSocketServerFactory rdmaRSocketServerFactory(RdmaProperties properties, RdmaResources resources,
+                                                          ObjectProvider<RSocketServerCustomizer> customizers) {
+            RdmaProperties.Server server = properties.getRsocket().getServer();
+            RdmaRSocketServerFactory factory = new RdmaRSocketServerFactory(resources);
+            factory.setAddress(server.getAddress());
+            factory.setPort(server.getPort());
+            factory.setTcpPort(server.getTcpPort());
+            factory.addServerCustomizers(customizers.orderedStream().toArray(RSocketServerCustomizer[]::new));
+            return factory;
+        }
+
+        @Bean
+        @ConditionalOnMissingBean(name = "rdmaRSocketServerBootstrap")
+        @ConditionalOnBean(RSocketMessageHandler.class)
+        RSocketServerBootstrap rdmaRSocketServerBootstrap(RdmaRSocketServerFactory rdmaRSocketServerFactory, RSocketMessageHandler messageHandler) {
+            return new RSocketServerBootstrap(rdmaRSocketServerFactory, messageHandler.responder());
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        RdmaServerPortsPublisher rdmaServerPortsPublisher(ConfigurableEnvironment environment) {
+            return new RdmaServerPortsPublisher(environment);
+        }
+    }
+
+    /** Requesters over RDMA from Boot's requester builder. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.messaging.rsocket.RSocketRequester")
+    static class RequesterConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean
+        @ConditionalOnBean(RSocketRequester.Builder.class)
+        RdmaRSocketRequesters rdmaRSocketRequesters(ObjectProvider<RSocketRequester.Builder> builders, ObjectProvider<RdmaResources> resources) {
+            return new RdmaRSocketRequesters(builders, resources);
+        }
+    }
+
+    /** Actuator health indicator {@code rdma}. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.boot.health.contributor.AbstractHealthIndicator")
+    @ConditionalOnEnabledHealthIndicator("rdma")
+    static class HealthConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean(name = "rdmaHealthIndicator")
+        RdmaHealthIndicator rdmaHealthIndicator(ObjectProvider<RdmaResources> resources) {
+            return new RdmaHealthIndicator(resources);
+        }
+    }
+}

@@ -1,0 +1,66 @@
+package io.reactorrdma.rsocket.boot;
+
+import io.reactorrdma.RdmaResources;
+import io.reactorrdma.engine.EngineMetrics;
+import io.reactorrdma.engine.ThreadDomain;
+import io.reactorrdma.memory.RegisteredAllocator;
+import org.springframework.beans.BeansException;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.health.contributor.AbstractHealthIndicator;
+import org.springframework.boot.health.contributor.Health;
+
+import org.springframework.core.NestedExceptionUtils;
+
+import java.util.Objects;
+
+/**
+ * Actuator health indicator {@code rdma}: UP with the provider, device, I/O threads, engines, open
+ * sockets, live buffers and registered bytes of the shared {@link RdmaResources}; DOWN when they
+ * cannot be created (the provider's error, for example no RDMA device) or were disposed.
+ */
+public class RdmaHealthIndicator extends AbstractHealthIndicator {
+
+    private final ObjectProvider<RdmaResources> resources;
+
+    /** Reports on the resources {@code resources} gives (creating them if they were not yet). */
+    public RdmaHealthIndicator(ObjectProvider<RdmaResources> resources) {
+        super("RDMA health check failed");
+        this.resources = Objects.requireNonNull(resources, "resources");
+    }
+
+    @Override
+    protected void doHealthCheck(Health.Builder builder) {
+        RdmaResources r;
+        try {
+            r = resources.getObject();
+        } catch (BeansException e) {
+            // A provider that cannot open: DOWN with its own error (the diagnosis), not Spring's wrapper.
+            builder.down(NestedExceptionUtils.getMostSpecificCause(e));
+            return;
+        }
+        builder.withDetail("resources", r.name());
+        if (r.isDisposed()) {
+            builder.down().withDetail("reason", "the RDMA resources are disposed");
+            return;
+        }
+        long engines = 0;
+        long sockets = 0;
+        ThreadDomain[] domains = r.domains();
+        for (ThreadDomain d : domains) {
+            EngineMetrics m = d.metrics();
+            engines += m.engines();
+            sockets += m.socketsOpen();
+        }
+        RegisteredAllocator a = r.allocator();
+        long registered = a.local().statistics().registeredBytes() + a.remoteWritable().statistics().registeredBytes()
+                + a.destinationStatistics().registeredBytes();
+        builder.up()
+                .withDetail("provider", r.context().providerName())
+                .withDetail("device", r.context().deviceName())
+                .withDetail("threads", domains.length)
+                .withDetail("engines", engines)
+                .withDetail("sockets", sockets)
+                .withDetail("liveBuffers", a.liveBuffers())
+                .withDetail("registeredBytes", registered);
+    }
+}

@@ -1,0 +1,152 @@
+package io.reactorrdma.rsocket.boot;
+
+import io.reactorrdma.engine.EngineConfig;
+import io.reactorrdma.engine.IdleStrategy;
+import io.reactorrdma.memory.AllocatorConfig;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.util.unit.DataSize;
+
+import java.net.InetAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+
+/**
+ * The {@code reactor.rdma.*} settings. Every default is the library's own ({@link EngineConfig},
+ * {@link AllocatorConfig}, {@code RdmaResources.Builder}); {@code docs/SPRING-BOOT.md} lists them in
+ * one table. Checked at startup by {@link RdmaResourcesFactory}.
+ */
+@ConfigurationProperties("reactor.rdma")
+public class RdmaProperties {
+
+    /** Default of {@code reactor.rdma.provider}: hardware through DiSNI where present, else shm. */
+    public static final String DEFAULT_PROVIDER = "auto";
+    /** Default of {@code reactor.rdma.name}: the prefix of the I/O threads' names and the meters' {@code resources} tag. */
+    public static final String DEFAULT_NAME = "reactor-rdma";
+
+    /** Whether the RDMA auto-configuration is active. */
+    private boolean enabled = true;
+    /** Name of the shared RdmaResources: prefix of its thread names, tag of its meters. */
+    private String name = DEFAULT_NAME;
+    /** Verbs provider: auto, shm, loopback, soft or disni. */
+    private String provider = DEFAULT_PROVIDER;
+    /** I/O threads (thread domains); unset: one per two cores. */
+    private Integer threads;
+    /** What an idle I/O thread does: BUSY_SPIN, BACK_OFF or BLOCK. */
+    private IdleStrategy idle = IdleStrategy.BACK_OFF;
+    /** Engines (queue pairs) one I/O thread may drive; unset: 64. */
+    private Integer maxEnginesPerThread;
+    /** Directory of the shm provider's files; unset: /dev/shm/reactor-rdma-USER. */
+    private Path shmDirectory;
+
+    private final Engine engine = new Engine();
+    private final Allocator allocator = new Allocator();
+    private final Rsocket rsocket = new Rsocket();
+
+    public boolean isEnabled() { return enabled; }
+    public void setEnabled(boolean enabled) { this.enabled = enabled; }
+    public String getName() { return name; }
+    public void setName(String name) { this.name = name; }
+    public String getProvider() { return provider; }
+    public void setProvider(String provider) { this.provider = provider; }
+    public Integer getThreads() { return threads; }
+    public void setThreads(Integer threads) { this.threads = threads; }
+    public IdleStrategy getIdle() { return idle; }
+    public void setIdle(IdleStrategy idle) { this.idle = idle; }
+    public Integer getMaxEnginesPerThread() { return maxEnginesPerThread; }
+    public void setMaxEnginesPerThread(Integer maxEnginesPerThread) { this.maxEnginesPerThread = maxEnginesPerThread; }
+    public Path getShmDirectory() { return shmDirectory; }
+    public void setShmDirectory(Path shmDirectory) { this.shmDirectory = shmDirectory; }
+    public Engine getEngine() { return engine; }
+    public Allocator getAllocator() { return allocator; }
+    public Rsocket getRsocket() { return rsocket; }
+
+    /** {@code reactor.rdma.engine.*}: the engine's settings ({@link EngineConfig}). */
+    public static class Engine {
+        /** Send-queue depth (work-request chain length). */
+        private int sendQueueDepth = EngineConfig.DEFAULT_SEND_QUEUE_DEPTH;
+        /** Receive-queue depth = initial credits given to the peer. */
+        private int recvQueueDepth = EngineConfig.DEFAULT_RECV_QUEUE_DEPTH;
+        /** Messages up to this size go eagerly in one SEND; larger ones by rendezvous WRITE. */
+        private DataSize eagerSize = DataSize.ofBytes(EngineConfig.DEFAULT_EAGER_SIZE);
+        /** Rendezvous WRITE fragment size: the scheduler's unit of interleaving. */
+        private DataSize fragmentSize = DataSize.ofBytes(EngineConfig.DEFAULT_FRAGMENT_SIZE);
+        /** Per-engine bound on bytes posted and not completed. */
+        private DataSize sendWindow = DataSize.ofBytes(EngineConfig.DEFAULT_SEND_WINDOW_BYTES);
+        /** Messages a socket may have in flight to a peer that has not asked for them. */
+        private int socketMessageWindow = EngineConfig.DEFAULT_SOCKET_MESSAGE_WINDOW;
+        /** Largest message, hence largest RSocket frame (larger payloads need RSocket fragmentation). */
+        private DataSize maxMessageSize = DataSize.ofBytes(EngineConfig.DEFAULT_MAX_MESSAGE_SIZE);
+        /** An idle engine sends a heartbeat this often, so a silent dead peer is found. */
+        private Duration heartbeatInterval = EngineConfig.DEFAULT_HEARTBEAT_INTERVAL;
+
+        public int getSendQueueDepth() { return sendQueueDepth; }
+        public void setSendQueueDepth(int v) { this.sendQueueDepth = v; }
+        public int getRecvQueueDepth() { return recvQueueDepth; }
+        public void setRecvQueueDepth(int v) { this.recvQueueDepth = v; }
+        public DataSize getEagerSize() { return eagerSize; }
+        public void setEagerSize(DataSize v) { this.eagerSize = v; }
+        public DataSize getFragmentSize() { return fragmentSize; }
+        public void setFragmentSize(DataSize v) { this.fragmentSize = v; }
+        public DataSize getSendWindow() { return sendWindow; }
+        public void setSendWindow(DataSize v) { this.sendWindow = v; }
+        public int getSocketMessageWindow() { return socketMessageWindow; }
+        public void setSocketMessageWindow(int v) { this.socketMessageWindow = v; }
+        public DataSize getMaxMessageSize() { return maxMessageSize; }
+        public void setMaxMessageSize(DataSize v) { this.maxMessageSize = v; }
+        public Duration getHeartbeatInterval() { return heartbeatInterval; }
+        public void setHeartbeatInterval(Duration v) { this.heartbeatInterval = v; }
+    }
+
+    /** {@code reactor.rdma.allocator.*}: the registered allocator's settings ({@link AllocatorConfig}). */
+    public static class Allocator {
+        /** Size of each registered block (memory region). */
+        private DataSize blockSize = DataSize.ofBytes(AllocatorConfig.DEFAULT_BLOCK_SIZE);
+        /** Free registered memory kept for reuse instead of being deregistered. */
+        private DataSize retainedBytes = DataSize.ofBytes(AllocatorConfig.DEFAULT_RETAINED_BYTES);
+        /** Largest single allocation. */
+        private DataSize maxAllocation = DataSize.ofBytes(AllocatorConfig.DEFAULT_MAX_ALLOCATION);
+        /** Per-thread cache, per size class. */
+        private DataSize threadCacheBytesPerClass = DataSize.ofBytes(AllocatorConfig.DEFAULT_THREAD_CACHE_BYTES_PER_CLASS);
+        /** Block size of the rendezvous destination pools. */
+        private DataSize destinationBlockSize = DataSize.ofBytes(AllocatorConfig.DEFAULT_DESTINATION_BLOCK_SIZE);
+        /** Free destination memory kept for reuse. */
+        private DataSize destinationRetainedBytes = DataSize.ofBytes(AllocatorConfig.DEFAULT_DESTINATION_RETAINED_BYTES);
+
+        public DataSize getBlockSize() { return blockSize; }
+        public void setBlockSize(DataSize v) { this.blockSize = v; }
+        public DataSize getRetainedBytes() { return retainedBytes; }
+        public void setRetainedBytes(DataSize v) { this.retainedBytes = v; }
+        public DataSize getMaxAllocation() { return maxAllocation; }
+        public void setMaxAllocation(DataSize v) { this.maxAllocation = v; }
+        public DataSize getThreadCacheBytesPerClass() { return threadCacheBytesPerClass; }
+        public void setThreadCacheBytesPerClass(DataSize v) { this.threadCacheBytesPerClass = v; }
+        public DataSize getDestinationBlockSize() { return destinationBlockSize; }
+        public void setDestinationBlockSize(DataSize v) { this.destinationBlockSize = v; }
+        public DataSize getDestinationRetainedBytes() { return destinationRetainedBytes; }
+        public void setDestinationRetainedBytes(DataSize v) { this.destinationRetainedBytes = v; }
+    }
+
+    /** {@code reactor.rdma.rsocket.*}. */
+    public static class Rsocket {
+        private final Server server = new Server();
+
+        public Server getServer() { return server; }
+    }
+
+    /** {@code reactor.rdma.rsocket.server.*}: serving the application's {@code @MessageMapping} handlers. */
+    public static class Server {
+        /** RDMA port to serve on (0: a free one); unset: no RDMA RSocket server. */
+        private Integer port;
+        /** TCP port to serve the same handlers on as well, for clients without RDMA (0: a free one); unset: RDMA only. */
+        private Integer tcpPort;
+        /** Address to bind; unset: all local addresses. */
+        private InetAddress address;
+
+        public Integer getPort() { return port; }
+        public void setPort(Integer port) { this.port = port; }
+        public Integer getTcpPort() { return tcpPort; }
+        public void setTcpPort(Integer tcpPort) { this.tcpPort = tcpPort; }
+        public InetAddress getAddress() { return address; }
+        public void setAddress(InetAddress address) { this.address = address; }
+    }
+}

@@ -1,0 +1,258 @@
+package io.reactorrdma.rsocket.boot;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.reactorrdma.RdmaResources;
+import io.reactorrdma.engine.IdleStrategy;
+import io.reactorrdma.verbs.ProviderUnavailableException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.context.annotation.ImportCandidates;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.diagnostics.FailureAnalyzer;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.rsocket.autoconfigure.RSocketMessagingAutoConfiguration;
+import org.springframework.boot.rsocket.autoconfigure.RSocketRequesterAutoConfiguration;
+import org.springframework.boot.rsocket.autoconfigure.RSocketStrategiesAutoConfiguration;
+import org.springframework.boot.rsocket.context.RSocketServerBootstrap;
+import org.springframework.boot.rsocket.server.RSocketServerCustomizer;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.io.support.SpringFactoriesLoader;
+import org.springframework.messaging.rsocket.RSocketRequester;
+
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The auto-configuration's conditions, back-off, property binding, failure analyzers, metrics
+ * binding and health indicator, each in a small context (loopback provider: no files, no other process).
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class RdmaAutoConfigurationTest {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(RSocketStrategiesAutoConfiguration.class, RSocketMessagingAutoConfiguration.class,
+                    RSocketRequesterAutoConfiguration.class, RdmaAutoConfiguration.class))
+            .withPropertyValues("reactor.rdma.provider=loopback", "reactor.rdma.threads=1");
+
+    @Test
+    void createsTheResourcesLazilyAndDisposesThemWithTheContext() {
+        RdmaResources[] seen = new RdmaResources[1];
+        runner.run(context -> {
+            assertThat(context).hasSingleBean(RdmaResourcesFactory.class).hasSingleBean(RdmaRSocketRequesters.class)
+                    .hasSingleBean(RdmaHealthIndicator.class).doesNotHaveBean(RdmaRSocketServerFactory.class)
+                    .doesNotHaveBean(RSocketServerBootstrap.class);
+            assertThat(context.getBeanFactory().containsSingleton("rdmaResources")).as("created before first use").isFalse();
+            seen[0] = context.getBean(RdmaResources.class);
+            assertThat(seen[0].context().providerName()).isEqualTo("loopback");
+        });
+        assertThat(seen[0].isDisposed()).as("disposed on close").isTrue();
+    }
+
+    @Test
+    void bindsEveryProperty() {
+        runner.withPropertyValues("reactor.rdma.name=bound", "reactor.rdma.threads=2", "reactor.rdma.idle=block",
+                "reactor.rdma.max-engines-per-thread=8", "reactor.rdma.engine.send-queue-depth=16", "reactor.rdma.engine.recv-queue-depth=32",
+                "reactor.rdma.engine.eager-size=4KB", "reactor.rdma.engine.fragment-size=32KB", "reactor.rdma.engine.send-window=2MB",
+                "reactor.rdma.engine.socket-message-window=8", "reactor.rdma.engine.max-message-size=1MB",
+                "reactor.rdma.engine.heartbeat-interval=250ms", "reactor.rdma.allocator.block-size=2MB",
+                "reactor.rdma.allocator.retained-bytes=4MB", "reactor.rdma.shm-directory=/dev/shm/somewhere",
+                "reactor.rdma.rsocket.server.tcp-port=7001", "reactor.rdma.rsocket.server.address=127.0.0.1").run(context -> {
+            RdmaProperties p = context.getBean(RdmaProperties.class);
+            assertThat(p.getIdle()).isEqualTo(IdleStrategy.BLOCK);
+            assertThat(p.getMaxEnginesPerThread()).isEqualTo(8);
+            assertThat(p.getShmDirectory()).hasToString("/dev/shm/somewhere");
+            assertThat(p.getRsocket().getServer().getTcpPort()).isEqualTo(7001);
+            assertThat(p.getRsocket().getServer().getAddress().getHostAddress()).isEqualTo("127.0.0.1");
+            assertThat(p.getAllocator().getRetainedBytes().toMegabytes()).isEqualTo(4);
+            RdmaResources r = context.getBean(RdmaResources.class);
+            assertThat(r.name()).isEqualTo("bound");
+            assertThat(r.domains()).hasSize(2);
+            assertThat(r.engineConfig().sendQueueDepth()).isEqualTo(16);
+            assertThat(r.engineConfig().recvQueueDepth()).isEqualTo(32);
+            assertThat(r.engineConfig().eagerSize()).isEqualTo(4096);
+            assertThat(r.engineConfig().fragmentSize()).isEqualTo(32 * 1024);
+            assertThat(r.engineConfig().sendWindowBytes()).isEqualTo(2L << 20);
+            assertThat(r.engineConfig().socketMessageWindow()).isEqualTo(8);
+            assertThat(r.engineConfig().maxMessageSize()).isEqualTo(1 << 20);
+            assertThat(r.engineConfig().heartbeatInterval()).isEqualTo(Duration.ofMillis(250));
+        });
+    }
+
+    @Test
+    void backsOffWhenTheApplicationDefinesItsOwnBeans() {
+        runner.withUserConfiguration(OwnBeans.class).withPropertyValues("reactor.rdma.rsocket.server.port=0").run(context -> {
+            assertThat(context).hasSingleBean(RdmaResources.class).hasSingleBean(RdmaRSocketRequesters.class)
+                    .hasSingleBean(RdmaRSocketServerFactory.class);
+            assertThat(context.getBean(RdmaResources.class).name()).isEqualTo("own");
+            assertThat(context.getBean(RdmaRSocketRequesters.class)).isSameAs(context.getBean(OwnBeans.class).requesters);
+            assertThat(context.getBean(RdmaRSocketServerFactory.class).resources().name()).isEqualTo("own");
+        });
+    }
+
+    @Test
+    void switchedOffByProperty() {
+        runner.withPropertyValues("reactor.rdma.enabled=false", "reactor.rdma.rsocket.server.port=0").run(context ->
+                assertThat(context).doesNotHaveBean(RdmaResourcesFactory.class).doesNotHaveBean(RdmaResources.class)
+                        .doesNotHaveBean(RdmaRSocketRequesters.class).doesNotHaveBean(RdmaRSocketServerFactory.class));
+    }
+
+    @Test
+    void withoutSpringRSocketOnTheClassPathOnlyTheResources() {
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(RdmaAutoConfiguration.class))
+                .withClassLoader(new FilteredClassLoader(RSocketRequester.class, RSocketServerBootstrap.class))
+                .withPropertyValues("reactor.rdma.provider=loopback", "reactor.rdma.threads=1", "reactor.rdma.rsocket.server.port=0")
+                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(RdmaResourcesFactory.class)
+                        .doesNotHaveBean(RdmaRSocketRequesters.class).doesNotHaveBean(RdmaRSocketServerFactory.class));
+    }
+
+    @Test
+    void servesWithThePortProperty() {
+        runner.withPropertyValues("reactor.rdma.rsocket.server.port=0").run(context -> {
+            assertThat(context).hasSingleBean(RdmaRSocketServerFactory.class).hasBean("rdmaRSocketServerBootstrap");
+            assertThat(context.getEnvironment().getProperty(RdmaServerPortsPublisher.RDMA_PORT, Integer.class)).isPositive();
+        });
+    }
+
+    @Test
+    void serverCustomizersApplyToTheRdmaAndTheTcpServer() {
+        AtomicInteger customized = new AtomicInteger();
+        runner.withBean(RSocketServerCustomizer.class, () -> server -> customized.incrementAndGet())
+                .withPropertyValues("reactor.rdma.rsocket.server.port=0", "reactor.rdma.rsocket.server.tcp-port=0")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getEnvironment().getProperty(RdmaServerPortsPublisher.TCP_PORT, Integer.class)).isPositive();
+                    assertThat(customized).as("customizer calls: RDMA and TCP server").hasValue(2);
+                });
+    }
+
+    @Test
+    void healthIndicatorSwitchedOffByManagementProperty() {
+        runner.withPropertyValues("management.health.rdma.enabled=false").run(context ->
+                assertThat(context).hasNotFailed().doesNotHaveBean(RdmaHealthIndicator.class).hasSingleBean(RdmaResourcesFactory.class));
+    }
+
+    @Test
+    void metersBindToTheApplicationsRegistry() {
+        runner.withBean(MeterRegistry.class, SimpleMeterRegistry::new).run(context -> {
+            context.getBean(RdmaResources.class);
+            MeterRegistry registry = context.getBean(MeterRegistry.class);
+            assertThat(registry.find("rdma.bytes.sent").tag("resources", RdmaProperties.DEFAULT_NAME).meters()).isNotEmpty();
+            assertThat(registry.find("rdma.memory.registered.bytes").meters()).isNotEmpty();
+        });
+    }
+
+    @Test
+    void healthIsUpAndDownAfterTheResourcesAreGone() {
+        runner.run(context -> {
+            RdmaHealthIndicator indicator = context.getBean(RdmaHealthIndicator.class);
+            Health up = indicator.health(true);
+            assertThat(up.getStatus()).isEqualTo(Status.UP);
+            assertThat(up.getDetails()).containsEntry("provider", "loopback").containsEntry("threads", 1).containsKeys("device", "engines",
+                    "sockets", "liveBuffers", "registeredBytes");
+            context.getBean(RdmaResources.class).dispose();
+            Health down = indicator.health(true);
+            assertThat(down.getStatus()).isEqualTo(Status.DOWN);
+            assertThat(down.getDetails()).containsEntry("reason", "the RDMA resources are disposed");
+        });
+    }
+
+    @Test
+    void healthIsDownWithTheProvidersErrorWhenItCannotOpen() {
+        runner.withPropertyValues("reactor.rdma.provider=disni").run(context -> {
+            Health down = context.getBean(RdmaHealthIndicator.class).health(true);
+            assertThat(down.getStatus()).isEqualTo(Status.DOWN);
+            assertThat(down.getDetails().get("error")).asString().contains("ProviderUnavailableException", "libdisni");
+        });
+    }
+
+    @Test
+    void unknownProviderFailsStartupWithAdvice() {
+        runner.withPropertyValues("reactor.rdma.provider=infiniband").run(context -> {
+            assertThat(context).hasFailed();
+            FailureAnalysis analysis = new InvalidRdmaPropertyFailureAnalyzer().analyze(context.getStartupFailure());
+            assertThat(analysis.getDescription()).contains("reactor.rdma.provider", "infiniband", "unknown provider");
+            assertThat(analysis.getAction()).contains("shm", "loopback", "disni");
+        });
+    }
+
+    @Test
+    void invalidSizesFailStartupWithAdvice() {
+        runner.withPropertyValues("reactor.rdma.engine.eager-size=2MB", "reactor.rdma.engine.max-message-size=1MB").run(context -> {
+            FailureAnalysis analysis = new InvalidRdmaPropertyFailureAnalyzer().analyze(context.getStartupFailure());
+            assertThat(analysis.getDescription()).contains("reactor.rdma.engine.eager-size", "2097152B", "larger than reactor.rdma.engine.max-message-size");
+        });
+        runner.withPropertyValues("reactor.rdma.engine.send-window=-1B").run(context -> {
+            FailureAnalysis analysis = new InvalidRdmaPropertyFailureAnalyzer().analyze(context.getStartupFailure());
+            assertThat(analysis.getDescription()).contains("reactor.rdma.engine.send-window", "negative");
+        });
+        runner.withPropertyValues("reactor.rdma.engine.send-queue-depth=1").run(context -> {
+            FailureAnalysis analysis = new InvalidRdmaPropertyFailureAnalyzer().analyze(context.getStartupFailure());
+            assertThat(analysis.getDescription()).contains("reactor.rdma.engine.send-queue-depth", "at least 4");
+        });
+    }
+
+    @Test
+    void unavailableProviderFailsStartupWithTheProbesDiagnosis() {
+        runner.withPropertyValues("reactor.rdma.provider=disni", "reactor.rdma.rsocket.server.port=0").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).hasRootCauseInstanceOf(ProviderUnavailableException.class);
+            FailureAnalysis analysis = new ProviderUnavailableFailureAnalyzer().analyze(context.getStartupFailure());
+            assertThat(analysis.getDescription()).contains("cannot be used here", "Hardware probe:");
+            assertThat(analysis.getAction()).contains("reactor.rdma.provider=shm");
+        });
+    }
+
+    @Test
+    void portInUseFailsStartupWithAdvice() throws Exception {
+        runner.withPropertyValues("reactor.rdma.rsocket.server.port=0").run(first -> {
+            int taken = first.getEnvironment().getRequiredProperty(RdmaServerPortsPublisher.RDMA_PORT, Integer.class);
+            runner.withPropertyValues("reactor.rdma.rsocket.server.port=" + taken).run(second -> {
+                FailureAnalysis analysis = new RdmaPortInUseFailureAnalyzer().analyze(second.getStartupFailure());
+                assertThat(analysis.getDescription()).contains("RDMA port " + taken, "reactor.rdma.rsocket.server.port", "already in use");
+                assertThat(analysis.getAction()).contains("0 picks a free one");
+            });
+        });
+        try (ServerSocket tcp = new ServerSocket(0)) {
+            runner.withPropertyValues("reactor.rdma.rsocket.server.port=0", "reactor.rdma.rsocket.server.tcp-port=" + tcp.getLocalPort()).run(context -> {
+                FailureAnalysis analysis = new RdmaPortInUseFailureAnalyzer().analyze(context.getStartupFailure());
+                assertThat(analysis.getDescription()).contains("TCP port " + tcp.getLocalPort(), "reactor.rdma.rsocket.server.tcp-port");
+            });
+        }
+    }
+
+    @Test
+    void failureAnalyzersAndAutoConfigurationAreRegistered() {
+        assertThat(SpringFactoriesLoader.forDefaultResourceLocation().load(FailureAnalyzer.class,
+                // Boot's own analyzers need constructor arguments this plain lookup does not give: skip them.
+                SpringFactoriesLoader.FailureHandler.handleMessage((message, failure) -> { }))).extracting(Object::getClass)
+                .contains(InvalidRdmaPropertyFailureAnalyzer.class, ProviderUnavailableFailureAnalyzer.class, RdmaPortInUseFailureAnalyzer.class);
+        assertThat(ImportCandidates.load(AutoConfiguration.class, getClass().getClassLoader()).getCandidates())
+                .contains(RdmaAutoConfiguration.class.getName());
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class OwnBeans {
+        final RdmaRSocketRequesters requesters = new RdmaRSocketRequesters(() -> null, () -> null);
+
+        @Bean(destroyMethod = "dispose")
+        RdmaResources ownResources() {
+            return RdmaResources.builder("own").provider("loopback").threads(1).build();
+        }
+
+        @Bean
+        RdmaRSocketRequesters ownRequesters() {
+            return requesters;
+        }
+    }
+}
