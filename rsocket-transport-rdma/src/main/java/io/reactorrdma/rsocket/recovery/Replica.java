@@ -5,7 +5,6 @@ import io.rsocket.RSocket;
 import io.rsocket.core.RSocketConnector;
 import io.rsocket.loadbalance.LoadbalanceTarget;
 import io.rsocket.loadbalance.WeightedStats;
-import io.rsocket.loadbalance.WeightedStatsRequestInterceptor;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
@@ -22,8 +21,8 @@ import java.util.function.Supplier;
  * engine found the peer dead: its socket closed, it stayed silent past the peer timeout, or
  * RSocket's keepalive went unanswered) the replica is ejected, counted and logged, and
  * reconnected with exponential back-off until it answers again, when it returns to the balance.
- * The latency statistics the weighted strategy reads come from a fresh RSocket
- * {@link WeightedStatsRequestInterceptor} per connection.
+ * The statistics the weighted strategy reads ({@link ReplicaStats}) belong to the replica and
+ * outlive its connections, so a replica that was slow before it was ejected is not taken for fast.
  */
 final class Replica {
 
@@ -38,6 +37,7 @@ final class Replica {
     private final AtomicReference<Connected> live = new AtomicReference<>();
     private final AtomicLong sent = new AtomicLong();
     private final Sinks.Empty<Void> closed = Sinks.empty();
+    private final ReplicaStats stats;
     private volatile Disposable connecting;
     private volatile boolean disposed;
     private volatile boolean everConnected;
@@ -50,7 +50,8 @@ final class Replica {
     }
 
     Replica(LoadbalanceTarget target, Supplier<RSocketConnector> connectors, Duration connectTimeout,
-            Duration minBackoff, Duration maxBackoff, Counter ejections) {
+            Duration minBackoff, Duration maxBackoff, Counter ejections, ReplicaStats stats) {
+        this.stats = stats;
         this.target = target;
         this.connectors = connectors;
         this.connectTimeout = connectTimeout;
@@ -72,6 +73,10 @@ final class Replica {
     Connected connected() {
         Connected c = live.get();
         return c == null || c.socket().isDisposed() ? null : c;
+    }
+
+    ReplicaStats stats() {
+        return stats;
     }
 
     /** Requests sent to this replica (attempts and hedges included). */
@@ -97,19 +102,9 @@ final class Replica {
         if (disposed) {
             return Mono.empty();
         }
-        AtomicReference<WeightedStatsRequestInterceptor> stats = new AtomicReference<>();
-        RSocketConnector connector = connectors.get()
-                .interceptors(registry -> registry.forRequestsInRequester(rs -> {
-                    WeightedStatsRequestInterceptor i = new WeightedStatsRequestInterceptor();
-                    stats.set(i);
-                    return i;
-                }));
-        return connector.connect(target.getTransport())
+        return connectors.get().connect(target.getTransport())
                 .timeout(connectTimeout)
-                .map(socket -> {
-                    WeightedStats s = stats.get();
-                    return new Connected(socket, s == null ? socket : s.wrap(socket));
-                });
+                .map(socket -> new Connected(socket, stats.wrap(socket)));
     }
 
     private void onConnected(Connected c) {

@@ -53,7 +53,7 @@ import java.util.function.Function;
  * Why not {@code LoadbalanceRSocketClient} itself: its pool cannot leave out the replica a call
  * just failed on, and it reconnects a closed replica only when a request is routed to it, which
  * the weighted strategy never does for an unavailable one; this class keeps RSocket's strategy,
- * statistics ({@code WeightedStatsRequestInterceptor}), targets and connector and adds those.
+ * targets and connector and adds those, and feeds the strategy its own {@code ReplicaStats}.
  * Request-response gets timeouts, retries and hedging; fire-and-forget, streams, channels and
  * metadata-push go to one selected live replica (waiting up to the timeout for one) and are not
  * retried.
@@ -100,6 +100,8 @@ public final class ShardClient implements RSocketClient {
     private static final System.Logger LOG = System.getLogger(ShardClient.class.getName());
     /** How often a call waiting for a live replica looks again. */
     private static final Duration SELECT_POLL = Duration.ofMillis(5);
+    /** How fast a replica's latency estimate fades without samples, so a once-slow replica is probed again. */
+    private static final Duration STATS_DECAY = Duration.ofSeconds(1);
 
     private final Builder config;
     private final RecoveryMeters meters;
@@ -142,7 +144,7 @@ public final class ShardClient implements RSocketClient {
         for (LoadbalanceTarget t : targets) {
             replicas.computeIfAbsent(t, k -> {
                 Replica r = new Replica(k, this::newConnector, config.connectTimeout, config.reconnectMinBackoff,
-                        config.reconnectMaxBackoff, meters.ejections(k.getKey()));
+                        config.reconnectMaxBackoff, meters.ejections(k.getKey()), new ReplicaStats(STATS_DECAY.toNanos(), System::nanoTime));
                 r.start();
                 return r;
             });
@@ -283,9 +285,12 @@ public final class ShardClient implements RSocketClient {
                     return Mono.error(new java.nio.channels.ClosedChannelException());
                 }
                 replica.onSend();
-                long start = System.nanoTime();
+                ReplicaStats stats = replica.stats();
+                long start = stats.begin();
                 payload.retain();
-                return c.weighted().requestResponse(payload).doOnSuccess(v -> latency.record(System.nanoTime() - start));
+                return c.weighted().requestResponse(payload)
+                        .doOnSuccess(v -> latency.record(System.nanoTime() - start))
+                        .doFinally(signal -> stats.end(start));
             });
         }
     }
