@@ -129,7 +129,7 @@ final class Replica {
         }
         ejections.increment();
         LOG.log(System.Logger.Level.DEBUG, () -> "replica " + key() + " ejected: its connection closed"
-                + (cause == null ? " (by the peer)" : ": " + describe(cause)) + "; reconnecting with back-off");
+                + (cause == null ? "" : ": " + describe(cause)) + "; reconnecting with back-off");
         start();
     }
 

@@ -584,7 +584,11 @@ public final class ShardClient implements RSocketClient {
         public Mono<ShardClient> connect() {
             return Mono.defer(() -> {
                 ShardClient client = build();
-                return client.select(Collections.emptySet()).timeout(client.config.connectTimeout)
+                Duration bound = client.config.connectTimeout;
+                return client.select(Collections.emptySet())
+                        .timeout(bound, Mono.error(() -> new java.util.concurrent.TimeoutException("no replica of the shard "
+                                + client.replicas.keySet().stream().map(LoadbalanceTarget::getKey).toList() + " became live within "
+                                + bound.toMillis() + " ms (the connect timeout): check their addresses and that they run")))
                         .thenReturn(client)
                         .doOnError(e -> client.dispose())
                         .doOnCancel(client::dispose);
