@@ -7,12 +7,14 @@ import io.reactorrdma.RdmaServer;
 import io.reactorrdma.engine.IdleStrategy;
 import io.reactorrdma.rsocket.RdmaClientTransport;
 import io.reactorrdma.rsocket.RdmaServerTransport;
+import io.rsocket.DuplexConnection;
 import io.rsocket.Payload;
 import io.rsocket.RSocket;
 import io.rsocket.core.RSocketServer;
 import io.rsocket.exceptions.ApplicationErrorException;
 import io.rsocket.exceptions.RejectedException;
 import io.rsocket.frame.decoder.PayloadDecoder;
+import io.rsocket.transport.ClientTransport;
 import io.rsocket.util.DefaultPayload;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -138,6 +140,44 @@ class ShardClientTest {
         System.out.println("requests sent per replica (500 of them warm-up), the slowed one " + slowKey + ": " + sent);
         // the fair share is 1/3; latency and pending steer the weighted strategy away from the slow one
         assertThat((double) toSlow / calls).as("share of the slowed replica, sent " + sent).isLessThan(1.0 / 9);
+    }
+
+    @Test
+    void aReplicaWhoseConnectionReportsLittleCapacityReceivesFewerRequests() {
+        // as RdmaDuplexConnection.availability() does when frames queue behind a saturated queue pair
+        InetSocketAddress saturated = replica(d -> Mono.just("re:" + d));
+        List<InetSocketAddress> all = List.of(saturated, replica(d -> Mono.just("re:" + d)), replica(d -> Mono.just("re:" + d)));
+        client = shard(all).hedging(false)
+                .transport(a -> {
+                    ClientTransport rdma = RdmaClientTransport.create(RdmaClient.create().host(a.getHostString()).port(a.getPort())
+                            .runOn(clientResources), clientResources);
+                    return a.equals(saturated) ? () -> rdma.connect().map(c -> new ReportedAvailability(c, 0.05)) : rdma;
+                })
+                .build();
+        awaitLive(3);
+        String key = "127.0.0.1:" + saturated.getPort();
+        Flux.range(0, 500).flatMap(i -> client.requestResponse(Mono.fromCallable(() -> DefaultPayload.create("w" + i)))
+                .map(ShardClientTest::data), 8).blockLast(Duration.ofSeconds(30));
+        long before = client.requestsSent().get(key);
+        int calls = 3000;
+        Flux.range(0, calls).flatMap(i -> client.requestResponse(Mono.fromCallable(() -> DefaultPayload.create("k" + i)))
+                .map(ShardClientTest::data), 8).blockLast(Duration.ofSeconds(50));
+        Map<String, Long> sent = client.requestsSent();
+        System.out.println("requests sent per replica (500 of them warm-up), " + key + " at availability 0.05: " + sent);
+        assertThat((double) (sent.get(key) - before) / calls).as("share of the replica with little capacity, sent " + sent)
+                .isLessThan(1.0 / 9);
+    }
+
+    /** A connection that reports a fixed availability and otherwise is the one it wraps. */
+    private record ReportedAvailability(DuplexConnection delegate, double availability) implements DuplexConnection {
+        @Override public void sendFrame(int streamId, io.netty.buffer.ByteBuf frame) { delegate.sendFrame(streamId, frame); }
+        @Override public void sendErrorAndClose(io.rsocket.RSocketErrorException e) { delegate.sendErrorAndClose(e); }
+        @Override public Flux<io.netty.buffer.ByteBuf> receive() { return delegate.receive(); }
+        @Override public io.netty.buffer.ByteBufAllocator alloc() { return delegate.alloc(); }
+        @Override public java.net.SocketAddress remoteAddress() { return delegate.remoteAddress(); }
+        @Override public Mono<Void> onClose() { return delegate.onClose(); }
+        @Override public void dispose() { delegate.dispose(); }
+        @Override public boolean isDisposed() { return delegate.isDisposed(); }
     }
 
     @Test
