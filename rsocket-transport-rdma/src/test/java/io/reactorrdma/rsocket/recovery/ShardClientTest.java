@@ -28,8 +28,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
@@ -76,12 +78,19 @@ class ShardClientTest {
 
     /** Starts a replica answering with {@code handler(data)}; returns its address. */
     private InetSocketAddress replica(Function<String, Mono<String>> handler) {
+        return replicaOwningPayloads(p -> {
+            String data = p.getDataUtf8();
+            p.release();
+            return handler.apply(data);
+        });
+    }
+
+    /** Starts a replica whose handler takes each request (and must release it); returns its address. */
+    private InetSocketAddress replicaOwningPayloads(Function<Payload, Mono<String>> handler) {
         RdmaServerTransport.Bound bound = RSocketServer.create((setup, sending) -> Mono.just(new RSocket() {
                     @Override
                     public Mono<Payload> requestResponse(Payload p) {
-                        String data = p.getDataUtf8();
-                        p.release();
-                        return handler.apply(data).map(DefaultPayload::create);
+                        return handler.apply(p).map(DefaultPayload::create);
                     }
                 }))
                 .payloadDecoder(PayloadDecoder.ZERO_COPY)
@@ -157,11 +166,11 @@ class ShardClientTest {
         awaitLive(3);
         String key = "127.0.0.1:" + saturated.getPort();
         Flux.range(0, 500).flatMap(i -> client.requestResponse(Mono.fromCallable(() -> DefaultPayload.create("w" + i)))
-                .map(ShardClientTest::data), 8).blockLast(Duration.ofSeconds(30));
+                .map(ShardClientTest::data), 2).blockLast(Duration.ofSeconds(30));
         long before = client.requestsSent().get(key);
         int calls = 3000;
         Flux.range(0, calls).flatMap(i -> client.requestResponse(Mono.fromCallable(() -> DefaultPayload.create("k" + i)))
-                .map(ShardClientTest::data), 8).blockLast(Duration.ofSeconds(50));
+                .map(ShardClientTest::data), 2).blockLast(Duration.ofSeconds(50));
         Map<String, Long> sent = client.requestsSent();
         System.out.println("requests sent per replica (500 of them warm-up), " + key + " at availability 0.05: " + sent);
         assertThat((double) (sent.get(key) - before) / calls).as("share of the replica with little capacity, sent " + sent)
@@ -235,13 +244,24 @@ class ShardClientTest {
 
     @Test
     void aHedgeWinsAndItsCancelReachesTheOtherReplica() {
-        // the first copy of every request hangs, wherever it lands; the second is answered at once
+        // the first copy of every request hangs, wherever it lands, holding its request (registered
+        // memory) until a CANCEL releases it; the second copy is answered at once
         Map<String, Boolean> seen = new ConcurrentHashMap<>();
         AtomicInteger cancelled = new AtomicInteger();
-        Function<String, Mono<String>> firstHangs = d -> seen.putIfAbsent(d, Boolean.TRUE) == null
-                ? Mono.<String>never().doOnCancel(cancelled::incrementAndGet)
-                : Mono.just("re:" + d);
-        client = shard(List.of(replica(firstHangs), replica(firstHangs)))
+        Queue<Payload> held = new ConcurrentLinkedQueue<>();
+        Function<Payload, Mono<String>> firstHangs = p -> {
+            String d = p.getDataUtf8();
+            if (seen.putIfAbsent(d, Boolean.TRUE) == null) {
+                held.add(p);
+                return Mono.<String>never().doOnCancel(() -> {
+                    cancelled.incrementAndGet();
+                    p.release();
+                });
+            }
+            p.release();
+            return Mono.just("re:" + d);
+        };
+        client = shard(List.of(replicaOwningPayloads(firstHangs), replicaOwningPayloads(firstHangs)))
                 .idempotentByDefault(true)
                 .timeout(Duration.ofSeconds(20)) // no retry: the hedge must answer
                 .hedgePolicy(0.95, 1.0)
@@ -261,6 +281,11 @@ class ShardClientTest {
             Thread.onSpinWait();
         }
         assertThat(cancelled.get()).as("CANCELs the replicas saw for the losing copies").isEqualTo(calls);
+        while (held.stream().anyMatch(p -> p.refCnt() > 0) && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        assertThat(held).as("requests the replicas held until the CANCEL").hasSize(calls)
+                .allSatisfy(p -> assertThat(p.refCnt()).as("released on CANCEL").isZero());
     }
 
     @Test
