@@ -64,10 +64,6 @@ final class Replica {
         return target.getKey();
     }
 
-    LoadbalanceTarget target() {
-        return target;
-    }
-
     /** The live connection, or null while the replica is connecting or ejected. */
     @Nullable
     Connected connected() {
@@ -113,6 +109,10 @@ final class Replica {
             return;
         }
         live.set(c);
+        if (disposed && live.compareAndSet(c, null)) {
+            c.socket().dispose(); // dispose() ran between the check above and the set: it did not see c
+            return;
+        }
         boolean returned = everConnected;
         everConnected = true;
         LOG.log(System.Logger.Level.DEBUG, () -> "replica " + key() + (returned ? " returned: it answers again" : " connected"));

@@ -209,6 +209,11 @@ public final class ShardClient implements RSocketClient {
 
     // ---------------------------------------------------------------- request-response
 
+    /**
+     * Sends the request to a live replica, within the call's timeout per attempt; an idempotent
+     * call is retried on another replica (within the retry budget) and hedged after the shard's
+     * latency quantile. The call's {@link CallOptions} come from the subscriber's context.
+     */
     @Override
     public Mono<Payload> requestResponse(Mono<Payload> payloadMono) {
         return Mono.deferContextual(ctx -> {
@@ -311,6 +316,7 @@ public final class ShardClient implements RSocketClient {
         return select(Collections.emptySet()).timeout(timeoutOf(o)).doOnNext(Replica::onSend);
     }
 
+    /** Sends to one live replica (waiting up to the call's timeout for one); never retried. */
     @Override
     public Mono<Void> fireAndForget(Mono<Payload> payloadMono) {
         return Mono.deferContextual(ctx -> payloadMono.flatMap(p -> Mono.using(() -> p,
@@ -319,6 +325,7 @@ public final class ShardClient implements RSocketClient {
                         : r.connected().weighted().fireAndForget(payload.retain())), Payload::release, true)));
     }
 
+    /** Streams from one live replica (waiting up to the call's timeout for one); never retried. */
     @Override
     public Flux<Payload> requestStream(Mono<Payload> payloadMono) {
         return Flux.deferContextual(ctx -> payloadMono.flatMapMany(p -> Flux.using(() -> p,
@@ -327,6 +334,7 @@ public final class ShardClient implements RSocketClient {
                         : r.connected().weighted().requestStream(payload.retain())), Payload::release, true)));
     }
 
+    /** Opens the channel with one live replica (waiting up to the call's timeout for one); never retried. */
     @Override
     public Flux<Payload> requestChannel(Publisher<Payload> payloads) {
         return Flux.deferContextual(ctx -> selectOne(CallOptions.from(ctx)).flatMapMany(r -> r.connected() == null
@@ -334,6 +342,7 @@ public final class ShardClient implements RSocketClient {
                 : r.connected().weighted().requestChannel(payloads)));
     }
 
+    /** Pushes to one live replica (waiting up to the call's timeout for one); never retried. */
     @Override
     public Mono<Void> metadataPush(Mono<Payload> payloadMono) {
         return Mono.deferContextual(ctx -> payloadMono.flatMap(p -> Mono.using(() -> p,
@@ -367,6 +376,7 @@ public final class ShardClient implements RSocketClient {
         }
     }
 
+    /** Whether {@link #dispose()} was called. */
     @Override
     public boolean isDisposed() {
         return disposed;

@@ -74,12 +74,19 @@ class ReplicaChaosTest {
     /** The shard client's DEBUG log (which replica, and why) goes to stderr: it explains a failure here. */
     private static final java.util.logging.Logger RECOVERY_LOG = java.util.logging.Logger.getLogger(ShardClient.class.getName());
 
+    private static final java.util.logging.Handler DEBUG_HANDLER = new java.util.logging.ConsoleHandler();
+
     @org.junit.jupiter.api.BeforeAll
     static void debugLog() {
-        java.util.logging.ConsoleHandler handler = new java.util.logging.ConsoleHandler();
-        handler.setLevel(java.util.logging.Level.FINE);
+        DEBUG_HANDLER.setLevel(java.util.logging.Level.FINE);
         RECOVERY_LOG.setLevel(java.util.logging.Level.FINE);
-        RECOVERY_LOG.addHandler(handler);
+        RECOVERY_LOG.addHandler(DEBUG_HANDLER);
+    }
+
+    @org.junit.jupiter.api.AfterAll
+    static void quietLog() {
+        RECOVERY_LOG.removeHandler(DEBUG_HANDLER);
+        RECOVERY_LOG.setLevel(null);
     }
 
     @BeforeEach
