@@ -77,26 +77,20 @@ final class HedgedRace {
         synchronized (this) {
             if (!done) {
                 done = true;
-                payload = deliver(payload, isHedge);
+                if (isHedge) {
+                    onHedgeWon.run();
+                }
+                if (payload == null) {
+                    sink.success();
+                } else {
+                    sink.success(payload);
+                }
+                return;
             }
         }
         if (payload != null) {
             payload.release(); // a late answer of the losing copy
         }
-    }
-
-    /** Hands the answer on; returns what is left to release (nothing). */
-    @Nullable
-    private Payload deliver(@Nullable Payload payload, boolean isHedge) {
-        if (isHedge) {
-            onHedgeWon.run();
-        }
-        if (payload == null) {
-            sink.success();
-        } else {
-            sink.success(payload);
-        }
-        return null;
     }
 
     private void failed(Throwable error) {
