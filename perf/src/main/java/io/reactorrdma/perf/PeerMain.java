@@ -1,12 +1,23 @@
 package io.reactorrdma.perf;
 
+import io.reactorrdma.perf.cli.PollMode;
+import io.reactorrdma.perf.echo.RdmaEchoServer;
+import io.reactorrdma.perf.echo.TcpEchoServer;
+import io.reactorrdma.perf.floor.ShmFloorServer;
+import io.reactorrdma.perf.measure.CpuMeter;
+import io.reactorrdma.perf.peer.PeerCommands;
+import io.reactorrdma.perf.peer.PeerReporter;
+import io.reactorrdma.perf.peer.ServerTask;
+import io.reactorrdma.perf.rsocket.RSocketServerEnd;
+import io.reactorrdma.perf.soak.SoakServer;
+import io.reactorrdma.perf.verbs.SendLatServer;
+import io.reactorrdma.perf.verbs.WriteBwServer;
 import io.reactorrdma.verbs.Providers;
 import io.reactorrdma.verbs.VerbsContext;
 
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Paths;
 import java.util.HashMap;
 import java.util.Map;
@@ -25,11 +36,6 @@ import java.util.function.Supplier;
  */
 public final class PeerMain {
 
-    static final byte[] MARK_COMMAND = "mark\n".getBytes(StandardCharsets.US_ASCII);
-    /** Stops the server end (which may then report) without the exit that closing standard input brings. */
-    static final byte[] STOP_COMMAND = "stop\n".getBytes(StandardCharsets.US_ASCII);
-    /** Starts the server end of a peer that waits on standby (a soak server started ahead of need). */
-    static final byte[] START_COMMAND = "start\n".getBytes(StandardCharsets.US_ASCII);
     /** How long the peer lets its server end finish after standard input closes. */
     private static final long GRACE_MILLIS = 2000;
 
@@ -143,11 +149,11 @@ public final class PeerMain {
                         continue;
                     }
                     String command = line.toString().trim();
-                    if (command.equals("stop")) {
+                    if (command.equals(PeerCommands.STOP)) {
                         stop = true;
-                    } else if (command.equals("start")) {
+                    } else if (command.equals(PeerCommands.START)) {
                         START.countDown();
-                    } else if (command.equals("mark")) {
+                    } else if (command.equals(PeerCommands.MARK)) {
                         reporter.report(PeerReporter.CPU, Long.toString(cpu.nanos()));
                         Supplier<String> m = meters.get();
                         if (m != null) {

@@ -1,5 +1,18 @@
 package io.reactorrdma.perf;
 
+import io.reactorrdma.perf.cli.ExitStatus;
+import io.reactorrdma.perf.cli.Log;
+import io.reactorrdma.perf.cli.PerfException;
+import io.reactorrdma.perf.cli.PerfOptions;
+import io.reactorrdma.perf.cli.Transport;
+import io.reactorrdma.perf.cli.UsageException;
+import io.reactorrdma.perf.jmh.AllocatorBenchmark;
+import io.reactorrdma.perf.jmh.AllocatorReport;
+import io.reactorrdma.perf.report.LatencyChart;
+import io.reactorrdma.perf.report.Result;
+import io.reactorrdma.perf.report.ResultWriter;
+import io.reactorrdma.perf.soak.SoakRun;
+
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -13,10 +26,6 @@ import java.util.Locale;
  * <scenario>} is the hand-started peer of an rdma-disni run ({@link ServeCommand}).
  */
 public final class PerfMain {
-
-    static final int EXIT_OK = 0;
-    static final int EXIT_FAILED = 1;
-    static final int EXIT_USAGE = 2;
 
     private PerfMain() {
     }
@@ -32,7 +41,7 @@ public final class PerfMain {
                 peerArgs = ServeCommand.peerArgs(Arrays.copyOfRange(args, 1, args.length));
             } catch (UsageException e) {
                 System.err.println("error: " + e.getMessage());
-                System.exit(EXIT_USAGE);
+                System.exit(ExitStatus.USAGE);
                 return;
             }
             PeerMain.main(peerArgs);
@@ -50,8 +59,8 @@ public final class PerfMain {
     /** Runs the command line; returns the exit status. */
     static int run(String[] args) {
         if (Arrays.asList(args).contains("--help") || Arrays.asList(args).contains("-h")) {
-            System.out.println(PerfOptions.help());
-            return EXIT_OK;
+            System.out.println(Usage.text());
+            return ExitStatus.OK;
         }
         PerfOptions o;
         try {
@@ -62,7 +71,7 @@ public final class PerfMain {
             }
         } catch (UsageException e) {
             System.err.println("error: " + e.getMessage());
-            return EXIT_USAGE;
+            return ExitStatus.USAGE;
         }
         return runScenario(o);
     }
@@ -106,7 +115,7 @@ public final class PerfMain {
                 Log.info(e.getMessage());
             }
         }
-        return failed == 0 ? EXIT_OK : EXIT_FAILED;
+        return failed == 0 ? ExitStatus.OK : ExitStatus.FAILED;
     }
 
     private static String describe(Throwable e) {

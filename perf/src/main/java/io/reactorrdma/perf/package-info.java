@@ -18,13 +18,14 @@
  * thread's CPU time. For echo, {@code rdma-shm} and {@code tcp} count both processes as above, and
  * {@code rdma-loopback} counts each side's I/O thread and soft-provider thread.
  *
- * <p>Classes with one job each: {@link io.reactorrdma.perf.PerfOptions} parses,
- * {@link io.reactorrdma.perf.ScenarioRunner} sets a transport up, the {@code *Client}/{@code *Server}
- * classes run the two ends, {@link io.reactorrdma.perf.PeerSide} is the server end as the client sees
- * it (a forked {@link io.reactorrdma.perf.PeerMain} or a thread), {@link io.reactorrdma.perf.ResultWriter}
- * prints. Echo: {@link io.reactorrdma.perf.EchoRunner} sets a transport up,
- * {@link io.reactorrdma.perf.EchoLoop} is one connection's closed loop, the {@code *EchoClient} and
- * {@code *EchoServer} classes are the two ends per transport, {@link io.reactorrdma.perf.EngineMeters}
- * reads the engines' {@code rdma.*} meters.
+ * <p>This package holds the entry points: {@link io.reactorrdma.perf.PerfMain} (the jar's main),
+ * {@link io.reactorrdma.perf.PeerMain} (the forked peer's main), {@link io.reactorrdma.perf.ScenarioRunner} (sets a
+ * transport up and runs a scenario on it), {@code Usage} (the help text) and {@code ServeCommand}. Below them, by
+ * concern: the scenarios ({@link io.reactorrdma.perf.verbs}, {@link io.reactorrdma.perf.echo},
+ * {@link io.reactorrdma.perf.rsocket}, {@link io.reactorrdma.perf.soak}), the floors ({@link io.reactorrdma.perf.floor}),
+ * JMH ({@link io.reactorrdma.perf.jmh}), the peers ({@link io.reactorrdma.perf.peer}), measuring
+ * ({@link io.reactorrdma.perf.measure}), reports ({@link io.reactorrdma.perf.report}) and the command line's options
+ * and names ({@link io.reactorrdma.perf.cli}). Packages depend only downwards in that order; no scenario sees another
+ * except that the RSocket scenarios reuse echo's closed loops and the shm floor send-lat's stall bound.
  */
 package io.reactorrdma.perf;
