@@ -7,10 +7,6 @@ import io.reactorrdma.perf.measure.EngineMeters;
 import io.reactorrdma.perf.peer.InJvmServer;
 import io.reactorrdma.perf.peer.PeerSide;
 
-
-
-
-
 /**
  * A server end in this JVM (echo's or the RSocket scenarios' on rdma-loopback, RSocket's on
  * local), seen as a {@link PeerSide}: its CPU account is its own threads (for rdma-loopback its

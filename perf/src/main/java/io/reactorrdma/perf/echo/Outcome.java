@@ -5,10 +5,6 @@ import io.reactorrdma.perf.cli.Transport;
 import io.reactorrdma.perf.measure.EngineMeters;
 import io.reactorrdma.perf.report.Result;
 
-
-
-
-
 /** What one closed-loop run (echo, rsocket-rr, rsocket-stream) measured: the figures, and for RDMA what each engine counted in the measured phase. */
 public record Outcome(Result result, EngineMeters client, EngineMeters server) {
 
