@@ -3,6 +3,7 @@ package io.reactorrdma.perf;
 import io.reactorrdma.perf.cli.PollMode;
 import io.reactorrdma.perf.echo.RdmaEchoServer;
 import io.reactorrdma.perf.echo.TcpEchoServer;
+import io.reactorrdma.perf.fanout.FanoutServers;
 import io.reactorrdma.perf.floor.ShmFloorServer;
 import io.reactorrdma.perf.measure.CpuMeter;
 import io.reactorrdma.perf.peer.PeerCommands;
@@ -19,6 +20,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.file.Paths;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -26,8 +28,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
 /**
- * The forked peer: {@code PeerMain <send-lat|write-bw|shm-floor|echo-rdma|echo-tcp|rsocket-rdma|rsocket-tcp|soak-server> [--port N] [--size N] [--poll spin|block]
- * [--file PATH] [--max-seconds N] [--provider NAME] [--host ADDR] [--shm-dir DIR] [--seed N] [--cancel-share F] [--standby true]};
+ * The forked peer: {@code PeerMain <send-lat|write-bw|shm-floor|echo-rdma|echo-tcp|rsocket-rdma|rsocket-tcp|fanout-rdma|fanout-tcp|soak-server> [--port N] [--size N] [--poll spin|block]
+ * [--file PATH] [--max-seconds N] [--provider NAME] [--host ADDR] [--shm-dir DIR] [--seed N] [--cancel-share F] [--standby true] [--count N] [--slow-index I] [--slow-ms MS]};
  * {@code --provider disni --host <RDMA IPv4>}
  * is the hardware peer that {@code serve} starts by hand on another host. Prints {@code KEY value} reports on standard output (see
  * {@link PeerReporter}); each {@code mark} line on standard input is answered with a {@code CPU}
@@ -60,7 +62,7 @@ public final class PeerMain {
 
     private static int run(String[] args) throws Exception {
         if (args.length == 0) {
-            System.err.println("[peer] usage: PeerMain <send-lat|write-bw|shm-floor|echo-rdma|echo-tcp|rsocket-rdma|rsocket-tcp|soak-server> [--port N] [--size N] [--poll spin|block] "
+            System.err.println("[peer] usage: PeerMain <send-lat|write-bw|shm-floor|echo-rdma|echo-tcp|rsocket-rdma|rsocket-tcp|fanout-rdma|fanout-tcp|soak-server> [--port N] [--size N] [--poll spin|block] "
                     + "[--file PATH] [--max-seconds N]");
             return 2;
         }
@@ -104,6 +106,14 @@ public final class PeerMain {
                 return 0;
             case "rsocket-tcp":
                 RSocketServerEnd.task(() -> RSocketServerEnd.tcp(size), m -> { }).serve(reporter, () -> stop);
+                return 0;
+            case "fanout-rdma":
+            case "fanout-tcp":
+                int count = Integer.parseInt(opts.getOrDefault("--count", "1"));
+                int slowIndex = Integer.parseInt(opts.getOrDefault("--slow-index", "-1"));
+                Duration slow = Duration.ofMillis(Long.parseLong(opts.getOrDefault("--slow-ms", "0")));
+                String transport = role.equals("fanout-rdma") ? "rdma" : "tcp";
+                FanoutServers.task(() -> FanoutServers.start(transport, mode, count, slowIndex, slow), meters::set).serve(reporter, () -> stop);
                 return 0;
             case "soak-server":
                 String shmDir = opts.get("--shm-dir");

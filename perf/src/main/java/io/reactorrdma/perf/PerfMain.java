@@ -90,7 +90,8 @@ public final class PerfMain {
                 writer.header();
                 headerDone = true;
             }
-            Log.info(o.scenario.id() + " on " + t.id() + ": size " + o.size + " B, warm-up " + o.warmupSeconds + " s, measured "
+            Log.info(o.scenario.id() + " on " + t.id() + ": " + (o.scenario.takesSize() ? "size " + o.size + " B" : "sizes from its mix")
+                    + ", warm-up " + o.warmupSeconds + " s, measured "
                     + o.durationSeconds + " s, poll " + o.poll.id());
             try {
                 Result r = ScenarioRunner.run(o, t);
@@ -108,8 +109,13 @@ public final class PerfMain {
         }
         if (o.chart != null) {
             try {
-                LatencyChart.write(o.chart, String.format(Locale.ROOT, "%s, %d B, --poll %s, %d connection(s): round trip",
-                        o.scenario.id(), o.size, o.poll.id(), o.connections), results);
+                String title = o.scenario.takesSize()
+                        ? String.format(Locale.ROOT, "%s, %d B, --poll %s, %d connection(s): round trip", o.scenario.id(), o.size,
+                                o.poll.id(), o.connections)
+                        : String.format(Locale.ROOT, "%s, %d shards x %d replicas, size mix, --poll %s, %d caller(s)%s: whole fan-out",
+                                o.scenario.id(), o.shards, o.replicas, o.poll.id(), o.connections,
+                                o.slowReplicaMillis > 0 ? ", a replica " + o.slowReplicaMillis + " ms slow" : "");
+                LatencyChart.write(o.chart, title, results);
             } catch (PerfException e) {
                 failed++;
                 Log.info(e.getMessage());

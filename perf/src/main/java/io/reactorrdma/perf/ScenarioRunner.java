@@ -7,6 +7,7 @@ import io.reactorrdma.perf.cli.PollMode;
 import io.reactorrdma.perf.cli.Scenario;
 import io.reactorrdma.perf.cli.Transport;
 import io.reactorrdma.perf.echo.EchoRunner;
+import io.reactorrdma.perf.fanout.FanoutRunner;
 import io.reactorrdma.perf.floor.MemcpyBench;
 import io.reactorrdma.perf.floor.ShmFloorChannel;
 import io.reactorrdma.perf.floor.ShmFloorClient;
@@ -44,6 +45,9 @@ final class ScenarioRunner {
     static Result run(PerfOptions o, Transport t) {
         if (o.scenario == Scenario.ECHO) {
             return EchoRunner.run(o, t);
+        }
+        if (o.scenario == Scenario.FANOUT) {
+            return FanoutRunner.run(o, t);
         }
         if (o.scenario == Scenario.RSOCKET_RR || o.scenario == Scenario.RSOCKET_STREAM) {
             return RSocketRunner.run(o, t);

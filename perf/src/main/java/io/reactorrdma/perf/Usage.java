@@ -4,9 +4,6 @@ import io.reactorrdma.perf.cli.PerfOptions;
 import io.reactorrdma.perf.report.ResultWriter;
 import io.reactorrdma.perf.rsocket.StreamLoop;
 
-
-
-
 /** The {@code --help} text of the scenario runs: every scenario, transport and option, the CSV columns, the exit statuses. */
 final class Usage {
 
@@ -36,6 +33,12 @@ final class Usage {
                 "             payload (PayloadDecoder.ZERO_COPY on both ends). Default size 64. Prints the RDMA engines' meters.",
                 "  rsocket-stream  RSocket request-stream, one per connection: the server streams --size payloads as the",
                 "             client's demand allows (" + StreamLoop.WINDOW + " ahead, topped up by half); reports MiB/s. Default size 1m.",
+                "  fanout     one client fans each request out to --shards shards of --replicas replicas, served by --replicas",
+                "             forked JVMs (JVM r hosts replica r of every shard); RSocket request-response with a load",
+                "             balancer per shard (round robin over its replicas); --connections closed-loop callers. Each",
+                "             sub-request's size is drawn from a KB-to-MB mix: 4k 40%, 16k 25%, 64k 20%, 256k 10%, 1m 5%",
+                "             (mean 95.2 KiB); the replica echoes it. Reports the whole fan-out's time (first send to last",
+                "             answer), fan-outs as ops, CPU per fan-out of this process and of all server JVMs together.",
                 "",
                 "options:",
                 "  --transports LIST  comma list of:",
@@ -54,16 +57,22 @@ final class Usage {
                 "                                      send-lat and write-bw only (serve has no echo or rsocket peer).",
                 "                     default: all that apply (send-lat: rdma-shm,rdma-loopback,shm-floor;",
                 "                     write-bw: rdma-shm,rdma-loopback,memcpy; echo: rdma-shm,rdma-loopback,tcp;",
-                "                     rsocket-rr, rsocket-stream: rdma-shm,rdma-loopback,tcp,local).",
+                "                     rsocket-rr, rsocket-stream: rdma-shm,rdma-loopback,tcp,local; fanout: rdma-shm,tcp).",
                 "                     Ones that do not apply are skipped with a note.",
-                "  --size BYTES       message size; suffixes k, m, g are binary (1m = 1048576). 1 byte .. 1g",
+                "  --size BYTES       message size; suffixes k, m, g are binary (1m = 1048576). 1 byte .. 1g (not fanout)",
                 "  --duration SECS    measured phase, default 5 (fractions allowed)",
                 "  --warmup SECS      warm-up phase before it, default 2 (0 for none)",
                 "  --poll spin|block  spin: busy-poll the completion queue (default); block: arm it and sleep until",
                 "                     a completion event. Applies to both ends of send-lat and to the write-bw client;",
-                "                     echo, rsocket-*: both ends' RdmaResources idle BUSY_SPIN (spin) or BLOCK (block).",
-                "  --connections N    echo, rsocket-*: N concurrent connections, each its own closed loop (or stream);",
+                "                     echo, rsocket-*, fanout: both ends' RdmaResources idle BUSY_SPIN (spin) or BLOCK (block);",
+                "                     fanout's default is block (its server JVMs and client share the host's cores).",
+                "  --connections N    echo, rsocket-*: N concurrent connections, each its own closed loop (or stream); fanout:",
+                "                     N concurrent callers, each a closed loop of fan-outs;",
                 "                     default 1, at most " + PerfOptions.MAX_CONNECTIONS,
+                "  --shards N         fanout: shards each request goes to, default " + PerfOptions.DEFAULT_SHARDS + ", at most " + PerfOptions.MAX_SHARDS,
+                "  --replicas N       fanout: replicas per shard (= server JVMs), default " + PerfOptions.DEFAULT_REPLICAS + ", at most "
+                        + PerfOptions.MAX_REPLICAS,
+                "  --slow-replica MS  fanout: replica 0 of shard 0 holds each answer MS milliseconds (default: none)",
                 "  --peer HOST[:PORT] rdma-disni's peer: the RDMA interface address of a host running",
                 "                       java --add-exports java.base/sun.nio.ch=ALL-UNNAMED -Djava.library.path=/usr/local/lib \\",
                 "                         -jar reactor-rdma-perf.jar serve <scenario> --host <its RDMA IPv4> [--size BYTES] [--poll MODE]",
@@ -81,6 +90,8 @@ final class Usage {
                 "  echo: mib_per_s = echoes per second x size; rdma-shm, tcp: client = this process, server = the peer",
                 "  process; rdma-loopback: each side's I/O thread and soft-provider thread. rsocket-*: the same;",
                 "  local: this process (both ends) as client, server empty. rsocket-stream: no latencies, ops = payloads.",
+                "  fanout: ops = fan-outs, latencies of the whole fan-out, size_bytes = the mix's mean sub-request,",
+                "  mib_per_s = sub-request bytes per second (each crosses once each way), server = all server JVMs.",
                 "",
                 "system properties reactor.rdma.* are passed on to forked peers.",
                 "exit status: 0 all ran, 1 a transport failed, 2 bad command line.");

@@ -43,7 +43,7 @@ class PerfOptionsTest {
             assertThatThrownBy(() -> PerfOptions.parse(new String[]{"echo", "--connections", bad})).isInstanceOf(UsageException.class)
                     .hasMessageContaining("--connections '" + bad + "'");
         }
-        assertThatThrownBy(() -> PerfOptions.parse(new String[]{"send-lat", "--connections", "2"})).hasMessageContaining("echo, rsocket-rr and rsocket-stream only");
+        assertThatThrownBy(() -> PerfOptions.parse(new String[]{"send-lat", "--connections", "2"})).hasMessageContaining("echo, rsocket-rr, rsocket-stream and fanout only");
         assertThat(PerfMain.run(new String[]{"echo", "--transports", "memcpy"})).isEqualTo(ExitStatus.USAGE);
     }
 

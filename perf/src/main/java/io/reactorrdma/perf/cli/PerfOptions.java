@@ -12,6 +12,12 @@ public final class PerfOptions {
     public static final int MAX_SIZE = 1 << 30;
     static final double MAX_SECONDS = 3600;
     public static final int MAX_CONNECTIONS = 256;
+    /** fanout: the most shards, and the most replicas per shard (each replica set is a forked JVM). */
+    public static final int MAX_SHARDS = 64;
+    public static final int MAX_REPLICAS = 4;
+    /** fanout's --shards and --replicas unless given. */
+    public static final int DEFAULT_SHARDS = 8;
+    public static final int DEFAULT_REPLICAS = 2;
 
     public final Scenario scenario;
     /** The transports asked for, in order; those that do not apply to the scenario are dropped by the runner. */
@@ -26,6 +32,11 @@ public final class PerfOptions {
     /** Concurrent connections, each with its own closed loop (echo) or stream (rsocket-rr, rsocket-stream). */
     public final int connections;
 
+    /** fanout: the shards each request goes to, the replicas of each, and --slow-replica's delay (0: none). */
+    public final int shards;
+    public final int replicas;
+    public final long slowReplicaMillis;
+
     /** --chart: where to draw the latency distributions of the run (PNG), or null. */
     public final Path chart;
 
@@ -35,10 +46,9 @@ public final class PerfOptions {
     /** The port {@code serve} listens on unless told otherwise (perftest's). */
     public static final int DEFAULT_PEER_PORT = 18515;
 
-
     private PerfOptions(Scenario scenario, List<Transport> transports, boolean transportsExplicit, int size,
                         double durationSeconds, double warmupSeconds, PollMode poll, boolean csv, int connections,
-                        String peerHost, int peerPort, Path chart) {
+                        String peerHost, int peerPort, Path chart, int shards, int replicas, long slowReplicaMillis) {
         this.scenario = scenario;
         this.transports = List.copyOf(transports);
         this.transportsExplicit = transportsExplicit;
@@ -51,6 +61,9 @@ public final class PerfOptions {
         this.peerHost = peerHost;
         this.peerPort = peerPort;
         this.chart = chart;
+        this.shards = shards;
+        this.replicas = replicas;
+        this.slowReplicaMillis = slowReplicaMillis;
     }
 
     public long durationNanos() {
@@ -75,11 +88,15 @@ public final class PerfOptions {
         Integer size = null;
         double duration = 5;
         double warmup = 2;
-        PollMode poll = PollMode.SPIN;
+        // fanout runs several server JVMs and a client on a few cores: threads that sleep on completion events by default
+        PollMode poll = scenario == Scenario.FANOUT ? PollMode.BLOCK : PollMode.SPIN;
         boolean csv = false;
         int connections = 1;
         String peer = null;
         Path chart = null;
+        int shards = DEFAULT_SHARDS;
+        int replicas = DEFAULT_REPLICAS;
+        long slowMillis = 0;
         for (int i = 1; i < args.length; i++) {
             String arg = args[i];
             String name = arg;
@@ -103,6 +120,13 @@ public final class PerfOptions {
                 case "--peer":
                 case "--chart":
                     break;
+                case "--shards":
+                case "--replicas":
+                case "--slow-replica":
+                    if (scenario != Scenario.FANOUT) {
+                        throw new UsageException(name + " applies to fanout only");
+                    }
+                    break;
                 default:
                     throw new UsageException("unknown option '" + arg + "'; see --help");
             }
@@ -114,6 +138,9 @@ public final class PerfOptions {
             }
             switch (name) {
                 case "--size":
+                    if (!scenario.takesSize()) {
+                        throw new UsageException("--size does not apply to " + scenario.id() + ": its sizes come from a mix (see --help)");
+                    }
                     size = parseSize(value);
                     break;
                 case "--duration":
@@ -127,6 +154,15 @@ public final class PerfOptions {
                     break;
                 case "--connections":
                     connections = parseConnections(scenario, value);
+                    break;
+                case "--shards":
+                    shards = parseCount(name, value, MAX_SHARDS);
+                    break;
+                case "--replicas":
+                    replicas = parseCount(name, value, MAX_REPLICAS);
+                    break;
+                case "--slow-replica":
+                    slowMillis = parseCount(name, value, 60_000);
                     break;
                 case "--peer":
                     peer = value.trim();
@@ -168,12 +204,27 @@ public final class PerfOptions {
             }
         }
         return new PerfOptions(scenario, explicit ? transports : scenario.transports(), explicit,
-                size != null ? size : scenario.defaultSize(), duration, warmup, poll, csv, connections, peerHost, peerPort, chart);
+                size != null ? size : scenario.defaultSize(), duration, warmup, poll, csv, connections, peerHost, peerPort, chart,
+                shards, replicas, slowMillis);
+    }
+
+    /** A whole number 1..max ({@code --slow-replica}: milliseconds). */
+    private static int parseCount(String name, String s, int max) {
+        int n;
+        try {
+            n = Integer.parseInt(s.trim());
+        } catch (NumberFormatException e) {
+            throw new UsageException("bad " + name + " '" + s + "': use a whole number, 1.." + max);
+        }
+        if (n < 1 || n > max) {
+            throw new UsageException("bad " + name + " '" + s + "': must be 1.." + max);
+        }
+        return n;
     }
 
     private static int parseConnections(Scenario scenario, String s) {
         if (!scenario.takesConnections()) {
-            throw new UsageException("--connections applies to echo, rsocket-rr and rsocket-stream only; " + scenario.id() + " runs one connection");
+            throw new UsageException("--connections applies to echo, rsocket-rr, rsocket-stream and fanout only; " + scenario.id() + " runs one connection");
         }
         int n;
         try {

@@ -15,7 +15,9 @@ public enum Scenario {
     /** RSocket request-response, a closed loop per connection: round trip and CPU per request. */
     RSOCKET_RR("rsocket-rr", 64, List.of(Transport.RDMA_SHM, Transport.RDMA_LOOPBACK, Transport.TCP, Transport.LOCAL)),
     /** RSocket request-stream of --size payloads, one stream per connection: throughput. */
-    RSOCKET_STREAM("rsocket-stream", 1 << 20, List.of(Transport.RDMA_SHM, Transport.RDMA_LOOPBACK, Transport.TCP, Transport.LOCAL));
+    RSOCKET_STREAM("rsocket-stream", 1 << 20, List.of(Transport.RDMA_SHM, Transport.RDMA_LOOPBACK, Transport.TCP, Transport.LOCAL)),
+    /** One client fans each request out to --shards replicated shard servers in forked JVMs; sizes from a mix (no --size). */
+    FANOUT("fanout", 0, List.of(Transport.RDMA_SHM, Transport.TCP));
 
     private final String id;
     private final int defaultSize;
@@ -53,7 +55,12 @@ public enum Scenario {
 
     /** Whether --connections applies: the closed-loop scenarios. */
     boolean takesConnections() {
-        return this == ECHO || this == RSOCKET_RR || this == RSOCKET_STREAM;
+        return this == ECHO || this == RSOCKET_RR || this == RSOCKET_STREAM || this == FANOUT;
+    }
+
+    /** Whether --size applies: all but fanout, whose sizes come from its mix. */
+    public boolean takesSize() {
+        return this != FANOUT;
     }
 
     static Scenario parse(String s) {

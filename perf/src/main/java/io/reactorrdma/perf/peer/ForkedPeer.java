@@ -131,7 +131,8 @@ public final class ForkedPeer implements PeerSide {
                     cpuReports.add(Long.parseLong(value));
                 } else if (PeerReporter.METERS.equals(key)) {
                     meterReports.add(value);
-                } else if (PeerReporter.READY.equals(key) || PeerReporter.VERIFY.equals(key) || PeerReporter.SOAK.equals(key)) {
+                } else if (PeerReporter.READY.equals(key) || PeerReporter.VERIFY.equals(key) || PeerReporter.SOAK.equals(key)
+                        || PeerReporter.PORTS.equals(key)) {
                     future(key).complete(value);
                 } else {
                     System.err.println("[peer " + role + "] " + line);

@@ -2,10 +2,6 @@ package io.reactorrdma.perf.peer;
 
 import io.reactorrdma.perf.measure.EngineMeters;
 
-
-
-
-
 /**
  * How the server end tells the client end what it knows: {@link #READY} with its port once it
  * listens, {@link #VERIFY} with the CRC32 of what it received, {@link #CPU} and {@link #METERS}
@@ -23,6 +19,8 @@ public interface PeerReporter {
     String METERS = "METERS";
     /** CRC32 (hex) of the peer's region after the client's last WRITE. */
     String VERIFY = "VERIFY";
+    /** The ports of a peer that serves several servers (fanout's shard replicas), comma-separated, in order. */
+    String PORTS = "PORTS";
     /** The soak server's account at its end ({@code SoakServer}): {@code name=value} pairs. */
     String SOAK = "SOAK";
 
