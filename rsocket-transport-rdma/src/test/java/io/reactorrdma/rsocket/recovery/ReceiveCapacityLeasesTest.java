@@ -12,6 +12,9 @@ import io.rsocket.Payload;
 import io.rsocket.RSocket;
 import io.rsocket.core.RSocketConnector;
 import io.rsocket.core.RSocketServer;
+import io.rsocket.transport.netty.client.TcpClientTransport;
+import io.rsocket.transport.netty.server.CloseableChannel;
+import io.rsocket.transport.netty.server.TcpServerTransport;
 import io.rsocket.util.DefaultPayload;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -20,6 +23,8 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -35,58 +40,78 @@ class ReceiveCapacityLeasesTest {
     private RdmaResources clientResources;
     private RdmaServerTransport.Bound server;
     private RSocket client;
+    private final List<RSocket> moreClients = new ArrayList<>();
+    private CloseableChannel tcpServer;
+    private final AtomicInteger inProgress = new AtomicInteger();
+    private final AtomicInteger peak = new AtomicInteger();
 
     @AfterEach
     void stop() {
-        if (client != null) {
-            client.dispose();
-            client.onClose().onErrorResume(e -> Mono.empty()).block(Duration.ofSeconds(30));
+        if (client != null) moreClients.add(client);
+        for (RSocket c : moreClients) {
+            c.dispose();
+            c.onClose().onErrorResume(e -> Mono.empty()).block(Duration.ofSeconds(30));
         }
         if (server != null) server.dispose();
+        if (tcpServer != null) tcpServer.dispose();
         if (clientResources != null) clientResources.dispose();
         if (serverResources != null) serverResources.dispose();
         if (clientResources != null) LiveBufferWait.awaitZero(clientResources, serverResources);
     }
 
-    @Test
-    void theServerNeverHasMoreRequestsInProgressThanItsReceiveWindowAndNoRequestIsRejected() {
-        int window = 8;
-        AtomicInteger inProgress = new AtomicInteger();
-        AtomicInteger peak = new AtomicInteger();
-        ReceiveCapacityLeases leases = ReceiveCapacityLeases.builder().meterRegistry(meters).build();
+    /** The slow server: answers after 5 ms, counting requests in progress and their peak. */
+    private RSocketServer slowServer(ReceiveCapacityLeases leases) {
+        return leases.applyTo(RSocketServer.create((setup, sendingSocket) -> Mono.just(new RSocket() {
+            @Override
+            public Mono<Payload> requestResponse(Payload p) {
+                String d = p.getDataUtf8();
+                p.release();
+                peak.accumulateAndGet(inProgress.incrementAndGet(), Math::max);
+                return Mono.delay(Duration.ofMillis(5))
+                        .then(Mono.fromCallable(() -> {
+                            inProgress.decrementAndGet();
+                            return DefaultPayload.create("re:" + d);
+                        }));
+            }
+        })));
+    }
+
+    private void startRdma(ReceiveCapacityLeases leases, int window) {
         EngineConfig engine = EngineConfig.defaults().withSocketMessageWindow(window);
         serverResources = RdmaResources.builder("lease-server").provider("loopback").threads(1).idle(IdleStrategy.BACK_OFF).engine(engine).build();
         clientResources = RdmaResources.builder("lease-client").provider("loopback").threads(1).idle(IdleStrategy.BACK_OFF).build();
-        server = leases.applyTo(RSocketServer.create((setup, sendingSocket) -> Mono.just(new RSocket() {
-                    @Override
-                    public Mono<Payload> requestResponse(Payload p) {
-                        String d = p.getDataUtf8();
-                        p.release();
-                        int now = inProgress.incrementAndGet();
-                        peak.accumulateAndGet(now, Math::max);
-                        return Mono.delay(Duration.ofMillis(5))
-                                .then(Mono.fromCallable(() -> {
-                                    inProgress.decrementAndGet();
-                                    return DefaultPayload.create("re:" + d);
-                                }));
-                    }
-                })))
+        server = slowServer(leases)
                 .bind(RdmaServerTransport.create(RdmaServer.create().port(0).runOn(serverResources), serverResources))
                 .block(Duration.ofSeconds(30));
-        client = RSocketConnector.create().lease()
+    }
+
+    private RSocket connectRdma() {
+        return RSocketConnector.create().lease()
                 .connect(RdmaClientTransport.create(RdmaClient.create().port(server.address().getPort()).runOn(clientResources), clientResources))
                 .block(Duration.ofSeconds(30));
+    }
 
-        int requests = 400;
-        Long answered = Flux.range(0, requests)
+    /** {@code requests} request-responses from 64 callers (far more than the windows, fewer than RSocket's 256 waiting for a lease). */
+    private static Mono<Long> answered(RSocket client, int requests) {
+        return Flux.range(0, requests)
                 .flatMap(i -> client.requestResponse(DefaultPayload.create("r" + i)).map(p -> {
                     boolean ok = p.getDataUtf8().equals("re:r" + i);
                     p.release();
                     return ok;
-                }), 64) // 64 callers: far more than the window, fewer than RSocket's 256 waiting for a lease
+                }), 64)
                 .filter(ok -> ok)
-                .count()
-                .block(Duration.ofSeconds(50));
+                .count();
+    }
+
+    @Test
+    void theServerNeverHasMoreRequestsInProgressThanItsReceiveWindowAndNoRequestIsRejected() {
+        int window = 8;
+        ReceiveCapacityLeases leases = ReceiveCapacityLeases.builder().meterRegistry(meters).build();
+        startRdma(leases, window);
+        client = connectRdma();
+
+        int requests = 400;
+        Long answered = answered(client, requests).block(Duration.ofSeconds(50));
 
         assertThat(answered).as("every request answered, none rejected for lack of lease").isEqualTo(requests);
         assertThat(peak.get()).as("requests in progress at the server never above its receive window").isLessThanOrEqualTo(window);
@@ -97,6 +122,35 @@ class ReceiveCapacityLeasesTest {
         assertThat(meters.counter("rdma.recovery.lease.granted").count()).isGreaterThanOrEqualTo(requests / window);
         LiveBufferWait.until(Duration.ofSeconds(10), () -> leases.inFlight() == 0);
         assertThat(leases.connections()).isEqualTo(1);
+    }
+
+    @Test
+    void connectionsShareTheServersCapacityAndMaxInFlightCapsIt() {
+        int window = 8;
+        ReceiveCapacityLeases leases = ReceiveCapacityLeases.builder().meterRegistry(meters).maxInFlight(12).build();
+        startRdma(leases, window);
+        client = connectRdma();
+        RSocket second = connectRdma();
+        moreClients.add(second);
+
+        List<Long> answered = Flux.merge(answered(client, 200), answered(second, 200)).collectList().block(Duration.ofSeconds(50));
+
+        assertThat(answered).as("both clients fully served, none rejected").containsExactly(200L, 200L);
+        assertThat(leases.connections()).isEqualTo(2);
+        assertThat(peak.get()).as("in progress never above maxInFlight, below the two windows' 16").isLessThanOrEqualTo(12).isGreaterThan(window / 2);
+        assertThat(meters.counter("rdma.recovery.lease.rejected").count()).isZero();
+    }
+
+    @Test
+    void aTcpConnectionBringsTheConfiguredCapacity() {
+        int capacity = 4;
+        ReceiveCapacityLeases leases = ReceiveCapacityLeases.builder().meterRegistry(meters).connectionCapacity(capacity).build();
+        tcpServer = slowServer(leases).bind(TcpServerTransport.create("localhost", 0)).block(Duration.ofSeconds(30));
+        client = RSocketConnector.create().lease().connect(TcpClientTransport.create(tcpServer.address())).block(Duration.ofSeconds(30));
+
+        assertThat(answered(client, 100).block(Duration.ofSeconds(50))).isEqualTo(100);
+        assertThat(peak.get()).as("requests in progress never above the TCP connection's capacity").isLessThanOrEqualTo(capacity).isGreaterThan(1);
+        assertThat(meters.counter("rdma.recovery.lease.rejected").count()).isZero();
     }
 
     @Test
