@@ -6,6 +6,7 @@
  * {@link io.reactorrdma.rsocket.recovery.FanOut} sends one request to many shards' clients under a
  * deadline, fail-fast ({@link io.reactorrdma.rsocket.recovery.FanOutException}) or with partial
  * results ({@link io.reactorrdma.rsocket.recovery.FanOutResult}; {@code FanOutAnswers} holds the
- * answers while a call runs).
+ * answers while a call runs). A client-side gate: {@link io.reactorrdma.rsocket.recovery.CapacityGate}
+ * holds requests until their connection has room ({@code CapacityGatedRSocket}).
  */
 package io.reactorrdma.rsocket.recovery;

@@ -52,11 +52,12 @@ class LeaseFloodTest {
     /**
      * The bound on the client's queued bytes (registered memory beyond its idle baseline): the
      * payloads of the callers waiting for a lease plus the frames one lease lets through (the
-     * server's 32-message receive window), each under 128 bytes, plus 64 KiB for the receive
-     * buffers the engine re-posts meanwhile. Without leases the flood would queue what the wire
-     * takes faster than the server works: about 80 bytes for each of up to 1,000,000 offered.
+     * server's 32-message receive window), each under 384 bytes (a frame is its payload plus a
+     * header buffer RSocket allocates at 256 bytes), plus 64 KiB for the receive buffers the
+     * engine re-posts meanwhile. Without leases the flood goes out at wire speed and queues at
+     * the server instead (all 1,000,000 out in 10 s, 872,606 waiting there).
      */
-    private static final long QUEUED_BYTES_BOUND = (CALLERS + EngineConfig.DEFAULT_SOCKET_MESSAGE_WINDOW) * 128L + 64 * 1024;
+    private static final long QUEUED_BYTES_BOUND = (CALLERS + EngineConfig.DEFAULT_SOCKET_MESSAGE_WINDOW) * 384L + 64 * 1024;
 
     private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
     private final Scheduler slowWorker = Schedulers.newSingle("slow-server");
