@@ -14,6 +14,8 @@ import reactor.core.scheduler.Scheduler;
 import java.nio.channels.ClosedChannelException;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 
 /**
  * A requester that starts a request only when its connection has room ({@code availability() > 0}:
@@ -69,37 +71,33 @@ final class CapacityGatedRSocket extends RSocketProxy {
         return gated(payload, () -> source.metadataPush(payload));
     }
 
-    /** The request, started once there is room; its payload released if it never starts. */
-    private <T> Mono<T> gated(Payload payload, java.util.function.Supplier<Mono<T>> request) {
+    /**
+     * The request, started once there is room; its payload released if it never starts. Starting
+     * and giving up (cancel, rejection, close) race for the payload: whichever claims it first
+     * owns it, so it is handed to RSocket or released, never both.
+     */
+    private <T> Mono<T> gated(Payload payload, Supplier<Mono<T>> request) {
         return Mono.defer(() -> {
-            boolean[] started = {false};
+            AtomicBoolean claimed = new AtomicBoolean();
             return room()
-                    .then(Mono.defer(() -> {
-                        started[0] = true;
-                        return request.get();
-                    }))
-                    .doFinally(signal -> {
-                        if (!started[0] && payload.refCnt() > 0) {
-                            payload.release();
-                        }
-                    });
+                    .then(Mono.defer(() -> claimed.compareAndSet(false, true) ? request.get() : Mono.<T>empty()))
+                    .doFinally(signal -> releaseUnlessClaimed(claimed, payload));
         });
     }
 
-    private Flux<Payload> gatedFlux(Payload payload, java.util.function.Supplier<Flux<Payload>> request) {
+    private Flux<Payload> gatedFlux(Payload payload, Supplier<Flux<Payload>> request) {
         return Flux.defer(() -> {
-            boolean[] started = {false};
+            AtomicBoolean claimed = new AtomicBoolean();
             return room()
-                    .thenMany(Flux.defer(() -> {
-                        started[0] = true;
-                        return request.get();
-                    }))
-                    .doFinally(signal -> {
-                        if (!started[0] && payload.refCnt() > 0) {
-                            payload.release();
-                        }
-                    });
+                    .thenMany(Flux.defer(() -> claimed.compareAndSet(false, true) ? request.get() : Flux.<Payload>empty()))
+                    .doFinally(signal -> releaseUnlessClaimed(claimed, payload));
         });
+    }
+
+    private static void releaseUnlessClaimed(AtomicBoolean claimed, Payload payload) {
+        if (claimed.compareAndSet(false, true) && payload.refCnt() > 0) {
+            payload.release();
+        }
     }
 
     /** Completes when this request may go: at once if nothing waits and there is room, else in turn. */
