@@ -3,11 +3,15 @@ package io.reactorrdma.rsocket.recovery;
 import io.reactorrdma.RdmaResources;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.List;
 import java.util.function.BooleanSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Test helpers: wait boundedly for a condition, and for registered allocators to hold no live buffer. */
+/** Test helpers: wait boundedly for a condition and for registered allocators to hold no live buffer; check a flood's arrivals. */
 final class LiveBufferWait {
 
     private LiveBufferWait() {
@@ -27,6 +31,23 @@ final class LiveBufferWait {
                 throw new AssertionError("interrupted", e);
             }
         }
+    }
+
+    /**
+     * What a flood's receiver got ({@code received}, in arrival order) is what its sender sent
+     * ({@code sent}: the sequence numbers of the requests that went out), each once, in increasing
+     * order. Not necessarily a prefix: cancelling a flood cancels its waiting requests in no
+     * particular order, so a later one may go while an earlier one is cancelled.
+     */
+    static void assertInOrderWithoutLoss(List<Integer> received, Collection<Integer> sent) {
+        for (int i = 1; i < received.size(); i++) {
+            if (received.get(i) <= received.get(i - 1)) {
+                throw new AssertionError("arrival " + i + " is " + received.get(i) + " after " + received.get(i - 1) + ": out of order or twice");
+            }
+        }
+        List<Integer> expected = new ArrayList<>(sent);
+        Collections.sort(expected);
+        assertThat(received).as("what arrived is exactly what was sent").isEqualTo(expected);
     }
 
     /**
