@@ -86,7 +86,9 @@ public final class ReceiveCapacityLeases {
     }
 
     /**
-     * Enables leases on {@code server} and counts its connections' capacity here.
+     * Enables leases on {@code server} and counts its connections' capacity here. Apply it once per
+     * server: it registers a connection interceptor, and a second one would count each connection
+     * twice. Several servers may share one instance (and so one capacity ledger).
      *
      * @return {@code server}, for chaining
      */
