@@ -56,7 +56,8 @@ import java.util.function.Function;
  * targets and connector and adds those, and feeds the strategy its own {@code ReplicaStats}.
  * Request-response gets timeouts, retries and hedging; fire-and-forget, streams, channels and
  * metadata-push go to one selected live replica (waiting up to the timeout for one) and are not
- * retried.
+ * retried. A call that fails because its replica's connection closed fails with a
+ * {@link PeerClosedChannelException} naming the replica and why the connection closed.
  */
 public final class ShardClient implements RSocketClient {
 
