@@ -16,10 +16,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * while RSocket sets the connection up.
  *
  * <p>Why: RSocket-Java 1.1.5's connector sends SETUP (a retained slice of the frame) and only then
- * subscribes the step that takes the connection and releases the frame's other reference. A
- * cancel that lands between the two (a timeout firing on another thread while the transport's
- * connection has just arrived) leaves the SETUP frame unreleased and the connection open, with
- * nobody holding it: over RDMA one registered buffer stays live. Here a cancel before the
+ * subscribes the step that takes the connection and releases the frame's other reference (in its
+ * {@code doFinally}). A cancel that lands between the two (a timeout firing on another thread just
+ * as the transport's connection arrived) closes the connection but never runs that step: the SETUP
+ * frame keeps one reference, over RDMA one registered buffer stays live. Here a cancel before the
  * transport handed over a connection is passed on (the transport closes what it was opening); a
  * cancel after it is held back: the connector finishes and the RSocket it yields is disposed at
  * once, which releases the frame and closes the connection.

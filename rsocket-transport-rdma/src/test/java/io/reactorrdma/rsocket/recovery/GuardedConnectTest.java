@@ -42,8 +42,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * {@link GuardedConnect} over the in-JVM loopback fabric: a cancel that lands while RSocket sets a
  * fresh RDMA connection up (its SETUP frame just sent) leaves no registered buffer live and no
- * connection open; RSocket's own connector, cancelled at that point, keeps both (the suspected
- * leak of a replica connect whose timeout fired during setup).
+ * connection open; RSocket's own connector, cancelled at that point, closes the connection but
+ * leaves the SETUP frame live (the suspected leak of a replica connect whose timeout fired during
+ * setup: 1 client buffer live after the resources closed).
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class GuardedConnectTest {
