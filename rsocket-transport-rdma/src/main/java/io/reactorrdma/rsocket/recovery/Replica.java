@@ -1,16 +1,19 @@
 package io.reactorrdma.rsocket.recovery;
 
 import io.micrometer.core.instrument.Counter;
+import io.rsocket.DuplexConnection;
 import io.rsocket.RSocket;
 import io.rsocket.core.RSocketConnector;
 import io.rsocket.loadbalance.LoadbalanceTarget;
 import io.rsocket.loadbalance.WeightedStats;
+import io.rsocket.plugins.DuplexConnectionInterceptor;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 import reactor.util.annotation.Nullable;
 import reactor.util.retry.Retry;
 
+import java.nio.channels.ClosedChannelException;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -27,6 +30,12 @@ import java.util.function.Supplier;
 final class Replica {
 
     private static final System.Logger LOG = System.getLogger(ShardClient.class.getName());
+    /**
+     * How long a call that failed with RSocket's cause-less {@code ClosedChannelException} waits for
+     * its connection's close error, to name it: RSocket fails the calls from that very signal, so
+     * it is normally there already.
+     */
+    private static final Duration CLOSE_CAUSE_WAIT = Duration.ofMillis(500);
 
     private final LoadbalanceTarget target;
     private final Supplier<RSocketConnector> connectors;
@@ -43,10 +52,11 @@ final class Replica {
     private volatile boolean everConnected;
 
     /**
-     * A live connection, and the same connection as the weighted strategy sees it: wrapped with
-     * the latency statistics of its requests ({@link WeightedStats#wrap}).
+     * A live connection, the same connection as the weighted strategy sees it (wrapped with the
+     * latency statistics of its requests, {@link WeightedStats#wrap}), and the transport's
+     * connection under it, whose {@code onClose()} error says why it closed (null if unknown).
      */
-    record Connected(RSocket socket, RSocket weighted) {
+    record Connected(RSocket socket, RSocket weighted, @Nullable DuplexConnection transport) {
     }
 
     Replica(LoadbalanceTarget target, Supplier<RSocketConnector> connectors, Duration connectTimeout,
@@ -98,9 +108,43 @@ final class Replica {
         if (disposed) {
             return Mono.empty();
         }
-        return connectors.get().connect(target.getTransport())
+        AtomicReference<DuplexConnection> transport = new AtomicReference<>();
+        RSocketConnector connector = connectors.get().interceptors(r -> r.forConnection((type, c) -> {
+            if (type == DuplexConnectionInterceptor.Type.SOURCE) {
+                transport.set(c);
+            }
+            return c;
+        }));
+        // guarded: a timeout during RSocket's setup would leave the SETUP frame and the connection behind
+        return GuardedConnect.connect(connector, target.getTransport())
                 .timeout(connectTimeout)
-                .map(socket -> new Connected(socket, stats.wrap(socket)));
+                .map(socket -> new Connected(socket, stats.wrap(socket), transport.get()));
+    }
+
+    /**
+     * The error a call on connection {@code c} fails with instead of {@code error}: RSocket's own
+     * {@code ClosedChannelException} (no cause, no peer) becomes a {@link PeerClosedChannelException}
+     * naming this replica and carrying the transport's close error (waited for up to
+     * {@link #CLOSE_CAUSE_WAIT}); every other error is kept.
+     */
+    Mono<Throwable> namePeer(@Nullable Connected c, Throwable error) {
+        if (!(error instanceof ClosedChannelException) || error instanceof PeerClosedChannelException || error.getCause() != null) {
+            return Mono.just(error);
+        }
+        DuplexConnection transport = c == null ? null : c.transport();
+        if (transport == null) {
+            return Mono.just(new PeerClosedChannelException(key(), null));
+        }
+        return transport.onClose().then(Mono.<Throwable>empty())
+                .onErrorResume(Mono::just)
+                .timeout(CLOSE_CAUSE_WAIT, Mono.empty())
+                .map(cause -> (Throwable) new PeerClosedChannelException(key(), cause))
+                .defaultIfEmpty(new PeerClosedChannelException(key(), null));
+    }
+
+    /** Fails with {@link #namePeer}'s error for {@code error}. */
+    <T> Mono<T> failNamingPeer(@Nullable Connected c, Throwable error) {
+        return namePeer(c, error).flatMap(Mono::error);
     }
 
     private void onConnected(Connected c) {

@@ -56,7 +56,8 @@ import java.util.function.Function;
  * targets and connector and adds those, and feeds the strategy its own {@code ReplicaStats}.
  * Request-response gets timeouts, retries and hedging; fire-and-forget, streams, channels and
  * metadata-push go to one selected live replica (waiting up to the timeout for one) and are not
- * retried.
+ * retried. A call that fails because its replica's connection closed fails with a
+ * {@link PeerClosedChannelException} naming the replica and why the connection closed.
  */
 public final class ShardClient implements RSocketClient {
 
@@ -287,13 +288,14 @@ public final class ShardClient implements RSocketClient {
             return Mono.defer(() -> {
                 Replica.Connected c = replica.connected();
                 if (c == null) {
-                    return Mono.error(new java.nio.channels.ClosedChannelException());
+                    return Mono.error(new PeerClosedChannelException(replica.key(), null));
                 }
                 replica.onSend();
                 ReplicaStats stats = replica.stats();
                 long start = stats.begin();
                 payload.retain();
                 return c.weighted().requestResponse(payload)
+                        .onErrorResume(e -> replica.failNamingPeer(c, e))
                         .doOnSuccess(v -> latency.record(System.nanoTime() - start))
                         .doFinally(signal -> stats.end(start));
             });
@@ -320,35 +322,43 @@ public final class ShardClient implements RSocketClient {
     @Override
     public Mono<Void> fireAndForget(Mono<Payload> payloadMono) {
         return Mono.deferContextual(ctx -> payloadMono.flatMap(p -> Mono.using(() -> p,
-                payload -> selectOne(CallOptions.from(ctx)).flatMap(r -> r.connected() == null
-                        ? Mono.error(new java.nio.channels.ClosedChannelException())
-                        : r.connected().weighted().fireAndForget(payload.retain())), Payload::release, true)));
+                payload -> selectOne(CallOptions.from(ctx)).flatMap(r -> {
+                    Replica.Connected c = r.connected();
+                    return c == null ? Mono.error(new PeerClosedChannelException(r.key(), null))
+                            : c.weighted().fireAndForget(payload.retain()).onErrorResume(e -> r.failNamingPeer(c, e));
+                }), Payload::release, true)));
     }
 
     /** Streams from one live replica (waiting up to the call's timeout for one); never retried. */
     @Override
     public Flux<Payload> requestStream(Mono<Payload> payloadMono) {
         return Flux.deferContextual(ctx -> payloadMono.flatMapMany(p -> Flux.using(() -> p,
-                payload -> selectOne(CallOptions.from(ctx)).flatMapMany(r -> r.connected() == null
-                        ? Flux.error(new java.nio.channels.ClosedChannelException())
-                        : r.connected().weighted().requestStream(payload.retain())), Payload::release, true)));
+                payload -> selectOne(CallOptions.from(ctx)).flatMapMany(r -> {
+                    Replica.Connected c = r.connected();
+                    return c == null ? Flux.error(new PeerClosedChannelException(r.key(), null))
+                            : c.weighted().requestStream(payload.retain()).onErrorResume(e -> r.failNamingPeer(c, e));
+                }), Payload::release, true)));
     }
 
     /** Opens the channel with one live replica (waiting up to the call's timeout for one); never retried. */
     @Override
     public Flux<Payload> requestChannel(Publisher<Payload> payloads) {
-        return Flux.deferContextual(ctx -> selectOne(CallOptions.from(ctx)).flatMapMany(r -> r.connected() == null
-                ? Flux.error(new java.nio.channels.ClosedChannelException())
-                : r.connected().weighted().requestChannel(payloads)));
+        return Flux.deferContextual(ctx -> selectOne(CallOptions.from(ctx)).flatMapMany(r -> {
+            Replica.Connected c = r.connected();
+            return c == null ? Flux.error(new PeerClosedChannelException(r.key(), null))
+                    : c.weighted().requestChannel(payloads).onErrorResume(e -> r.failNamingPeer(c, e));
+        }));
     }
 
     /** Pushes to one live replica (waiting up to the call's timeout for one); never retried. */
     @Override
     public Mono<Void> metadataPush(Mono<Payload> payloadMono) {
         return Mono.deferContextual(ctx -> payloadMono.flatMap(p -> Mono.using(() -> p,
-                payload -> selectOne(CallOptions.from(ctx)).flatMap(r -> r.connected() == null
-                        ? Mono.error(new java.nio.channels.ClosedChannelException())
-                        : r.connected().weighted().metadataPush(payload.retain())), Payload::release, true)));
+                payload -> selectOne(CallOptions.from(ctx)).flatMap(r -> {
+                    Replica.Connected c = r.connected();
+                    return c == null ? Mono.error(new PeerClosedChannelException(r.key(), null))
+                            : c.weighted().metadataPush(payload.retain()).onErrorResume(e -> r.failNamingPeer(c, e));
+                }), Payload::release, true)));
     }
 
     /** A live replica's RSocket (waiting up to the default timeout for one). */

@@ -14,7 +14,10 @@
  * connection closes and reconnects it with back-off; per-call {@link io.reactorrdma.rsocket.recovery.CallOptions}
  * in the Reactor Context choose the timeout and whether a call is idempotent; idempotent calls are
  * retried on another replica within a {@code RetryBudget} and request-responses are hedged after a
- * tracked latency quantile ({@code LatencyTracker}, {@code HedgeLimiter}).
+ * tracked latency quantile ({@code LatencyTracker}, {@code HedgeLimiter}). A call lost with its
+ * replica's connection fails with a {@link io.reactorrdma.rsocket.recovery.PeerClosedChannelException}
+ * naming the replica and the close cause; replica connects go through {@code GuardedConnect}, which
+ * lets a cancel not cut RSocket's setup (that would leave the SETUP frame unreleased).
  *
  * <p>Leases from receive capacity:
  * {@link io.reactorrdma.rsocket.recovery.ReceiveCapacityLeases} makes a server grant RSocket leases
