@@ -3,6 +3,7 @@ package io.reactorrdma.rsocket.recovery;
 import io.rsocket.loadbalance.WeightedStats;
 
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
 
 /**
@@ -22,13 +23,23 @@ final class ReplicaStats implements WeightedStats {
     private final AtomicInteger pending = new AtomicInteger();
     private final long decayNanos;
     private final LongSupplier nanoClock;
-    private double ewmaMicros;    // guarded by this
-    private long lastSampleNanos; // guarded by this
+    /**
+     * The average and the time of its last sample, as one immutable pair swapped by CAS: {@link #end}
+     * runs where answers arrive, often an I/O thread, which must not wait for a lock.
+     */
+    private final AtomicReference<Ewma> ewma;
+
+    private record Ewma(double micros, long atNanos) {
+        /** The average as it has decayed by {@code now}. */
+        double decayed(long now, long decayNanos) {
+            return micros * Math.exp(-(double) Math.max(0, now - atNanos) / decayNanos);
+        }
+    }
 
     ReplicaStats(long decayNanos, LongSupplier nanoClock) {
         this.decayNanos = decayNanos;
         this.nanoClock = nanoClock;
-        this.lastSampleNanos = nanoClock.getAsLong();
+        this.ewma = new AtomicReference<>(new Ewma(0.0, nanoClock.getAsLong()));
     }
 
     /** A copy leaves: returns its start time for {@link #end}. */
@@ -42,21 +53,19 @@ final class ReplicaStats implements WeightedStats {
         pending.decrementAndGet();
         long now = nanoClock.getAsLong();
         double sample = (now - start) / 1000.0;
-        synchronized (this) {
-            double current = decayed(now);
-            double w = Math.exp(-(double) Math.max(0, now - lastSampleNanos) / decayNanos);
-            ewmaMicros = sample > current ? sample : current * w + sample * (1 - w);
-            lastSampleNanos = now;
-        }
-    }
-
-    private double decayed(long now) {
-        return ewmaMicros * Math.exp(-(double) Math.max(0, now - lastSampleNanos) / decayNanos);
+        Ewma prev;
+        Ewma next;
+        do {
+            prev = ewma.get();
+            double w = Math.exp(-(double) Math.max(0, now - prev.atNanos()) / decayNanos);
+            double current = prev.micros() * w;
+            next = new Ewma(sample > current ? sample : current * w + sample * (1 - w), Math.max(now, prev.atNanos()));
+        } while (!ewma.compareAndSet(prev, next));
     }
 
     @Override
-    public synchronized double predictedLatency() {
-        return decayed(nanoClock.getAsLong());
+    public double predictedLatency() {
+        return ewma.get().decayed(nanoClock.getAsLong(), decayNanos);
     }
 
     // the same value as both quantiles: the strategy then applies no band correction
