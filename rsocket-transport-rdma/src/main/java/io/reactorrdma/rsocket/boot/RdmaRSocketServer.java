@@ -97,6 +97,24 @@ public final class RdmaRSocketServer implements org.springframework.boot.rsocket
         }
         LOG.log(System.Logger.Level.INFO, "RSocket over RDMA serving on {0}{1}", rdmaAddress,
                 tcpAddress == null ? "" : " and over TCP on " + tcpAddress);
+        awaitClose(serving);
+    }
+
+    /**
+     * Keeps the JVM alive while serving, as Boot's own RSocket server does: the RDMA I/O threads and
+     * Reactor Netty's are daemons, so an application without a web server would otherwise exit
+     * right after startup. The thread ends when the server is stopped.
+     */
+    private void awaitClose(Closeable closeable) {
+        Thread await = new Thread(() -> {
+            try {
+                closeable.onClose().block();
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.DEBUG, "the RSocket server closed with an error", e);
+            }
+        }, "rdma-rsocket-server-await");
+        await.setDaemon(false);
+        await.start();
     }
 
     private void startTcpOnly(ProviderUnavailableException unavailable) {
@@ -104,6 +122,7 @@ public final class RdmaRSocketServer implements org.springframework.boot.rsocket
         serving = channel;
         tcpAddress = channel.address();
         rdmaUnavailable = unavailable;
+        awaitClose(channel);
         LOG.log(System.Logger.Level.WARNING, "RSocket serving over TCP only, on " + tcpAddress + ": the RDMA provider cannot be used here ("
                 + unavailable.getMessage() + "). Clients with reactor.rdma.rsocket.client.tcp-fallback=true reach this server over TCP; "
                 + "fix the provider (see health 'rdma') or set reactor.rdma.provider, then restart to serve RDMA on port " + rdmaPort);

@@ -117,11 +117,21 @@ class RdmaAutoConfigurationTest {
     }
 
     @Test
-    void servesWithThePortProperty() {
+    void servesWithThePortProperty() throws InterruptedException {
         runner.withPropertyValues("reactor.rdma.rsocket.server.port=0").run(context -> {
             assertThat(context).hasSingleBean(RdmaRSocketServerFactory.class).hasBean("rdmaRSocketServerBootstrap");
             assertThat(context.getEnvironment().getProperty(RdmaServerPortsPublisher.RDMA_PORT, Integer.class)).isPositive();
+            assertThat(awaitThreads()).as("a non-daemon thread keeps a serving application alive").anyMatch(t -> !t.isDaemon());
         });
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!awaitThreads().isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertThat(awaitThreads()).as("the await thread ends when the server stops").isEmpty();
+    }
+
+    private static java.util.List<Thread> awaitThreads() {
+        return Thread.getAllStackTraces().keySet().stream().filter(t -> t.isAlive() && t.getName().equals("rdma-rsocket-server-await")).toList();
     }
 
     @Test
