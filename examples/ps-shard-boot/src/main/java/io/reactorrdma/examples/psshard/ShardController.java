@@ -5,6 +5,8 @@ import io.reactorrdma.examples.psshard.ShardMessages.FetchRequest;
 import io.reactorrdma.examples.psshard.ShardMessages.GradientBatch;
 import io.reactorrdma.examples.psshard.ShardMessages.PushAck;
 import io.reactorrdma.examples.psshard.ShardMessages.ShardInfo;
+import io.rsocket.exceptions.RejectedException;
+import org.springframework.messaging.handler.annotation.MessageExceptionHandler;
 import org.springframework.messaging.handler.annotation.MessageMapping;
 import org.springframework.stereotype.Controller;
 import reactor.core.publisher.Flux;
@@ -57,6 +59,15 @@ public class ShardController {
     @MessageMapping("info")
     public Mono<ShardInfo> info() {
         return Mono.just(new ShardInfo(shard.index(), shard.count(), shard.rows(), shard.dimension()));
+    }
+
+    /**
+     * A bad request (a key this shard does not hold, a gradient of the wrong size) fails the call
+     * with its message, without the stack trace Spring would log for an unhandled exception.
+     */
+    @MessageExceptionHandler(IllegalArgumentException.class)
+    public Mono<Void> badRequest(IllegalArgumentException e) {
+        return Mono.error(new RejectedException(e.getMessage()));
     }
 
     private int apply(GradientBatch batch) {
