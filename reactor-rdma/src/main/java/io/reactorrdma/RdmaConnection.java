@@ -181,6 +181,25 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
         return socket.queued();
     }
 
+    /**
+     * This side's receive window for the connection ({@code EngineConfig.socketMessageWindow},
+     * default {@value io.reactorrdma.engine.EngineConfig#DEFAULT_SOCKET_MESSAGE_WINDOW}): the most
+     * messages the peer may have sent that this side has not yet granted back.
+     */
+    public int receiveWindow() {
+        return socket.receiveWindow();
+    }
+
+    /**
+     * Messages the peer may still send before this side grants more: {@link #receiveWindow()} less
+     * those that arrived and were not yet read (or read and not yet granted back, which happens in
+     * batches of half the window). 0 means the peer's next message waits at the peer. Readable
+     * from any thread without allocating; a snapshot that may lag the I/O thread by a message.
+     */
+    public int receiveHeadroom() {
+        return socket.receiveHeadroom();
+    }
+
     /** The registered allocator's Netty view. */
     public ByteBufAllocator alloc() {
         return alloc;

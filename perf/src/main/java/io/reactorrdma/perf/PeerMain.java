@@ -1,13 +1,26 @@
 package io.reactorrdma.perf;
 
+import io.reactorrdma.perf.cli.PollMode;
+import io.reactorrdma.perf.echo.RdmaEchoServer;
+import io.reactorrdma.perf.echo.TcpEchoServer;
+import io.reactorrdma.perf.fanout.FanoutServers;
+import io.reactorrdma.perf.floor.ShmFloorServer;
+import io.reactorrdma.perf.measure.CpuMeter;
+import io.reactorrdma.perf.peer.PeerCommands;
+import io.reactorrdma.perf.peer.PeerReporter;
+import io.reactorrdma.perf.peer.ServerTask;
+import io.reactorrdma.perf.rsocket.RSocketServerEnd;
+import io.reactorrdma.perf.soak.SoakServer;
+import io.reactorrdma.perf.verbs.SendLatServer;
+import io.reactorrdma.perf.verbs.WriteBwServer;
 import io.reactorrdma.verbs.Providers;
 import io.reactorrdma.verbs.VerbsContext;
 
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Paths;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -15,8 +28,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
 /**
- * The forked peer: {@code PeerMain <send-lat|write-bw|shm-floor|echo-rdma|echo-tcp|rsocket-rdma|rsocket-tcp|soak-server> [--port N] [--size N] [--poll spin|block]
- * [--file PATH] [--max-seconds N] [--provider NAME] [--host ADDR] [--shm-dir DIR] [--seed N] [--cancel-share F] [--standby true]};
+ * The forked peer: {@code PeerMain <send-lat|write-bw|shm-floor|echo-rdma|echo-tcp|rsocket-rdma|rsocket-tcp|fanout-rdma|fanout-tcp|soak-server> [--port N] [--size N] [--poll spin|block]
+ * [--file PATH] [--max-seconds N] [--provider NAME] [--host ADDR] [--shm-dir DIR] [--seed N] [--cancel-share F] [--standby true] [--count N] [--slow-index I] [--slow-ms MS]};
  * {@code --provider disni --host <RDMA IPv4>}
  * is the hardware peer that {@code serve} starts by hand on another host. Prints {@code KEY value} reports on standard output (see
  * {@link PeerReporter}); each {@code mark} line on standard input is answered with a {@code CPU}
@@ -25,11 +38,6 @@ import java.util.function.Supplier;
  */
 public final class PeerMain {
 
-    static final byte[] MARK_COMMAND = "mark\n".getBytes(StandardCharsets.US_ASCII);
-    /** Stops the server end (which may then report) without the exit that closing standard input brings. */
-    static final byte[] STOP_COMMAND = "stop\n".getBytes(StandardCharsets.US_ASCII);
-    /** Starts the server end of a peer that waits on standby (a soak server started ahead of need). */
-    static final byte[] START_COMMAND = "start\n".getBytes(StandardCharsets.US_ASCII);
     /** How long the peer lets its server end finish after standard input closes. */
     private static final long GRACE_MILLIS = 2000;
 
@@ -54,7 +62,7 @@ public final class PeerMain {
 
     private static int run(String[] args) throws Exception {
         if (args.length == 0) {
-            System.err.println("[peer] usage: PeerMain <send-lat|write-bw|shm-floor|echo-rdma|echo-tcp|rsocket-rdma|rsocket-tcp|soak-server> [--port N] [--size N] [--poll spin|block] "
+            System.err.println("[peer] usage: PeerMain <send-lat|write-bw|shm-floor|echo-rdma|echo-tcp|rsocket-rdma|rsocket-tcp|fanout-rdma|fanout-tcp|soak-server> [--port N] [--size N] [--poll spin|block] "
                     + "[--file PATH] [--max-seconds N]");
             return 2;
         }
@@ -98,6 +106,14 @@ public final class PeerMain {
                 return 0;
             case "rsocket-tcp":
                 RSocketServerEnd.task(() -> RSocketServerEnd.tcp(size), m -> { }).serve(reporter, () -> stop);
+                return 0;
+            case "fanout-rdma":
+            case "fanout-tcp":
+                int count = Integer.parseInt(opts.getOrDefault("--count", "1"));
+                int slowIndex = Integer.parseInt(opts.getOrDefault("--slow-index", "-1"));
+                Duration slow = Duration.ofMillis(Long.parseLong(opts.getOrDefault("--slow-ms", "0")));
+                String transport = role.equals("fanout-rdma") ? "rdma" : "tcp";
+                FanoutServers.task(() -> FanoutServers.start(transport, mode, count, slowIndex, slow), meters::set).serve(reporter, () -> stop);
                 return 0;
             case "soak-server":
                 String shmDir = opts.get("--shm-dir");
@@ -143,11 +159,11 @@ public final class PeerMain {
                         continue;
                     }
                     String command = line.toString().trim();
-                    if (command.equals("stop")) {
+                    if (command.equals(PeerCommands.STOP)) {
                         stop = true;
-                    } else if (command.equals("start")) {
+                    } else if (command.equals(PeerCommands.START)) {
                         START.countDown();
-                    } else if (command.equals("mark")) {
+                    } else if (command.equals(PeerCommands.MARK)) {
                         reporter.report(PeerReporter.CPU, Long.toString(cpu.nanos()));
                         Supplier<String> m = meters.get();
                         if (m != null) {

@@ -1,5 +1,18 @@
 package io.reactorrdma.perf;
 
+import io.reactorrdma.perf.cli.ExitStatus;
+import io.reactorrdma.perf.cli.Log;
+import io.reactorrdma.perf.cli.PerfException;
+import io.reactorrdma.perf.cli.PerfOptions;
+import io.reactorrdma.perf.cli.Transport;
+import io.reactorrdma.perf.cli.UsageException;
+import io.reactorrdma.perf.jmh.AllocatorBenchmark;
+import io.reactorrdma.perf.jmh.AllocatorReport;
+import io.reactorrdma.perf.report.LatencyChart;
+import io.reactorrdma.perf.report.Result;
+import io.reactorrdma.perf.report.ResultWriter;
+import io.reactorrdma.perf.soak.SoakRun;
+
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -13,10 +26,6 @@ import java.util.Locale;
  * <scenario>} is the hand-started peer of an rdma-disni run ({@link ServeCommand}).
  */
 public final class PerfMain {
-
-    static final int EXIT_OK = 0;
-    static final int EXIT_FAILED = 1;
-    static final int EXIT_USAGE = 2;
 
     private PerfMain() {
     }
@@ -32,7 +41,7 @@ public final class PerfMain {
                 peerArgs = ServeCommand.peerArgs(Arrays.copyOfRange(args, 1, args.length));
             } catch (UsageException e) {
                 System.err.println("error: " + e.getMessage());
-                System.exit(EXIT_USAGE);
+                System.exit(ExitStatus.USAGE);
                 return;
             }
             PeerMain.main(peerArgs);
@@ -50,8 +59,8 @@ public final class PerfMain {
     /** Runs the command line; returns the exit status. */
     static int run(String[] args) {
         if (Arrays.asList(args).contains("--help") || Arrays.asList(args).contains("-h")) {
-            System.out.println(PerfOptions.help());
-            return EXIT_OK;
+            System.out.println(Usage.text());
+            return ExitStatus.OK;
         }
         PerfOptions o;
         try {
@@ -62,7 +71,7 @@ public final class PerfMain {
             }
         } catch (UsageException e) {
             System.err.println("error: " + e.getMessage());
-            return EXIT_USAGE;
+            return ExitStatus.USAGE;
         }
         return runScenario(o);
     }
@@ -81,7 +90,8 @@ public final class PerfMain {
                 writer.header();
                 headerDone = true;
             }
-            Log.info(o.scenario.id() + " on " + t.id() + ": size " + o.size + " B, warm-up " + o.warmupSeconds + " s, measured "
+            Log.info(o.scenario.id() + " on " + t.id() + ": " + (o.scenario.takesSize() ? "size " + o.size + " B" : "sizes from its mix")
+                    + ", warm-up " + o.warmupSeconds + " s, measured "
                     + o.durationSeconds + " s, poll " + o.poll.id());
             try {
                 Result r = ScenarioRunner.run(o, t);
@@ -99,14 +109,19 @@ public final class PerfMain {
         }
         if (o.chart != null) {
             try {
-                LatencyChart.write(o.chart, String.format(Locale.ROOT, "%s, %d B, --poll %s, %d connection(s): round trip",
-                        o.scenario.id(), o.size, o.poll.id(), o.connections), results);
+                String title = o.scenario.takesSize()
+                        ? String.format(Locale.ROOT, "%s, %d B, --poll %s, %d connection(s): round trip", o.scenario.id(), o.size,
+                                o.poll.id(), o.connections)
+                        : String.format(Locale.ROOT, "%s, %d shards x %d replicas, size mix, --poll %s, %d caller(s)%s: whole fan-out",
+                                o.scenario.id(), o.shards, o.replicas, o.poll.id(), o.connections,
+                                o.slowReplicaMillis > 0 ? ", a replica " + o.slowReplicaMillis + " ms slow" : "");
+                LatencyChart.write(o.chart, title, results);
             } catch (PerfException e) {
                 failed++;
                 Log.info(e.getMessage());
             }
         }
-        return failed == 0 ? EXIT_OK : EXIT_FAILED;
+        return failed == 0 ? ExitStatus.OK : ExitStatus.FAILED;
     }
 
     private static String describe(Throwable e) {

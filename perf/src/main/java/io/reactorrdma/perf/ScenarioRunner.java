@@ -1,5 +1,28 @@
 package io.reactorrdma.perf;
 
+import io.reactorrdma.perf.cli.Log;
+import io.reactorrdma.perf.cli.PerfException;
+import io.reactorrdma.perf.cli.PerfOptions;
+import io.reactorrdma.perf.cli.PollMode;
+import io.reactorrdma.perf.cli.Scenario;
+import io.reactorrdma.perf.cli.Transport;
+import io.reactorrdma.perf.echo.EchoRunner;
+import io.reactorrdma.perf.fanout.FanoutRunner;
+import io.reactorrdma.perf.floor.MemcpyBench;
+import io.reactorrdma.perf.floor.ShmFloorChannel;
+import io.reactorrdma.perf.floor.ShmFloorClient;
+import io.reactorrdma.perf.measure.CpuMeter;
+import io.reactorrdma.perf.peer.ForkedPeer;
+import io.reactorrdma.perf.peer.InJvmPeer;
+import io.reactorrdma.perf.peer.PeerSide;
+import io.reactorrdma.perf.peer.RemotePeer;
+import io.reactorrdma.perf.peer.ServerTask;
+import io.reactorrdma.perf.report.Result;
+import io.reactorrdma.perf.rsocket.RSocketRunner;
+import io.reactorrdma.perf.verbs.SendLatClient;
+import io.reactorrdma.perf.verbs.SendLatServer;
+import io.reactorrdma.perf.verbs.WriteBwClient;
+import io.reactorrdma.perf.verbs.WriteBwServer;
 import io.reactorrdma.verbs.Providers;
 import io.reactorrdma.verbs.VerbsContext;
 
@@ -22,6 +45,9 @@ final class ScenarioRunner {
     static Result run(PerfOptions o, Transport t) {
         if (o.scenario == Scenario.ECHO) {
             return EchoRunner.run(o, t);
+        }
+        if (o.scenario == Scenario.FANOUT) {
+            return FanoutRunner.run(o, t);
         }
         if (o.scenario == Scenario.RSOCKET_RR || o.scenario == Scenario.RSOCKET_STREAM) {
             return RSocketRunner.run(o, t);

@@ -1,5 +1,9 @@
 package io.reactorrdma.perf;
 
+import io.reactorrdma.perf.cli.PerfOptions;
+import io.reactorrdma.perf.cli.Scenario;
+import io.reactorrdma.perf.cli.UsageException;
+
 import java.util.ArrayList;
 import java.util.List;
 

@@ -4,7 +4,8 @@
  *
  * <p>Scenarios: {@code send-lat} (SEND/RECV ping-pong round trip) and {@code write-bw} (RDMA WRITE
  * bandwidth) on the verbs; {@code echo} (closed-loop echo over {@code --connections} connections)
- * through the public Reactor API. Transports: {@code rdma-shm} (the soft provider across two
+ * through the public Reactor API; {@code rsocket-rr}, {@code rsocket-stream}; {@code fanout} (one client, requests
+ * fanned out to replicated shard servers in forked JVMs). Transports: {@code rdma-shm} (the soft provider across two
  * processes), {@code rdma-loopback} (the soft provider, both ends in this JVM), {@code tcp} (echo
  * only: Reactor Netty with a length-field frame codec, the server in a forked process) and two
  * floors that bound what any transport on this host can reach: {@code shm-floor} (two processes
@@ -18,13 +19,14 @@
  * thread's CPU time. For echo, {@code rdma-shm} and {@code tcp} count both processes as above, and
  * {@code rdma-loopback} counts each side's I/O thread and soft-provider thread.
  *
- * <p>Classes with one job each: {@link io.reactorrdma.perf.PerfOptions} parses,
- * {@link io.reactorrdma.perf.ScenarioRunner} sets a transport up, the {@code *Client}/{@code *Server}
- * classes run the two ends, {@link io.reactorrdma.perf.PeerSide} is the server end as the client sees
- * it (a forked {@link io.reactorrdma.perf.PeerMain} or a thread), {@link io.reactorrdma.perf.ResultWriter}
- * prints. Echo: {@link io.reactorrdma.perf.EchoRunner} sets a transport up,
- * {@link io.reactorrdma.perf.EchoLoop} is one connection's closed loop, the {@code *EchoClient} and
- * {@code *EchoServer} classes are the two ends per transport, {@link io.reactorrdma.perf.EngineMeters}
- * reads the engines' {@code rdma.*} meters.
+ * <p>This package holds the entry points: {@link io.reactorrdma.perf.PerfMain} (the jar's main),
+ * {@link io.reactorrdma.perf.PeerMain} (the forked peer's main), {@link io.reactorrdma.perf.ScenarioRunner} (sets a
+ * transport up and runs a scenario on it), {@code Usage} (the help text) and {@code ServeCommand}. Below them, by
+ * concern: the scenarios ({@link io.reactorrdma.perf.verbs}, {@link io.reactorrdma.perf.echo},
+ * {@link io.reactorrdma.perf.rsocket}, {@link io.reactorrdma.perf.soak}, {@link io.reactorrdma.perf.fanout}), the floors ({@link io.reactorrdma.perf.floor}),
+ * JMH ({@link io.reactorrdma.perf.jmh}), the peers ({@link io.reactorrdma.perf.peer}), measuring
+ * ({@link io.reactorrdma.perf.measure}), reports ({@link io.reactorrdma.perf.report}) and the command line's options
+ * and names ({@link io.reactorrdma.perf.cli}). Packages depend only downwards in that order; no scenario sees another
+ * except that the RSocket scenarios reuse echo's closed loops and the shm floor send-lat's stall bound.
  */
 package io.reactorrdma.perf;

@@ -1,5 +1,12 @@
 package io.reactorrdma.perf;
 
+import io.reactorrdma.perf.cli.ExitStatus;
+import io.reactorrdma.perf.cli.PerfOptions;
+import io.reactorrdma.perf.cli.PollMode;
+import io.reactorrdma.perf.cli.Transport;
+import io.reactorrdma.perf.cli.UsageException;
+import io.reactorrdma.perf.report.ResultWriter;
+
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -36,8 +43,8 @@ class PerfOptionsTest {
             assertThatThrownBy(() -> PerfOptions.parse(new String[]{"echo", "--connections", bad})).isInstanceOf(UsageException.class)
                     .hasMessageContaining("--connections '" + bad + "'");
         }
-        assertThatThrownBy(() -> PerfOptions.parse(new String[]{"send-lat", "--connections", "2"})).hasMessageContaining("echo, rsocket-rr and rsocket-stream only");
-        assertThat(PerfMain.run(new String[]{"echo", "--transports", "memcpy"})).isEqualTo(PerfMain.EXIT_USAGE);
+        assertThatThrownBy(() -> PerfOptions.parse(new String[]{"send-lat", "--connections", "2"})).hasMessageContaining("echo, rsocket-rr, rsocket-stream and fanout only");
+        assertThat(PerfMain.run(new String[]{"echo", "--transports", "memcpy"})).isEqualTo(ExitStatus.USAGE);
     }
 
     @Test
@@ -76,7 +83,7 @@ class PerfOptionsTest {
 
     @Test
     void helpListsEveryOption() {
-        String help = PerfOptions.help();
+        String help = Usage.text();
         for (String s : List.of("send-lat", "write-bw", "--transports", "--size", "--duration", "--warmup", "--poll", "--csv",
                 "rdma-shm", "rdma-loopback", "shm-floor", "memcpy", "jmh", ResultWriter.CSV_HEADER, "echo", "tcp", "--connections")) {
             assertThat(help).contains(s);
@@ -85,6 +92,6 @@ class PerfOptionsTest {
 
     @Test
     void noApplicableTransportIsAUsageError() {
-        assertThat(PerfMain.run(new String[]{"send-lat", "--transports", "memcpy"})).isEqualTo(PerfMain.EXIT_USAGE);
+        assertThat(PerfMain.run(new String[]{"send-lat", "--transports", "memcpy"})).isEqualTo(ExitStatus.USAGE);
     }
 }

@@ -1,5 +1,12 @@
 package io.reactorrdma.perf;
 
+import io.reactorrdma.perf.cli.ExitStatus;
+import io.reactorrdma.perf.cli.PerfOptions;
+import io.reactorrdma.perf.cli.PollMode;
+import io.reactorrdma.perf.cli.Scenario;
+import io.reactorrdma.perf.cli.Transport;
+import io.reactorrdma.perf.cli.UsageException;
+
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -33,7 +40,7 @@ class RSocketOptionsTest {
         assertThat(Scenario.RSOCKET_STREAM.appliesTo(Transport.LOCAL)).isTrue();
         assertThat(Scenario.ECHO.appliesTo(Transport.LOCAL)).isFalse();
         assertThat(Scenario.RSOCKET_RR.appliesTo(Transport.SHM_FLOOR)).isFalse();
-        assertThat(PerfMain.run(new String[]{"echo", "--transports", "local"})).isEqualTo(PerfMain.EXIT_USAGE);
+        assertThat(PerfMain.run(new String[]{"echo", "--transports", "local"})).isEqualTo(ExitStatus.USAGE);
     }
 
     @Test
@@ -42,7 +49,7 @@ class RSocketOptionsTest {
             assertThatThrownBy(() -> PerfOptions.parse(new String[]{scenario, "--transports", "rdma-disni", "--peer", "10.0.0.2"}))
                     .isInstanceOf(UsageException.class).hasMessageContaining("rdma-disni is not available for " + scenario)
                     .hasMessageContaining("rdma-shm or rdma-loopback");
-            assertThat(PerfMain.run(new String[]{scenario, "--transports", "rdma-disni"})).isEqualTo(PerfMain.EXIT_USAGE);
+            assertThat(PerfMain.run(new String[]{scenario, "--transports", "rdma-disni"})).isEqualTo(ExitStatus.USAGE);
         }
         assertThat(PerfOptions.parse(new String[]{"send-lat", "--transports", "rdma-disni", "--peer", "10.0.0.2"}).transports)
                 .containsExactly(Transport.RDMA_DISNI);
@@ -50,6 +57,6 @@ class RSocketOptionsTest {
 
     @Test
     void helpDescribesThem() {
-        assertThat(PerfOptions.help()).contains("rsocket-rr", "rsocket-stream", "local", "TcpClientTransport");
+        assertThat(Usage.text()).contains("rsocket-rr", "rsocket-stream", "local", "TcpClientTransport");
     }
 }

@@ -1,5 +1,10 @@
 package io.reactorrdma.perf;
 
+import io.reactorrdma.perf.cli.PerfOptions;
+import io.reactorrdma.perf.cli.Scenario;
+import io.reactorrdma.perf.cli.Transport;
+import io.reactorrdma.perf.cli.UsageException;
+
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -32,7 +37,7 @@ class RdmaDisniOptionsTest {
         assertThatThrownBy(() -> PerfOptions.parse(new String[]{"send-lat", "--peer", "node7:x"})).isInstanceOf(UsageException.class)
                 .hasMessageContaining("HOST:PORT");
         assertThat(Transport.parse("rdma-disni")).isEqualTo(Transport.RDMA_DISNI);
-        assertThat(PerfOptions.help()).contains("rdma-disni", "--peer", "serve");
+        assertThat(Usage.text()).contains("rdma-disni", "--peer", "serve");
     }
 
     @Test

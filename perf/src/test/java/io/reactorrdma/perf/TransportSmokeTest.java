@@ -1,5 +1,9 @@
 package io.reactorrdma.perf;
 
+import io.reactorrdma.perf.cli.PerfOptions;
+import io.reactorrdma.perf.cli.Transport;
+import io.reactorrdma.perf.report.Result;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 

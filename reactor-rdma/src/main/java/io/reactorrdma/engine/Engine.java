@@ -274,6 +274,7 @@ public final class Engine {
     /** Sends the peer more allowance for socket {@code s} (I/O thread). */
     void grant(EngineSocket s, int messages) {
         if (!s.isEnded() && !failed) {
+            s.granted(messages);
             control.add(new ControlMessage(WireHeader.SOCKET_CREDIT, s.id, messages, 0, 0, 0));
         }
     }

@@ -72,6 +72,10 @@ public final class EngineSocket {
     private volatile OutboundListener outboundListener;
     /** I/O thread: messages we may still send before the peer grants more. */
     int allowance;
+    /** Messages handed to the receiver; written only on the I/O thread, read by {@link #receiveHeadroom}. */
+    private volatile long delivered;
+    /** Allowance granted back to the peer; written only on the I/O thread, read by {@link #receiveHeadroom}. */
+    private volatile long granted;
     /** I/O thread: the rendezvous message in progress, which the socket's later messages wait behind. */
     OutboundMessage current;
     /** I/O thread: when a graceful close gives up waiting for the queue to drain. */
@@ -183,6 +187,28 @@ public final class EngineSocket {
         }
     }
 
+    /** This side's per-socket receive window ({@code EngineConfig.socketMessageWindow}): the most unread messages it holds. */
+    public int receiveWindow() {
+        return engine.config.socketMessageWindow();
+    }
+
+    /**
+     * Messages the peer may still send on this socket before we grant it more: the receive window
+     * less what arrived and was not yet granted back (unread, or read and waiting for the next
+     * batch of grants). Any thread, allocation-free; a snapshot of two counters the I/O thread
+     * writes, so it may lag by one message, and is kept within {@code [0, receiveWindow()]}.
+     */
+    public int receiveHeadroom() {
+        int window = receiveWindow();
+        long held = delivered - granted;
+        return (int) Math.max(0, Math.min(window, window - held));
+    }
+
+    /** I/O thread: {@code messages} more were granted to the peer. */
+    void granted(int messages) {
+        granted += messages; // the I/O thread is the only writer
+    }
+
     /** The receiver's subscriber took {@code n} messages: grant the peer more, in batches. */
     public void consumed(int n) {
         int half = Math.max(1, engine.config.socketMessageWindow() / 2);
@@ -263,6 +289,7 @@ public final class EngineSocket {
     }
 
     void deliver(ByteBuf message) {
+        delivered++; // the I/O thread is the only writer; counted even if released unread (its grant comes with the consumption)
         Inbound in = inbound;
         if (ended) {
             message.release();

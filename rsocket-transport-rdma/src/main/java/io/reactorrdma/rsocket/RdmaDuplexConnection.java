@@ -92,6 +92,19 @@ public final class RdmaDuplexConnection implements DuplexConnection {
         return queued == 0 ? 1.0 : Math.max(0.0, 1.0 - (double) queued / pressureLimit);
     }
 
+    /** This side's receive window in frames: see {@link RdmaConnection#receiveWindow()}. */
+    public int receiveWindow() {
+        return connection.receiveWindow();
+    }
+
+    /**
+     * Frames the peer may still send before this side grants more (0 once closed): see
+     * {@link RdmaConnection#receiveHeadroom()}. Any thread, allocation-free.
+     */
+    public int receiveHeadroom() {
+        return connection.isDisposed() ? 0 : connection.receiveHeadroom();
+    }
+
     /**
      * Completes when the connection closes normally; errors with a {@link ClosedChannelException}
      * whose cause names the peer and the reason when it failed (a dead peer, a protocol error).

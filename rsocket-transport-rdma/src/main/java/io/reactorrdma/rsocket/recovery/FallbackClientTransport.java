@@ -37,7 +37,8 @@ import java.util.concurrent.TimeoutException;
  * connection replays RSocket's SETUP on it, sends new requests over RDMA, lets the streams open on
  * TCP finish, then closes TCP (at the latest after the drain timeout); counted as
  * {@code rdma.returns}. An RDMA connection that fails mid-run closes with the transport's
- * {@code ClosedChannelException} naming the peer, failing the calls in flight with it; the next
+ * {@code ClosedChannelException} naming the peer (RSocket 1.1.5 fails the calls in flight with its
+ * own, cause-less one; {@link ShardClient} replaces it with a {@link PeerClosedChannelException}); the next
  * connect (RSocket's reconnect, the load balancer's pool) falls back the same way. A session with
  * resumption enabled never returns: it stays on TCP until it reconnects.
  */

@@ -1,0 +1,298 @@
+package io.reactorrdma.perf.cli;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/** The parsed command line of a scenario run. Immutable. */
+public final class PerfOptions {
+
+    /** Largest message and region: the soft provider's limit (1 GiB). */
+    public static final int MAX_SIZE = 1 << 30;
+    static final double MAX_SECONDS = 3600;
+    public static final int MAX_CONNECTIONS = 256;
+    /** fanout: the most shards, and the most replicas per shard (each replica set is a forked JVM). */
+    public static final int MAX_SHARDS = 64;
+    public static final int MAX_REPLICAS = 4;
+    /** fanout's --shards and --replicas unless given. */
+    public static final int DEFAULT_SHARDS = 8;
+    public static final int DEFAULT_REPLICAS = 2;
+
+    public final Scenario scenario;
+    /** The transports asked for, in order; those that do not apply to the scenario are dropped by the runner. */
+    public final List<Transport> transports;
+    /** Whether --transports was given (otherwise: all that apply). */
+    final boolean transportsExplicit;
+    public final int size;
+    public final double durationSeconds;
+    public final double warmupSeconds;
+    public final PollMode poll;
+    public final boolean csv;
+    /** Concurrent connections, each with its own closed loop (echo) or stream (rsocket-rr, rsocket-stream). */
+    public final int connections;
+
+    /** fanout: the shards each request goes to, the replicas of each, and --slow-replica's delay (0: none). */
+    public final int shards;
+    public final int replicas;
+    public final long slowReplicaMillis;
+
+    /** --chart: where to draw the latency distributions of the run (PNG), or null. */
+    public final Path chart;
+
+    /** rdma-disni's peer, started by hand with {@code serve}: host, and port (default {@link #DEFAULT_PEER_PORT}); null when not given. */
+    public final String peerHost;
+    public final int peerPort;
+    /** The port {@code serve} listens on unless told otherwise (perftest's). */
+    public static final int DEFAULT_PEER_PORT = 18515;
+
+    private PerfOptions(Scenario scenario, List<Transport> transports, boolean transportsExplicit, int size,
+                        double durationSeconds, double warmupSeconds, PollMode poll, boolean csv, int connections,
+                        String peerHost, int peerPort, Path chart, int shards, int replicas, long slowReplicaMillis) {
+        this.scenario = scenario;
+        this.transports = List.copyOf(transports);
+        this.transportsExplicit = transportsExplicit;
+        this.size = size;
+        this.durationSeconds = durationSeconds;
+        this.warmupSeconds = warmupSeconds;
+        this.poll = poll;
+        this.csv = csv;
+        this.connections = connections;
+        this.peerHost = peerHost;
+        this.peerPort = peerPort;
+        this.chart = chart;
+        this.shards = shards;
+        this.replicas = replicas;
+        this.slowReplicaMillis = slowReplicaMillis;
+    }
+
+    public long durationNanos() {
+        return (long) (durationSeconds * 1e9);
+    }
+
+    public long warmupNanos() {
+        return (long) (warmupSeconds * 1e9);
+    }
+
+    /**
+     * Parses {@code <scenario> [options]}; options as {@code --name value} or {@code --name=value}.
+     *
+     * @throws UsageException saying what is wrong
+     */
+    public static PerfOptions parse(String[] args) {
+        if (args.length == 0) {
+            throw new UsageException("no scenario given; use one of " + Scenario.ids() + " (or --help)");
+        }
+        Scenario scenario = Scenario.parse(args[0]);
+        List<Transport> transports = null;
+        Integer size = null;
+        double duration = 5;
+        double warmup = 2;
+        // fanout runs several server JVMs and a client on a few cores: threads that sleep on completion events by default
+        PollMode poll = scenario == Scenario.FANOUT ? PollMode.BLOCK : PollMode.SPIN;
+        boolean csv = false;
+        int connections = 1;
+        String peer = null;
+        Path chart = null;
+        int shards = DEFAULT_SHARDS;
+        int replicas = DEFAULT_REPLICAS;
+        long slowMillis = 0;
+        for (int i = 1; i < args.length; i++) {
+            String arg = args[i];
+            String name = arg;
+            String value = null;
+            int eq = arg.indexOf('=');
+            if (arg.startsWith("--") && eq > 0) {
+                name = arg.substring(0, eq);
+                value = arg.substring(eq + 1);
+            }
+            switch (name) {
+                case "--csv":
+                    if (value != null) throw new UsageException("--csv takes no value");
+                    csv = true;
+                    continue;
+                case "--size":
+                case "--duration":
+                case "--warmup":
+                case "--poll":
+                case "--transports":
+                case "--connections":
+                case "--peer":
+                case "--chart":
+                    break;
+                case "--shards":
+                case "--replicas":
+                case "--slow-replica":
+                    if (scenario != Scenario.FANOUT) {
+                        throw new UsageException(name + " applies to fanout only");
+                    }
+                    break;
+                default:
+                    throw new UsageException("unknown option '" + arg + "'; see --help");
+            }
+            if (value == null) {
+                if (i + 1 >= args.length) {
+                    throw new UsageException(name + " needs a value; see --help");
+                }
+                value = args[++i];
+            }
+            switch (name) {
+                case "--size":
+                    if (!scenario.takesSize()) {
+                        throw new UsageException("--size does not apply to " + scenario.id() + ": its sizes come from a mix (see --help)");
+                    }
+                    size = parseSize(value);
+                    break;
+                case "--duration":
+                    duration = parseSeconds(name, value, false);
+                    break;
+                case "--warmup":
+                    warmup = parseSeconds(name, value, true);
+                    break;
+                case "--poll":
+                    poll = PollMode.parse(value.trim().toLowerCase(Locale.ROOT));
+                    break;
+                case "--connections":
+                    connections = parseConnections(scenario, value);
+                    break;
+                case "--shards":
+                    shards = parseCount(name, value, MAX_SHARDS);
+                    break;
+                case "--replicas":
+                    replicas = parseCount(name, value, MAX_REPLICAS);
+                    break;
+                case "--slow-replica":
+                    slowMillis = parseCount(name, value, 60_000);
+                    break;
+                case "--peer":
+                    peer = value.trim();
+                    break;
+                case "--chart":
+                    if (!value.toLowerCase(Locale.ROOT).endsWith(".png")) {
+                        throw new UsageException("bad --chart '" + value + "': give a file name ending in .png");
+                    }
+                    chart = Path.of(value);
+                    break;
+                default:
+                    transports = parseTransports(value);
+                    break;
+            }
+        }
+        boolean explicit = transports != null;
+        if (explicit && transports.contains(Transport.RDMA_DISNI) && !scenario.hasHardwarePeer()) {
+            throw new UsageException("rdma-disni is not available for " + scenario.id() + ": `serve` starts only send-lat and "
+                    + "write-bw peers; measure " + scenario.id() + " over rdma-shm or rdma-loopback, or run send-lat or write-bw on rdma-disni");
+        }
+        if (explicit && transports.contains(Transport.RDMA_DISNI) && peer == null) {
+            throw new UsageException("rdma-disni needs --peer HOST[:PORT]: the RDMA address of a host running "
+                    + "`java -jar reactor-rdma-perf.jar serve " + scenario.id() + "` (see --help)");
+        }
+        String peerHost = null;
+        int peerPort = DEFAULT_PEER_PORT;
+        if (peer != null) {
+            int colon = peer.lastIndexOf(':');
+            peerHost = colon > 0 ? peer.substring(0, colon) : peer;
+            if (colon > 0) {
+                try {
+                    peerPort = Integer.parseInt(peer.substring(colon + 1));
+                } catch (NumberFormatException e) {
+                    throw new UsageException("bad --peer '" + peer + "': use HOST or HOST:PORT");
+                }
+            }
+            if (peerHost.isEmpty() || peerPort < 1 || peerPort > 65535) {
+                throw new UsageException("bad --peer '" + peer + "': use HOST or HOST:PORT (port 1..65535)");
+            }
+        }
+        return new PerfOptions(scenario, explicit ? transports : scenario.transports(), explicit,
+                size != null ? size : scenario.defaultSize(), duration, warmup, poll, csv, connections, peerHost, peerPort, chart,
+                shards, replicas, slowMillis);
+    }
+
+    /** A whole number 1..max ({@code --slow-replica}: milliseconds). */
+    private static int parseCount(String name, String s, int max) {
+        int n;
+        try {
+            n = Integer.parseInt(s.trim());
+        } catch (NumberFormatException e) {
+            throw new UsageException("bad " + name + " '" + s + "': use a whole number, 1.." + max);
+        }
+        if (n < 1 || n > max) {
+            throw new UsageException("bad " + name + " '" + s + "': must be 1.." + max);
+        }
+        return n;
+    }
+
+    private static int parseConnections(Scenario scenario, String s) {
+        if (!scenario.takesConnections()) {
+            throw new UsageException("--connections applies to echo, rsocket-rr, rsocket-stream and fanout only; " + scenario.id() + " runs one connection");
+        }
+        int n;
+        try {
+            n = Integer.parseInt(s.trim());
+        } catch (NumberFormatException e) {
+            throw new UsageException("bad --connections '" + s + "': use a whole number, 1.." + MAX_CONNECTIONS);
+        }
+        if (n < 1 || n > MAX_CONNECTIONS) {
+            throw new UsageException("bad --connections '" + s + "': must be 1.." + MAX_CONNECTIONS);
+        }
+        return n;
+    }
+
+    /** Bytes, with an optional binary suffix: {@code 64}, {@code 4k}, {@code 1m}, {@code 1g}. */
+    public static int parseSize(String s) {
+        String v = s.trim().toLowerCase(Locale.ROOT);
+        long unit = 1;
+        if (v.endsWith("k")) {
+            unit = 1L << 10;
+        } else if (v.endsWith("m")) {
+            unit = 1L << 20;
+        } else if (v.endsWith("g")) {
+            unit = 1L << 30;
+        }
+        if (unit != 1) {
+            v = v.substring(0, v.length() - 1);
+        }
+        long n;
+        try {
+            n = Long.parseLong(v);
+        } catch (NumberFormatException e) {
+            throw new UsageException("bad --size '" + s + "': use a whole number of bytes, optionally with k, m or g (binary)");
+        }
+        if (n < 1 || n > MAX_SIZE / unit) {
+            throw new UsageException("bad --size '" + s + "': must be 1.." + MAX_SIZE + " bytes (1 byte to 1g)");
+        }
+        return (int) (n * unit);
+    }
+
+    private static double parseSeconds(String name, String s, boolean zeroAllowed) {
+        double d;
+        try {
+            d = Double.parseDouble(s.trim());
+        } catch (NumberFormatException e) {
+            throw new UsageException("bad " + name + " '" + s + "': use seconds, e.g. 5 or 0.5");
+        }
+        if (!(zeroAllowed ? d >= 0 : d > 0) || d > MAX_SECONDS || Double.isNaN(d)) {
+            throw new UsageException("bad " + name + " '" + s + "': must be " + (zeroAllowed ? "0" : "above 0")
+                    + " .. " + (int) MAX_SECONDS + " seconds");
+        }
+        return d;
+    }
+
+    private static List<Transport> parseTransports(String s) {
+        List<Transport> list = new ArrayList<>();
+        for (String part : s.split(",")) {
+            String p = part.trim().toLowerCase(Locale.ROOT);
+            if (p.isEmpty()) {
+                continue;
+            }
+            Transport t = Transport.parse(p);
+            if (!list.contains(t)) {
+                list.add(t);
+            }
+        }
+        if (list.isEmpty()) {
+            throw new UsageException("--transports is empty; use a comma list of " + Transport.ids());
+        }
+        return list;
+    }
+}

@@ -1,0 +1,66 @@
+package io.reactorrdma.perf.fanout;
+
+import io.reactorrdma.perf.cli.PerfOptions;
+import io.reactorrdma.perf.cli.Scenario;
+import io.reactorrdma.perf.cli.Transport;
+import io.reactorrdma.perf.cli.UsageException;
+import io.reactorrdma.perf.report.Result;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** fanout, tiny: 2 shards of 1 replica (one forked server JVM), 1.5 s measured per transport. */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class FanoutTest {
+
+    private static PerfOptions tiny(String... more) {
+        String[] base = {"fanout", "--shards", "2", "--replicas", "1", "--warmup", "0.5", "--duration", "1.5", "--connections", "2"};
+        String[] args = new String[base.length + more.length];
+        System.arraycopy(base, 0, args, 0, base.length);
+        System.arraycopy(more, 0, args, base.length, more.length);
+        return PerfOptions.parse(args);
+    }
+
+    @Test
+    void fansOutOverRdmaShmAndTcp() {
+        PerfOptions o = tiny();
+        for (Transport t : new Transport[]{Transport.RDMA_SHM, Transport.TCP}) {
+            Result r = FanoutRunner.run(o, t);
+            assertThat(r.scenario()).isEqualTo(Scenario.FANOUT);
+            assertThat(r.transport()).isEqualTo(t);
+            assertThat(r.ops()).as("fan-outs measured over %s", t.id()).isPositive();
+            assertThat(r.latency().getTotalCount()).isEqualTo(r.ops());
+            assertThat(r.sizeBytes()).isEqualTo((int) Math.round(SizeMix.meanBytes()));
+            assertThat(r.mibPerSecond()).isPositive();
+            assertThat(r.clientCpuUsPerOp()).as("client CPU per fan-out").isPositive();
+            assertThat(r.serverCpuUsPerOp()).as("server JVMs' CPU per fan-out").isPositive();
+        }
+    }
+
+    /** Every fan-out reaches the only replica of shard 0; when that one answers 300 ms late, so does every fan-out. */
+    @Test
+    void aSlowReplicaDelaysTheFanOutsThatReachIt() {
+        Result r = FanoutRunner.run(tiny("--slow-replica", "300"), Transport.RDMA_SHM);
+        assertThat(r.ops()).isPositive();
+        assertThat(r.latency().getMinValue()).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(300));
+    }
+
+    @Test
+    void optionsThatDoNotApplyAreRefused() {
+        assertThatThrownBy(() -> PerfOptions.parse(new String[]{"fanout", "--size", "4k"}))
+                .isInstanceOf(UsageException.class).hasMessageContaining("mix");
+        assertThatThrownBy(() -> PerfOptions.parse(new String[]{"echo", "--shards", "2"}))
+                .isInstanceOf(UsageException.class).hasMessageContaining("fanout only");
+        assertThatThrownBy(() -> PerfOptions.parse(new String[]{"fanout", "--replicas", "9"}))
+                .isInstanceOf(UsageException.class).hasMessageContaining("1..4");
+        PerfOptions d = PerfOptions.parse(new String[]{"fanout"});
+        assertThat(d.shards).isEqualTo(8);
+        assertThat(d.replicas).isEqualTo(2);
+        assertThat(d.slowReplicaMillis).isZero();
+        assertThat(d.transports).containsExactly(Transport.RDMA_SHM, Transport.TCP);
+    }
+}

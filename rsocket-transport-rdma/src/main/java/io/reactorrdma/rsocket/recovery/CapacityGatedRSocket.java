@@ -1,0 +1,182 @@
+package io.reactorrdma.rsocket.recovery;
+
+import io.rsocket.Payload;
+import io.rsocket.RSocket;
+import io.rsocket.exceptions.RejectedException;
+import io.rsocket.util.RSocketProxy;
+import org.reactivestreams.Publisher;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.MonoSink;
+import reactor.core.scheduler.Scheduler;
+
+import java.nio.channels.ClosedChannelException;
+import java.util.ArrayDeque;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
+
+/**
+ * A requester that starts a request only when its connection has room ({@code availability() > 0}:
+ * frames are not piling up in the transport, and, with leases, a lease has requests left), in
+ * arrival order. Until then the request waits here, unsent, and its caller's {@code Mono}/{@code Flux}
+ * does not complete — so a caller that bounds its concurrency is held at the connection's pace.
+ * A request cancelled while it waits releases its payload. See {@link CapacityGate}.
+ */
+final class CapacityGatedRSocket extends RSocketProxy {
+
+    private static final System.Logger LOG = System.getLogger(CapacityGate.class.getName());
+
+    private final Scheduler timer;
+    private final long pollNanos;
+    private final int maxWaiting;
+    /** Guarded by {@code this}. */
+    private final ArrayDeque<MonoSink<Void>> waiting = new ArrayDeque<>();
+    /** Guarded by {@code this}. */
+    private Disposable poll;
+    /** Guarded by {@code this}: one thread admits at a time (admitting runs the request). */
+    private boolean admitting;
+
+    CapacityGatedRSocket(RSocket source, Scheduler timer, long pollNanos, int maxWaiting) {
+        super(source);
+        this.timer = timer;
+        this.pollNanos = pollNanos;
+        this.maxWaiting = maxWaiting;
+        source.onClose().subscribe(null, e -> failWaiting(e), () -> failWaiting(new ClosedChannelException()));
+    }
+
+    @Override
+    public Mono<Void> fireAndForget(Payload payload) {
+        return gated(payload, () -> source.fireAndForget(payload));
+    }
+
+    @Override
+    public Mono<Payload> requestResponse(Payload payload) {
+        return gated(payload, () -> source.requestResponse(payload));
+    }
+
+    @Override
+    public Flux<Payload> requestStream(Payload payload) {
+        return gatedFlux(payload, () -> source.requestStream(payload));
+    }
+
+    @Override
+    public Flux<Payload> requestChannel(Publisher<Payload> payloads) {
+        return room().thenMany(Flux.defer(() -> source.requestChannel(payloads)));
+    }
+
+    @Override
+    public Mono<Void> metadataPush(Payload payload) {
+        return gated(payload, () -> source.metadataPush(payload));
+    }
+
+    /**
+     * The request, started once there is room; its payload released if it never starts. Starting
+     * and giving up (cancel, rejection, close) race for the payload: whichever claims it first
+     * owns it, so it is handed to RSocket or released, never both.
+     */
+    private <T> Mono<T> gated(Payload payload, Supplier<Mono<T>> request) {
+        return Mono.defer(() -> {
+            AtomicBoolean claimed = new AtomicBoolean();
+            return room()
+                    .then(Mono.defer(() -> claimed.compareAndSet(false, true) ? request.get() : Mono.<T>empty()))
+                    .doFinally(signal -> releaseUnlessClaimed(claimed, payload));
+        });
+    }
+
+    private Flux<Payload> gatedFlux(Payload payload, Supplier<Flux<Payload>> request) {
+        return Flux.defer(() -> {
+            AtomicBoolean claimed = new AtomicBoolean();
+            return room()
+                    .thenMany(Flux.defer(() -> claimed.compareAndSet(false, true) ? request.get() : Flux.<Payload>empty()))
+                    .doFinally(signal -> releaseUnlessClaimed(claimed, payload));
+        });
+    }
+
+    private static void releaseUnlessClaimed(AtomicBoolean claimed, Payload payload) {
+        if (claimed.compareAndSet(false, true) && payload.refCnt() > 0) {
+            payload.release();
+        }
+    }
+
+    /** Completes when this request may go: at once if nothing waits and there is room, else in turn. */
+    private Mono<Void> room() {
+        return Mono.create(sink -> {
+            synchronized (this) {
+                if (waiting.isEmpty() && !admitting && hasRoom()) {
+                    sink.success();
+                    return;
+                }
+                if (waiting.size() >= maxWaiting) {
+                    sink.error(new RejectedException(maxWaiting + " requests already wait for room on " + source
+                            + "; bound the callers' concurrency (e.g. flatMap(..., n)) or raise CapacityGate maxWaiting"));
+                    return;
+                }
+                waiting.add(sink);
+                sink.onCancel(() -> {
+                    synchronized (this) {
+                        waiting.remove(sink);
+                    }
+                });
+                schedulePoll();
+            }
+        });
+    }
+
+    private boolean hasRoom() {
+        return source.isDisposed() || source.availability() > 0.0;
+    }
+
+    /** Lets waiting requests go, one at a time, while there is room; each is sent before room is looked at again. */
+    private void admit() {
+        synchronized (this) {
+            poll = null;
+            if (admitting) {
+                return;
+            }
+            admitting = true;
+        }
+        try {
+            while (true) {
+                MonoSink<Void> next;
+                synchronized (this) {
+                    if (waiting.isEmpty() || !hasRoom()) {
+                        admitting = false;
+                        if (!waiting.isEmpty()) {
+                            schedulePoll();
+                        }
+                        return;
+                    }
+                    next = waiting.poll();
+                }
+                next.success(); // runs the request on this thread: its frame is queued (or its lease used) before the next look
+            }
+        } catch (RuntimeException | Error e) {
+            synchronized (this) {
+                admitting = false;
+                schedulePoll();
+            }
+            throw e;
+        }
+    }
+
+    /** Guarded by {@code this}. */
+    private void schedulePoll() {
+        if (poll == null) {
+            poll = timer.schedule(this::admit, pollNanos, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    private void failWaiting(Throwable cause) {
+        ArrayDeque<MonoSink<Void>> failed;
+        synchronized (this) {
+            failed = new ArrayDeque<>(waiting);
+            waiting.clear();
+        }
+        if (!failed.isEmpty()) {
+            LOG.log(System.Logger.Level.DEBUG, () -> failed.size() + " requests waiting for room on " + source + " fail: it closed");
+        }
+        failed.forEach(s -> s.error(cause));
+    }
+}

@@ -1,0 +1,100 @@
+package io.reactorrdma.rsocket.recovery;
+
+import io.rsocket.Payload;
+import io.rsocket.exceptions.RejectedException;
+import io.rsocket.util.DefaultPayload;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.test.StepVerifier;
+import reactor.test.scheduler.VirtualTimeScheduler;
+
+import java.nio.channels.ClosedChannelException;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** One hedged attempt on virtual time: who wins, what is cancelled, when it fails. */
+class HedgedRaceTest {
+
+    private static final Duration DELAY = Duration.ofMillis(10);
+    private final VirtualTimeScheduler time = VirtualTimeScheduler.create();
+    private final AtomicInteger hedgesWon = new AtomicInteger();
+    private final AtomicInteger hedgesAsked = new AtomicInteger();
+
+    private Mono<Payload> race(Mono<Payload> primary, Mono<Payload> hedge) {
+        return HedgedRace.race(primary, DELAY, () -> {
+            hedgesAsked.incrementAndGet();
+            return hedge;
+        }, hedgesWon::incrementAndGet, time);
+    }
+
+    private static String data(Payload p) {
+        return p.getDataUtf8();
+    }
+
+    @Test
+    void aPrimaryThatAnswersInTimeNeedsNoHedge() {
+        StepVerifier.create(race(Mono.just(DefaultPayload.create("primary")), Mono.just(DefaultPayload.create("hedge"))).map(HedgedRaceTest::data))
+                .expectNext("primary").verifyComplete();
+        time.advanceTimeBy(DELAY.multipliedBy(2));
+        assertThat(hedgesAsked.get()).isZero();
+    }
+
+    @Test
+    void aSlowPrimaryLosesToTheHedgeAndIsCancelled() {
+        AtomicBoolean primaryCancelled = new AtomicBoolean();
+        Sinks.One<Payload> hedge = Sinks.one();
+        StepVerifier.create(race(Mono.<Payload>never().doOnCancel(() -> primaryCancelled.set(true)), hedge.asMono()).map(HedgedRaceTest::data))
+                .then(() -> time.advanceTimeBy(DELAY))
+                .then(() -> assertThat(hedgesAsked.get()).isOne())
+                .then(() -> hedge.tryEmitValue(DefaultPayload.create("hedge")))
+                .expectNext("hedge").verifyComplete();
+        assertThat(primaryCancelled).isTrue();
+        assertThat(hedgesWon.get()).isOne();
+    }
+
+    @Test
+    void thePrimaryStillWinsWhenItAnswersAfterTheHedgeLeft() {
+        AtomicBoolean hedgeCancelled = new AtomicBoolean();
+        Sinks.One<Payload> primary = Sinks.one();
+        StepVerifier.create(race(primary.asMono(), Mono.<Payload>never().doOnCancel(() -> hedgeCancelled.set(true))).map(HedgedRaceTest::data))
+                .then(() -> time.advanceTimeBy(DELAY))
+                .then(() -> primary.tryEmitValue(DefaultPayload.create("primary")))
+                .expectNext("primary").verifyComplete();
+        assertThat(hedgeCancelled).as("the losing hedge is cancelled").isTrue();
+        assertThat(hedgesWon.get()).isZero();
+    }
+
+    @Test
+    void aPrimaryThatFailsBeforeTheDelayFailsTheAttemptAtOnce() {
+        StepVerifier.create(race(Mono.error(new ClosedChannelException()), Mono.just(DefaultPayload.create("hedge"))))
+                .verifyError(ClosedChannelException.class);
+        time.advanceTimeBy(DELAY.multipliedBy(2));
+        assertThat(hedgesAsked.get()).as("no hedge after the attempt failed").isZero();
+    }
+
+    @Test
+    void withNoHedgeToSendThePrimaryIsAwaited() {
+        Sinks.One<Payload> primary = Sinks.one();
+        StepVerifier.create(HedgedRace.race(primary.asMono(), DELAY, () -> null, hedgesWon::incrementAndGet, time).map(HedgedRaceTest::data))
+                .then(() -> time.advanceTimeBy(DELAY.multipliedBy(3)))
+                .then(() -> primary.tryEmitValue(DefaultPayload.create("primary")))
+                .expectNext("primary").verifyComplete();
+    }
+
+    @Test
+    void whenBothCopiesFailTheFirstFailureIsReported() {
+        Sinks.One<Payload> primary = Sinks.one();
+        Sinks.One<Payload> hedge = Sinks.one();
+        StepVerifier.create(race(primary.asMono(), hedge.asMono()))
+                .then(() -> time.advanceTimeBy(DELAY))
+                .then(() -> primary.tryEmitError(new RejectedException("first")))
+                .expectNoEvent(Duration.ZERO) // the hedge is still running: no verdict yet
+                .then(() -> hedge.tryEmitError(new ClosedChannelException()))
+                .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(RejectedException.class).hasMessage("first"))
+                .verify(Duration.ofSeconds(5));
+    }
+}
