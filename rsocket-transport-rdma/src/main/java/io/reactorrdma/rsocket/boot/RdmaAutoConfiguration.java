@@ -2,6 +2,7 @@ package io.reactorrdma.rsocket.boot;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.reactorrdma.RdmaResources;
+import io.rsocket.frame.FrameLengthCodec;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -28,7 +29,8 @@ import org.springframework.messaging.rsocket.annotation.support.RSocketMessageHa
  *       application's {@link RSocketMessageHandler} served over RDMA (and TCP on {@code tcp-port}) by an
  *       {@link RdmaRSocketServerFactory} and Boot's {@link RSocketServerBootstrap}
  *       {@code rdmaRSocketServerBootstrap}, which publishes Boot's {@code RSocketServerInitializedEvent};</li>
- *   <li>{@link RdmaRSocketRequesters}: requesters over RDMA from Boot's {@code RSocketRequester.Builder};</li>
+ *   <li>{@link RdmaRSocketRequesters}: requesters over RDMA from Boot's {@code RSocketRequester.Builder},
+ *       falling back to TCP with {@code reactor.rdma.rsocket.client.tcp-fallback=true};</li>
  *   <li>with Actuator's health support: the health indicator {@code rdma}.</li>
  * </ul>
  * Runs after Boot's RSocket auto-configurations, so Boot's own TCP/WebSocket server (set up by
@@ -76,10 +78,13 @@ public class RdmaAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean
-        RdmaRSocketServerFactory rdmaRSocketServerFactory(RdmaProperties properties, RdmaResources resources,
+        RdmaRSocketServerFactory rdmaRSocketServerFactory(RdmaProperties properties, ObjectProvider<RdmaResources> resources,
                                                           ObjectProvider<RSocketServerCustomizer> customizers) {
             RdmaProperties.Server server = properties.getRsocket().getServer();
-            RdmaRSocketServerFactory factory = new RdmaRSocketServerFactory(resources);
+            // Without a TCP port an RDMA provider that cannot open fails startup here, as early as possible;
+            // with one, the server looks at the provider when it starts and serves TCP only if it cannot open.
+            RdmaRSocketServerFactory factory = server.getTcpPort() == null ? new RdmaRSocketServerFactory(resources.getObject())
+                    : new RdmaRSocketServerFactory(resources::getObject);
             factory.setAddress(server.getAddress());
             factory.setPort(server.getPort());
             factory.setTcpPort(server.getTcpPort());
@@ -109,8 +114,12 @@ public class RdmaAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         @ConditionalOnBean(RSocketRequester.Builder.class)
-        RdmaRSocketRequesters rdmaRSocketRequesters(ObjectProvider<RSocketRequester.Builder> builders, ObjectProvider<RdmaResources> resources) {
-            return new RdmaRSocketRequesters(builders, resources);
+        RdmaRSocketRequesters rdmaRSocketRequesters(ObjectProvider<RSocketRequester.Builder> builders, ObjectProvider<RdmaResources> resources,
+                                                    RdmaProperties properties, ObjectProvider<MeterRegistry> registry) {
+            RdmaProperties.Client client = properties.getRsocket().getClient();
+            RdmaRSocketRequesters.check(client);
+            int maxFrameLength = (int) Math.min(properties.getEngine().getMaxMessageSize().toBytes(), FrameLengthCodec.FRAME_LENGTH_MASK);
+            return new RdmaRSocketRequesters(builders, resources, client, registry::getIfUnique, maxFrameLength);
         }
     }
 
@@ -122,8 +131,8 @@ public class RdmaAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean(name = "rdmaHealthIndicator")
-        RdmaHealthIndicator rdmaHealthIndicator(ObjectProvider<RdmaResources> resources) {
-            return new RdmaHealthIndicator(resources);
+        RdmaHealthIndicator rdmaHealthIndicator(ObjectProvider<RdmaResources> resources, ObjectProvider<RdmaRSocketRequesters> requesters) {
+            return new RdmaHealthIndicator(resources, requesters);
         }
     }
 }

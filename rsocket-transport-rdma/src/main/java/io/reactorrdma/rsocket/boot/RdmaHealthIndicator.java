@@ -16,20 +16,36 @@ import java.util.Objects;
 /**
  * Actuator health indicator {@code rdma}: UP with the provider, device, I/O threads, engines, open
  * sockets, live buffers and registered bytes of the shared {@link RdmaResources}; DOWN when they
- * cannot be created (the provider's error, for example no RDMA device) or were disposed.
+ * cannot be created (the provider's error, for example no RDMA device) or were disposed. With the
+ * auto-configured {@link RdmaRSocketRequesters}, also (UP or DOWN) {@code fallbacksInUse}, their
+ * connections on TCP now, and {@code fallbacks}, how often they fell back since start.
  */
 public class RdmaHealthIndicator extends AbstractHealthIndicator {
 
     private final ObjectProvider<RdmaResources> resources;
+    private final ObjectProvider<RdmaRSocketRequesters> requesters;
 
     /** Reports on the resources {@code resources} gives (creating them if they were not yet). */
     public RdmaHealthIndicator(ObjectProvider<RdmaResources> resources) {
+        this(resources, null);
+    }
+
+    /**
+     * As above, adding the fallbacks of the auto-configured requesters when {@code requesters} gives
+     * them: {@code fallbacksInUse} (their connections on TCP now) and {@code fallbacks} (since start).
+     */
+    public RdmaHealthIndicator(ObjectProvider<RdmaResources> resources, ObjectProvider<RdmaRSocketRequesters> requesters) {
         super("RDMA health check failed");
         this.resources = Objects.requireNonNull(resources, "resources");
+        this.requesters = requesters;
     }
 
     @Override
     protected void doHealthCheck(Health.Builder builder) {
+        RdmaRSocketRequesters rs = requesters == null ? null : requesters.getIfAvailable();
+        if (rs != null) {
+            builder.withDetail("fallbacksInUse", rs.fallbacksInUse()).withDetail("fallbacks", rs.fallbacks());
+        }
         RdmaResources r;
         try {
             r = resources.getObject();

@@ -3,6 +3,7 @@ package io.reactorrdma.rsocket.boot;
 import io.reactorrdma.engine.EngineConfig;
 import io.reactorrdma.engine.IdleStrategy;
 import io.reactorrdma.memory.AllocatorConfig;
+import io.reactorrdma.rsocket.recovery.FallbackClientTransport;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
 
@@ -129,8 +130,53 @@ public class RdmaProperties {
     /** {@code reactor.rdma.rsocket.*}. */
     public static class Rsocket {
         private final Server server = new Server();
+        private final Client client = new Client();
 
         public Server getServer() { return server; }
+        public Client getClient() { return client; }
+    }
+
+    /**
+     * {@code reactor.rdma.rsocket.client.*}: how the requesters of {@link RdmaRSocketRequesters} connect,
+     * in particular their fallback to TCP ({@link FallbackClientTransport}).
+     */
+    public static class Client {
+        /** Default of {@code tcp-port-offset}: the TCP port is the RDMA port + 1 (7000 → 7001). */
+        public static final int DEFAULT_TCP_PORT_OFFSET = 1;
+
+        /** Whether requesters fall back to the server's TCP port when RDMA cannot connect, and return to RDMA once it can. */
+        private boolean tcpFallback;
+        /** The server's TCP port to fall back to; unset: the RDMA port plus tcp-port-offset. */
+        private Integer tcpPort;
+        /** Added to the RDMA port to find the server's TCP port when tcp-port is unset. */
+        private int tcpPortOffset = DEFAULT_TCP_PORT_OFFSET;
+        /** How long one RDMA connect (the first try, and each probe while on TCP) may take. */
+        private Duration rdmaConnectTimeout = FallbackClientTransport.DEFAULT_RDMA_CONNECT_TIMEOUT;
+        /** How long a whole connect, RDMA try and TCP fallback together, may take; must exceed rdma-connect-timeout. */
+        private Duration totalConnectTimeout = FallbackClientTransport.DEFAULT_TOTAL_CONNECT_TIMEOUT;
+        /** While on TCP, the longest pause between two probes of RDMA (the back-off's cap). */
+        private Duration probeInterval = FallbackClientTransport.DEFAULT_PROBE_INTERVAL;
+        /** While on TCP, the pause before the first probe of RDMA (the back-off's first step). */
+        private Duration firstProbeDelay = FallbackClientTransport.DEFAULT_FIRST_PROBE_DELAY;
+        /** After the return to RDMA, how long requests still open on TCP may run before TCP is closed. */
+        private Duration drainTimeout = FallbackClientTransport.DEFAULT_DRAIN_TIMEOUT;
+
+        public boolean isTcpFallback() { return tcpFallback; }
+        public void setTcpFallback(boolean tcpFallback) { this.tcpFallback = tcpFallback; }
+        public Integer getTcpPort() { return tcpPort; }
+        public void setTcpPort(Integer tcpPort) { this.tcpPort = tcpPort; }
+        public int getTcpPortOffset() { return tcpPortOffset; }
+        public void setTcpPortOffset(int tcpPortOffset) { this.tcpPortOffset = tcpPortOffset; }
+        public Duration getRdmaConnectTimeout() { return rdmaConnectTimeout; }
+        public void setRdmaConnectTimeout(Duration v) { this.rdmaConnectTimeout = v; }
+        public Duration getTotalConnectTimeout() { return totalConnectTimeout; }
+        public void setTotalConnectTimeout(Duration v) { this.totalConnectTimeout = v; }
+        public Duration getProbeInterval() { return probeInterval; }
+        public void setProbeInterval(Duration v) { this.probeInterval = v; }
+        public Duration getFirstProbeDelay() { return firstProbeDelay; }
+        public void setFirstProbeDelay(Duration v) { this.firstProbeDelay = v; }
+        public Duration getDrainTimeout() { return drainTimeout; }
+        public void setDrainTimeout(Duration v) { this.drainTimeout = v; }
     }
 
     /** {@code reactor.rdma.rsocket.server.*}: serving the application's {@code @MessageMapping} handlers. */

@@ -1,22 +1,35 @@
 package io.reactorrdma.rsocket.boot;
 
+import io.reactorrdma.rsocket.RdmaServerTransport;
+import io.reactorrdma.rsocket.recovery.DualServer;
+import io.reactorrdma.rsocket.recovery.RdmaServers;
+import io.reactorrdma.verbs.ProviderUnavailableException;
 import io.reactorrdma.verbs.VerbsException;
+import io.rsocket.Closeable;
 import io.rsocket.SocketAcceptor;
 import io.rsocket.core.RSocketServer;
+import io.rsocket.transport.netty.server.CloseableChannel;
 import io.rsocket.transport.netty.server.TcpServerTransport;
-import io.reactorrdma.rsocket.RdmaServerTransport;
 import org.springframework.boot.rsocket.server.RSocketServerException;
+import reactor.core.publisher.Mono;
 
 import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
  * Boot's {@link org.springframework.boot.rsocket.server.RSocketServer} over RDMA (and TCP when a TCP
- * port is configured), made by {@link RdmaRSocketServerFactory}. {@link #address()} is the RDMA
- * address; {@link #tcpAddress()} the TCP one.
+ * port is configured, through {@link RdmaServers#dual}), made by {@link RdmaRSocketServerFactory}.
+ * {@link #address()} is the RDMA address; {@link #tcpAddress()} the TCP one.
+ *
+ * <p>When the RDMA provider cannot open here ({@link ProviderUnavailableException}: no device, no
+ * libdisni, an shm directory it may not use) and a TCP port is configured, the server serves TCP only
+ * and logs a WARNING with the provider's diagnosis ({@link #rdmaUnavailable()} holds it; health
+ * {@code rdma} is DOWN with it): clients that fall back to TCP keep working. RDMA is not retried;
+ * fix the provider and restart. Without a TCP port, start fails with the provider's error.
  */
 public final class RdmaRSocketServer implements org.springframework.boot.rsocket.server.RSocketServer {
 
@@ -29,7 +42,10 @@ public final class RdmaRSocketServer implements org.springframework.boot.rsocket
     private final Supplier<TcpServerTransport> tcp;
     private final int tcpPort;
     private final Duration timeout;
-    private volatile DualRSocketServerBinding binding;
+    private Closeable serving; // under this
+    private volatile InetSocketAddress rdmaAddress;
+    private volatile InetSocketAddress tcpAddress;
+    private volatile Throwable rdmaUnavailable;
 
     RdmaRSocketServer(Function<SocketAcceptor, RSocketServer> server, SocketAcceptor acceptor, Supplier<RdmaServerTransport> rdma, int rdmaPort,
                       Supplier<TcpServerTransport> tcp, int tcpPort, Duration timeout) {
@@ -42,26 +58,92 @@ public final class RdmaRSocketServer implements org.springframework.boot.rsocket
         this.timeout = timeout;
     }
 
-    /** Binds; a port that is taken is an {@link RdmaPortInUseException}, any other failure an {@link RSocketServerException}. */
+    /**
+     * Binds; a port that is taken is an {@link RdmaPortInUseException}, an RDMA provider that cannot
+     * open without a TCP port its {@link ProviderUnavailableException}, any other failure an
+     * {@link RSocketServerException}.
+     */
     @Override
     public synchronized void start() {
-        if (binding != null) {
+        if (serving != null) {
             return;
         }
-        RdmaServerTransport rdmaTransport = rdma.get();
-        TcpServerTransport tcpTransport = tcp == null ? null : tcp.get();
         try {
-            binding = DualRSocketServerBinding.bind(server, acceptor, rdmaTransport, tcpTransport, timeout);
-        } catch (RuntimeException e) {
-            Throwable inUse = portInUse(e);
-            if (inUse != null) {
-                boolean tcpFailed = inUse instanceof BindException;
-                throw new RdmaPortInUseException(tcpFailed ? "TCP" : "RDMA", tcpFailed ? tcpPort : rdmaPort, inUse);
+            RdmaServerTransport rdmaTransport;
+            try {
+                rdmaTransport = rdma.get();
+            } catch (RuntimeException e) {
+                ProviderUnavailableException unavailable = providerUnavailable(e);
+                if (unavailable == null || tcp == null) {
+                    throw unavailable != null ? unavailable : e;
+                }
+                startTcpOnly(unavailable);
+                return;
             }
-            throw new RSocketServerException("Unable to start the RSocket server over RDMA on port " + rdmaPort, e);
+            if (tcp == null) {
+                RdmaServerTransport.Bound bound = server.apply(acceptor).bind(rdmaTransport).block(timeout);
+                serving = bound;
+                rdmaAddress = bound.address();
+            } else {
+                DualServer dual = RdmaServers.dual(server.apply(acceptor), rdmaTransport, tcp.get()).block(timeout);
+                serving = dual;
+                rdmaAddress = dual.rdmaAddress();
+                tcpAddress = dual.tcpAddress();
+            }
+        } catch (ProviderUnavailableException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw failure(e);
         }
-        LOG.log(System.Logger.Level.INFO, "RSocket over RDMA serving on {0}{1}", binding.rdmaAddress(),
-                binding.tcpAddress() == null ? "" : " and over TCP on " + binding.tcpAddress());
+        LOG.log(System.Logger.Level.INFO, "RSocket over RDMA serving on {0}{1}", rdmaAddress,
+                tcpAddress == null ? "" : " and over TCP on " + tcpAddress);
+        awaitClose(serving);
+    }
+
+    /**
+     * Keeps the JVM alive while serving, as Boot's own RSocket server does: the RDMA I/O threads and
+     * Reactor Netty's are daemons, so an application without a web server would otherwise exit
+     * right after startup. The thread ends when the server is stopped.
+     */
+    private void awaitClose(Closeable closeable) {
+        Thread await = new Thread(() -> {
+            try {
+                closeable.onClose().block();
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.DEBUG, "the RSocket server closed with an error", e);
+            }
+        }, "rdma-rsocket-server-await");
+        await.setDaemon(false);
+        await.start();
+    }
+
+    private void startTcpOnly(ProviderUnavailableException unavailable) {
+        CloseableChannel channel = server.apply(acceptor).bind(tcp.get()).block(timeout);
+        serving = channel;
+        tcpAddress = channel.address();
+        rdmaUnavailable = unavailable;
+        awaitClose(channel);
+        LOG.log(System.Logger.Level.WARNING, "RSocket serving over TCP only, on " + tcpAddress + ": the RDMA provider cannot be used here ("
+                + unavailable.getMessage() + "). Clients with reactor.rdma.rsocket.client.tcp-fallback=true reach this server over TCP; "
+                + "fix the provider (see health 'rdma') or set reactor.rdma.provider, then restart to serve RDMA on port " + rdmaPort);
+    }
+
+    private RuntimeException failure(RuntimeException e) {
+        Throwable inUse = portInUse(e);
+        if (inUse != null) {
+            boolean tcpFailed = inUse instanceof BindException;
+            return new RdmaPortInUseException(tcpFailed ? "TCP" : "RDMA", tcpFailed ? tcpPort : rdmaPort, inUse);
+        }
+        return new RSocketServerException("Unable to start the RSocket server over RDMA on port " + rdmaPort, e);
+    }
+
+    private static ProviderUnavailableException providerUnavailable(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof ProviderUnavailableException p) {
+                return p;
+            }
+        }
+        return null;
     }
 
     /** The cause that says a port is taken: a TCP bind refused, or a provider that says its port is in use. */
@@ -82,25 +164,32 @@ public final class RdmaRSocketServer implements org.springframework.boot.rsocket
         return null;
     }
 
+    /** Closes what is bound and waits, at most the bind timeout, until it is closed. */
     @Override
     public synchronized void stop() {
-        DualRSocketServerBinding b = binding;
-        binding = null;
-        if (b != null) {
-            b.close(timeout);
+        Closeable c = serving;
+        serving = null;
+        rdmaAddress = null;
+        tcpAddress = null;
+        if (c != null) {
+            c.dispose();
+            c.onClose().onErrorResume(e -> Mono.empty()).block(timeout); // a close error is the transport's to log, not shutdown's
         }
     }
 
-    /** The RDMA address bound, or null before {@link #start()}. */
+    /** The RDMA address bound, or null before {@link #start()} and when serving TCP only. */
     @Override
     public InetSocketAddress address() {
-        DualRSocketServerBinding b = binding;
-        return b == null ? null : b.rdmaAddress();
+        return rdmaAddress;
     }
 
     /** The TCP address bound, or null before {@link #start()} or when serving RDMA only. */
     public InetSocketAddress tcpAddress() {
-        DualRSocketServerBinding b = binding;
-        return b == null ? null : b.tcpAddress();
+        return tcpAddress;
+    }
+
+    /** Why RDMA is not served, when the server serves TCP only because its provider cannot open here. */
+    public Optional<Throwable> rdmaUnavailable() {
+        return Optional.ofNullable(rdmaUnavailable);
     }
 }

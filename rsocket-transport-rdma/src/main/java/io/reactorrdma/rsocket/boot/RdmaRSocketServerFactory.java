@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Supplier;
 
 /**
  * Boot's {@link RSocketServerFactory} for RSocket over RDMA on shared {@link RdmaResources}, with the
@@ -29,7 +30,7 @@ public class RdmaRSocketServerFactory implements RSocketServerFactory {
     /** How long binding (and closing) a server may take before startup (or shutdown) fails. */
     public static final Duration DEFAULT_BIND_TIMEOUT = Duration.ofSeconds(30);
 
-    private final RdmaResources resources;
+    private final Supplier<RdmaResources> resources;
     private InetAddress address;
     private int port = DEFAULT_PORT;
     private Integer tcpPort;
@@ -38,6 +39,16 @@ public class RdmaRSocketServerFactory implements RSocketServerFactory {
 
     /** A factory for servers on {@code resources} (which the caller disposes, after the servers). */
     public RdmaRSocketServerFactory(RdmaResources resources) {
+        Objects.requireNonNull(resources, "resources");
+        this.resources = () -> resources;
+    }
+
+    /**
+     * A factory whose servers take their resources from {@code resources} when they start. When it
+     * fails with a {@code ProviderUnavailableException} and a TCP port is set, a server serves TCP
+     * only (see {@link RdmaRSocketServer}).
+     */
+    public RdmaRSocketServerFactory(Supplier<RdmaResources> resources) {
         this.resources = Objects.requireNonNull(resources, "resources");
     }
 
@@ -72,9 +83,9 @@ public class RdmaRSocketServerFactory implements RSocketServerFactory {
         this.customizers.addAll(List.of(customizers));
     }
 
-    /** The resources the servers run on. */
+    /** The resources the servers run on (created now if they were not yet; fails with the provider's error when they cannot be). */
     public RdmaResources resources() {
-        return resources;
+        return resources.get();
     }
 
     @Override
@@ -89,7 +100,10 @@ public class RdmaRSocketServerFactory implements RSocketServerFactory {
             cs.forEach(c -> c.customize(server));
             return server;
         }, acceptor,
-                () -> RdmaServerTransport.create(RdmaServer.create().host(host).port(rdmaPort).runOn(resources), resources), rdmaPort,
+                () -> {
+                    RdmaResources r = resources.get();
+                    return RdmaServerTransport.create(RdmaServer.create().host(host).port(rdmaPort).runOn(r), r);
+                }, rdmaPort,
                 tcp == null ? null : () -> TcpServerTransport.create(new InetSocketAddress(host, tcp)), tcp == null ? -1 : tcp,
                 bindTimeout);
     }

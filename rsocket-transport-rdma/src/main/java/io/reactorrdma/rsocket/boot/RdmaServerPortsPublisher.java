@@ -13,7 +13,8 @@ import java.util.Map;
 /**
  * When an {@link RdmaRSocketServer} has started, puts the ports it bound into the environment as
  * {@value #RDMA_PORT} and {@value #TCP_PORT} (as Boot does with {@code local.rsocket.server.port}),
- * so tests and clients in the same application find ports picked with 0.
+ * so tests and clients in the same application find ports picked with 0. A server serving TCP only
+ * (its RDMA provider cannot open) publishes no RDMA port.
  */
 public class RdmaServerPortsPublisher implements ApplicationListener<RSocketServerInitializedEvent> {
 
@@ -39,7 +40,9 @@ public class RdmaServerPortsPublisher implements ApplicationListener<RSocketServ
         PropertySource<?> existing = sources.get(SOURCE);
         @SuppressWarnings("unchecked")
         Map<String, Object> ports = existing == null ? new HashMap<>() : (Map<String, Object>) existing.getSource();
-        ports.put(RDMA_PORT, server.address().getPort());
+        if (server.address() != null) { // null: serving TCP only, the provider cannot open here
+            ports.put(RDMA_PORT, server.address().getPort());
+        }
         if (server.tcpAddress() != null) {
             ports.put(TCP_PORT, server.tcpAddress().getPort());
         }

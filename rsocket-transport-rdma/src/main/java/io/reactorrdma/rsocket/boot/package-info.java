@@ -11,5 +11,12 @@
  * {@link io.reactorrdma.rsocket.boot.RdmaRSocketRequesters}, and the Actuator health indicator
  * {@code rdma} ({@link io.reactorrdma.rsocket.boot.RdmaHealthIndicator}). Bad settings fail startup with
  * the failure analyzers' explanation. Every Spring dependency is optional: the library works without Spring.
+ *
+ * <p>Recovery (issue 11, package {@code io.reactorrdma.rsocket.recovery}): the server binds RDMA and TCP
+ * through {@code RdmaServers.dual}, and serves TCP only when its RDMA provider cannot open but a TCP port
+ * is set ({@link io.reactorrdma.rsocket.boot.RdmaRSocketServer}); requesters fall back to TCP with
+ * {@code reactor.rdma.rsocket.client.tcp-fallback=true} or {@code requesters.tcpFallback(true)}, over
+ * {@code FallbackClientTransport} on a transport that looks the shared resources up per connect
+ * ({@code SharedRdmaClientTransport}); {@code FallbackConnections} counts their TCP connections for health.
  */
 package io.reactorrdma.rsocket.boot;

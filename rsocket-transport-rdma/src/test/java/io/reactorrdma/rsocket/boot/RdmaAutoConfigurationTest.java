@@ -117,22 +117,50 @@ class RdmaAutoConfigurationTest {
     }
 
     @Test
-    void servesWithThePortProperty() {
+    void servesWithThePortProperty() throws InterruptedException {
         runner.withPropertyValues("reactor.rdma.rsocket.server.port=0").run(context -> {
             assertThat(context).hasSingleBean(RdmaRSocketServerFactory.class).hasBean("rdmaRSocketServerBootstrap");
             assertThat(context.getEnvironment().getProperty(RdmaServerPortsPublisher.RDMA_PORT, Integer.class)).isPositive();
+            assertThat(awaitThreads()).as("a non-daemon thread keeps a serving application alive").anyMatch(t -> !t.isDaemon());
         });
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!awaitThreads().isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertThat(awaitThreads()).as("the await thread ends when the server stops").isEmpty();
+    }
+
+    private static java.util.List<Thread> awaitThreads() {
+        return Thread.getAllStackTraces().keySet().stream().filter(t -> t.isAlive() && t.getName().equals("rdma-rsocket-server-await")).toList();
     }
 
     @Test
     void serverCustomizersApplyToTheRdmaAndTheTcpServer() {
-        AtomicInteger customized = new AtomicInteger();
-        runner.withBean(RSocketServerCustomizer.class, () -> server -> customized.incrementAndGet())
+        AtomicInteger accepted = new AtomicInteger();
+        // the customizer's interceptor sees every connection accepted, over RDMA and over TCP
+        runner.withBean(RSocketServerCustomizer.class, () -> server -> server.interceptors(r -> r.forSocketAcceptor(a -> (setup, rs) -> {
+                    accepted.incrementAndGet();
+                    return a.accept(setup, rs);
+                })))
                 .withPropertyValues("reactor.rdma.rsocket.server.port=0", "reactor.rdma.rsocket.server.tcp-port=0")
                 .run(context -> {
                     assertThat(context).hasNotFailed();
-                    assertThat(context.getEnvironment().getProperty(RdmaServerPortsPublisher.TCP_PORT, Integer.class)).isPositive();
-                    assertThat(customized).as("customizer calls: RDMA and TCP server").hasValue(2);
+                    int rdmaPort = context.getEnvironment().getRequiredProperty(RdmaServerPortsPublisher.RDMA_PORT, Integer.class);
+                    int tcpPort = context.getEnvironment().getRequiredProperty(RdmaServerPortsPublisher.TCP_PORT, Integer.class);
+                    RSocketRequester rdma = context.getBean(RdmaRSocketRequesters.class).requester("127.0.0.1", rdmaPort);
+                    RSocketRequester tcp = context.getBean(RSocketRequester.Builder.class).tcp("127.0.0.1", tcpPort);
+                    try {
+                        rdma.rsocketClient().source().block(Duration.ofSeconds(30));
+                        tcp.rsocketClient().source().block(Duration.ofSeconds(30));
+                        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                        while (accepted.get() < 2 && System.nanoTime() < deadline) {
+                            Thread.sleep(10);
+                        }
+                        assertThat(accepted).as("connections the customizer's interceptor saw: RDMA and TCP").hasValue(2);
+                    } finally {
+                        rdma.dispose();
+                        tcp.dispose();
+                    }
                 });
     }
 
@@ -199,6 +227,59 @@ class RdmaAutoConfigurationTest {
         runner.withPropertyValues("reactor.rdma.engine.send-queue-depth=1").run(context -> {
             FailureAnalysis analysis = new InvalidRdmaPropertyFailureAnalyzer().analyze(context.getStartupFailure());
             assertThat(analysis.getDescription()).contains("reactor.rdma.engine.send-queue-depth", "at least 4");
+        });
+    }
+
+    @Test
+    void unavailableProviderWithATcpPortServesTcpOnly() {
+        runner.withPropertyValues("reactor.rdma.provider=disni", "reactor.rdma.rsocket.server.port=0", "reactor.rdma.rsocket.server.tcp-port=0")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getEnvironment().getProperty(RdmaServerPortsPublisher.TCP_PORT, Integer.class)).isPositive();
+                    assertThat(context.getEnvironment().containsProperty(RdmaServerPortsPublisher.RDMA_PORT)).as("no RDMA served").isFalse();
+                    Health down = context.getBean(RdmaHealthIndicator.class).health(true);
+                    assertThat(down.getStatus()).isEqualTo(Status.DOWN);
+                    assertThat(down.getDetails().get("error")).asString().contains("ProviderUnavailableException");
+                    assertThat(down.getDetails()).containsEntry("fallbacksInUse", 0).containsEntry("fallbacks", 0L);
+                });
+    }
+
+    @Test
+    void clientPropertiesBindAndDecideTheFallbackPort() {
+        runner.run(context -> {
+            RdmaRSocketRequesters requesters = context.getBean(RdmaRSocketRequesters.class);
+            assertThat(requesters.isTcpFallback()).as("off by default").isFalse();
+            assertThat(requesters.tcpPortFor(7000)).as("default offset +1").isEqualTo(7001);
+            assertThat(requesters.tcpFallback(true).isTcpFallback()).isTrue();
+            assertThat(requesters.isTcpFallback()).as("a copy: the bean is unchanged").isFalse();
+            assertThat(requesters.tcpFallback(9000).tcpPortFor(7000)).isEqualTo(9000);
+        });
+        runner.withPropertyValues("reactor.rdma.rsocket.client.tcp-fallback=true", "reactor.rdma.rsocket.client.tcp-port-offset=100",
+                "reactor.rdma.rsocket.client.probe-interval=1s", "reactor.rdma.rsocket.client.first-probe-delay=100ms").run(context -> {
+            RdmaRSocketRequesters requesters = context.getBean(RdmaRSocketRequesters.class);
+            assertThat(requesters.isTcpFallback()).isTrue();
+            assertThat(requesters.tcpPortFor(7000)).isEqualTo(7100);
+            assertThat(requesters.transport("127.0.0.1", 7000)).isInstanceOf(io.reactorrdma.rsocket.recovery.FallbackClientTransport.class);
+            assertThat(requesters.tcpFallback(false).transport("127.0.0.1", 7000)).isInstanceOf(io.reactorrdma.rsocket.RdmaClientTransport.class);
+        });
+        runner.withPropertyValues("reactor.rdma.rsocket.client.tcp-fallback=true", "reactor.rdma.rsocket.client.tcp-port=9000").run(context ->
+                assertThat(context.getBean(RdmaRSocketRequesters.class).tcpPortFor(7000)).isEqualTo(9000));
+    }
+
+    @Test
+    void invalidClientPropertiesFailStartupWithAdvice() {
+        runner.withPropertyValues("reactor.rdma.rsocket.client.rdma-connect-timeout=5s", "reactor.rdma.rsocket.client.total-connect-timeout=5s")
+                .run(context -> {
+                    FailureAnalysis analysis = new InvalidRdmaPropertyFailureAnalyzer().analyze(context.getStartupFailure());
+                    assertThat(analysis.getDescription()).contains("reactor.rdma.rsocket.client.total-connect-timeout", "must exceed rdma-connect-timeout");
+                });
+        runner.withPropertyValues("reactor.rdma.rsocket.client.tcp-port=70000").run(context -> {
+            FailureAnalysis analysis = new InvalidRdmaPropertyFailureAnalyzer().analyze(context.getStartupFailure());
+            assertThat(analysis.getDescription()).contains("reactor.rdma.rsocket.client.tcp-port", "70000");
+        });
+        runner.withPropertyValues("reactor.rdma.rsocket.client.probe-interval=0s").run(context -> {
+            FailureAnalysis analysis = new InvalidRdmaPropertyFailureAnalyzer().analyze(context.getStartupFailure());
+            assertThat(analysis.getDescription()).contains("reactor.rdma.rsocket.client.probe-interval", "positive");
         });
     }
 
