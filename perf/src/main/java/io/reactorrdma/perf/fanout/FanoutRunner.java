@@ -172,6 +172,10 @@ public final class FanoutRunner {
         if (o.fanoutClient == FanoutClient.SHARD) {
             Log.info("fanout on " + t.id() + ", measured phase: " + counts.describe());
         }
+        if (fan instanceof RecoveringFanOut rf) {
+            // the weighted balancer steers away from a slow replica: how much of shard 0 it still got shows what hedging can cut
+            Log.info("fanout on " + t.id() + ": shard 0's requests by replica, whole run: " + rf.requestsSent(0));
+        }
         return new Outcome(r, counts);
     }
 

@@ -112,6 +112,11 @@ final class RecoveringFanOut implements ShardFanOut {
                 count("rdma.recovery.retries"));
     }
 
+    /** Requests sent so far to each replica of {@code shard} (attempts and hedges), by replica key. */
+    Map<String, Long> requestsSent(int shard) {
+        return shards.get(shard).requestsSent();
+    }
+
     private long count(String name) {
         var c = registry.find(name).counter();
         return c == null ? 0 : (long) c.count();
