@@ -14,6 +14,7 @@ import io.reactorrdma.perf.cli.PerfOptions;
 import io.reactorrdma.perf.cli.Transport;
 import io.reactorrdma.perf.echo.RdmaEchoResources;
 import io.reactorrdma.perf.measure.CpuMeter;
+import io.reactorrdma.perf.measure.EngineMeters;
 import io.reactorrdma.perf.measure.Patterns;
 import io.reactorrdma.perf.peer.ForkedPeer;
 import io.reactorrdma.perf.peer.PeerReporter;
@@ -115,7 +116,7 @@ public final class FanoutRunner {
             template = alloc.directBuffer(SizeMix.max(), SizeMix.max());
             Patterns.fill(template.nioBuffer(0, SizeMix.max()), SEED);
             template.writerIndex(SizeMix.max());
-            return measure(o, t, fan, new FanoutLoop(fan, template), peers);
+            return measure(o, t, fan, new FanoutLoop(fan, template), peers, rdma ? registry : null);
         } finally {
             try {
                 if (fan != null) {
@@ -138,7 +139,9 @@ public final class FanoutRunner {
         }
     }
 
-    private static Outcome measure(PerfOptions o, Transport t, ShardFanOut fan, FanoutLoop loop, List<ForkedPeer> peers) {
+    /** {@code engineRegistry}: where the client's RDMA engine counts (its meters are printed), null over TCP. */
+    private static Outcome measure(PerfOptions o, Transport t, ShardFanOut fan, FanoutLoop loop, List<ForkedPeer> peers,
+                                   MeterRegistry engineRegistry) {
         loop.prime(o.replicas, CONNECT_TIMEOUT);
         loop.start(o.connections, SEED);
         sleepNanos(o.warmupNanos());
@@ -146,12 +149,14 @@ public final class FanoutRunner {
         peers.forEach(ForkedPeer::markCpu);
         long cpu0 = cpu.nanos();
         RecoveryCounts counts0 = fan.counts();
+        EngineMeters engine0 = engineRegistry == null ? EngineMeters.NONE : EngineMeters.snapshot(engineRegistry);
         long t0 = System.nanoTime();
         loop.measure();
         sleepNanos(o.durationNanos());
         loop.end();
         long elapsed = System.nanoTime() - t0;
         RecoveryCounts counts = fan.counts().minus(counts0);
+        EngineMeters engine = engineRegistry == null ? EngineMeters.NONE : EngineMeters.snapshot(engineRegistry).minus(engine0);
         long clientCpu = CpuMeter.delta(cpu0, cpu.nanos());
         peers.forEach(ForkedPeer::markCpu);
         long serverCpu = 0;
@@ -171,6 +176,9 @@ public final class FanoutRunner {
                 ops == 0 ? Double.NaN : h.getValueAtPercentile(99) / 1e3, r.clientCpuUsPerOp(), r.serverCpuUsPerOp()));
         if (o.fanoutClient == FanoutClient.SHARD) {
             Log.info("fanout on " + t.id() + ", measured phase: " + counts.describe());
+        }
+        if (!engine.isEmpty()) {
+            Log.info("fanout on " + t.id() + ", the client's RDMA engine in the measured phase: " + engine.describe(ops * o.shards));
         }
         if (fan instanceof RecoveringFanOut rf) {
             // the weighted balancer steers away from a slow replica: how much of shard 0 it still got shows what hedging can cut

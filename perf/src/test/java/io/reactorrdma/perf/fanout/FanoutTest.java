@@ -22,7 +22,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class FanoutTest {
 
     private static PerfOptions tiny(String... more) {
-        String[] base = {"fanout", "--shards", "2", "--replicas", "1", "--warmup", "0.5", "--duration", "1.5", "--connections", "2"};
+        String[] base = {"fanout", "--shards", "2", "--replicas", "1", "--warmup", "0.3", "--duration", "1", "--connections", "2"};
         String[] args = new String[base.length + more.length];
         System.arraycopy(base, 0, args, 0, base.length);
         System.arraycopy(more, 0, args, base.length, more.length);
