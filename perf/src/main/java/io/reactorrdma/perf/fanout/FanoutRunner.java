@@ -1,12 +1,12 @@
 package io.reactorrdma.perf.fanout;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.reactorrdma.RdmaClient;
 import io.reactorrdma.RdmaResources;
-import io.micrometer.core.instrument.MeterRegistry;
 import io.reactorrdma.perf.cli.FanoutClient;
 import io.reactorrdma.perf.cli.Log;
 import io.reactorrdma.perf.cli.PerfException;
