@@ -1,6 +1,7 @@
 package io.reactorrdma.perf;
 
 import io.reactorrdma.perf.cli.ExitStatus;
+import io.reactorrdma.perf.cli.FanoutClient;
 import io.reactorrdma.perf.cli.Log;
 import io.reactorrdma.perf.cli.PerfException;
 import io.reactorrdma.perf.cli.PerfOptions;
@@ -112,8 +113,9 @@ public final class PerfMain {
                 String title = o.scenario.takesSize()
                         ? String.format(Locale.ROOT, "%s, %d B, --poll %s, %d connection(s): round trip", o.scenario.id(), o.size,
                                 o.poll.id(), o.connections)
-                        : String.format(Locale.ROOT, "%s, %d shards x %d replicas, size mix, --poll %s, %d caller(s)%s: whole fan-out",
+                        : String.format(Locale.ROOT, "%s, %d shards x %d replicas, size mix, --poll %s, %d caller(s), client %s%s: whole fan-out",
                                 o.scenario.id(), o.shards, o.replicas, o.poll.id(), o.connections,
+                                o.fanoutClient.id() + (o.fanoutClient == FanoutClient.SHARD ? ", hedging " + (o.hedging ? "on" : "off") : ""),
                                 o.slowReplicaMillis > 0 ? ", a replica " + o.slowReplicaMillis + " ms slow" : "");
                 LatencyChart.write(o.chart, title, results);
             } catch (PerfException e) {

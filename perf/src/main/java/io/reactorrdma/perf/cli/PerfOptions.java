@@ -36,6 +36,9 @@ public final class PerfOptions {
     public final int shards;
     public final int replicas;
     public final long slowReplicaMillis;
+    /** fanout: the shard client ({@code --client}, default shard) and whether it hedges ({@code --hedging}, default on). */
+    public final FanoutClient fanoutClient;
+    public final boolean hedging;
 
     /** --chart: where to draw the latency distributions of the run (PNG), or null. */
     public final Path chart;
@@ -48,7 +51,8 @@ public final class PerfOptions {
 
     private PerfOptions(Scenario scenario, List<Transport> transports, boolean transportsExplicit, int size,
                         double durationSeconds, double warmupSeconds, PollMode poll, boolean csv, int connections,
-                        String peerHost, int peerPort, Path chart, int shards, int replicas, long slowReplicaMillis) {
+                        String peerHost, int peerPort, Path chart, int shards, int replicas, long slowReplicaMillis,
+                        FanoutClient fanoutClient, boolean hedging) {
         this.scenario = scenario;
         this.transports = List.copyOf(transports);
         this.transportsExplicit = transportsExplicit;
@@ -64,6 +68,8 @@ public final class PerfOptions {
         this.shards = shards;
         this.replicas = replicas;
         this.slowReplicaMillis = slowReplicaMillis;
+        this.fanoutClient = fanoutClient;
+        this.hedging = hedging;
     }
 
     public long durationNanos() {
@@ -97,6 +103,8 @@ public final class PerfOptions {
         int shards = DEFAULT_SHARDS;
         int replicas = DEFAULT_REPLICAS;
         long slowMillis = 0;
+        FanoutClient fanoutClient = FanoutClient.SHARD;
+        Boolean hedging = null;
         for (int i = 1; i < args.length; i++) {
             String arg = args[i];
             String name = arg;
@@ -123,6 +131,8 @@ public final class PerfOptions {
                 case "--shards":
                 case "--replicas":
                 case "--slow-replica":
+                case "--client":
+                case "--hedging":
                     if (scenario != Scenario.FANOUT) {
                         throw new UsageException(name + " applies to fanout only");
                     }
@@ -164,6 +174,12 @@ public final class PerfOptions {
                 case "--slow-replica":
                     slowMillis = parseCount(name, value, 60_000);
                     break;
+                case "--client":
+                    fanoutClient = FanoutClient.parse(value.trim().toLowerCase(Locale.ROOT));
+                    break;
+                case "--hedging":
+                    hedging = parseOnOff(name, value);
+                    break;
                 case "--peer":
                     peer = value.trim();
                     break;
@@ -177,6 +193,9 @@ public final class PerfOptions {
                     transports = parseTransports(value);
                     break;
             }
+        }
+        if (fanoutClient == FanoutClient.PLAIN && Boolean.TRUE.equals(hedging)) {
+            throw new UsageException("--hedging on needs --client shard: the plain client (RSocket's load balancer) does not hedge");
         }
         boolean explicit = transports != null;
         if (explicit && transports.contains(Transport.RDMA_DISNI) && !scenario.hasHardwarePeer()) {
@@ -205,7 +224,7 @@ public final class PerfOptions {
         }
         return new PerfOptions(scenario, explicit ? transports : scenario.transports(), explicit,
                 size != null ? size : scenario.defaultSize(), duration, warmup, poll, csv, connections, peerHost, peerPort, chart,
-                shards, replicas, slowMillis);
+                shards, replicas, slowMillis, fanoutClient, fanoutClient == FanoutClient.SHARD && (hedging == null || hedging));
     }
 
     /** A whole number 1..max ({@code --slow-replica}: milliseconds). */
@@ -220,6 +239,17 @@ public final class PerfOptions {
             throw new UsageException("bad " + name + " '" + s + "': must be 1.." + max);
         }
         return n;
+    }
+
+    private static boolean parseOnOff(String name, String s) {
+        switch (s.trim().toLowerCase(Locale.ROOT)) {
+            case "on":
+                return true;
+            case "off":
+                return false;
+            default:
+                throw new UsageException("bad " + name + " '" + s + "': use on or off");
+        }
     }
 
     private static int parseConnections(Scenario scenario, String s) {

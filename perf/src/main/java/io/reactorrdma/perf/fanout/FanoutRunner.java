@@ -1,17 +1,20 @@
 package io.reactorrdma.perf.fanout;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.reactorrdma.RdmaClient;
 import io.reactorrdma.RdmaResources;
+import io.reactorrdma.perf.cli.FanoutClient;
 import io.reactorrdma.perf.cli.Log;
 import io.reactorrdma.perf.cli.PerfException;
 import io.reactorrdma.perf.cli.PerfOptions;
 import io.reactorrdma.perf.cli.Transport;
 import io.reactorrdma.perf.echo.RdmaEchoResources;
 import io.reactorrdma.perf.measure.CpuMeter;
+import io.reactorrdma.perf.measure.EngineMeters;
 import io.reactorrdma.perf.measure.Patterns;
 import io.reactorrdma.perf.peer.ForkedPeer;
 import io.reactorrdma.perf.peer.PeerReporter;
@@ -51,21 +54,33 @@ public final class FanoutRunner {
 
     /**
      * The shard client the scenario measures, over {@code replicas.get(shard)}: the transports to that
-     * shard's replicas. Today RSocket's load balancer per shard; this is where a replicated shard
-     * client with hedging (and its on/off comparison) plugs in.
+     * shard's replicas. {@code --client shard} (default): the recovery layer's ShardClient per shard
+     * and FanOut, hedging as {@code --hedging} says, its meters in {@code registry};
+     * {@code --client plain}: RSocket's load balancer per shard.
      */
-    static ShardFanOut connect(List<List<ClientTransport>> replicas) {
-        return new LoadbalancedFanOut(replicas);
+    static ShardFanOut connect(PerfOptions o, List<List<ClientTransport>> replicas, MeterRegistry registry) {
+        return o.fanoutClient == FanoutClient.PLAIN ? new LoadbalancedFanOut(replicas) : new RecoveringFanOut(replicas, o.hedging, registry);
+    }
+
+    /** A run's figures and what the shard client counted in its measured phase. */
+    record Outcome(Result result, RecoveryCounts counts) {
     }
 
     /** Runs {@code fanout} over rdma-shm or tcp and returns its figures. */
     public static Result run(PerfOptions o, Transport t) {
+        return runCounted(o, t).result();
+    }
+
+    /** {@link #run}, with the hedges and retries of the measured phase. */
+    static Outcome runCounted(PerfOptions o, Transport t) {
         if (t != Transport.RDMA_SHM && t != Transport.TCP) {
             throw new PerfException("fanout does not run on " + t.id() + "; it runs on rdma-shm and tcp");
         }
         boolean rdma = t == Transport.RDMA_SHM;
-        Log.info(String.format(Locale.ROOT, "fanout on %s: %d shards x %d replicas in %d server JVM(s), %d caller(s), sizes %s%s",
-                t.id(), o.shards, o.replicas, o.replicas, o.connections, SizeMix.describe(),
+        Log.info(String.format(Locale.ROOT, "fanout on %s: %d shards x %d replicas in %d server JVM(s), %d caller(s), client %s, "
+                        + "sizes %s%s", t.id(), o.shards, o.replicas, o.replicas, o.connections,
+                o.fanoutClient == FanoutClient.PLAIN ? "plain (RSocket's load balancer per shard)"
+                        : "shard (ShardClient per shard + FanOut, hedging " + (o.hedging ? "on" : "off") + ")", SizeMix.describe(),
                 o.slowReplicaMillis > 0 ? ", replica 0 of shard 0 answers " + o.slowReplicaMillis + " ms late" : ""));
         List<ForkedPeer> peers = new ArrayList<>();
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
@@ -97,11 +112,11 @@ public final class FanoutRunner {
                 }
                 replicas.add(shardReplicas);
             }
-            fan = connect(replicas);
+            fan = connect(o, replicas, registry);
             template = alloc.directBuffer(SizeMix.max(), SizeMix.max());
             Patterns.fill(template.nioBuffer(0, SizeMix.max()), SEED);
             template.writerIndex(SizeMix.max());
-            return measure(o, t, new FanoutLoop(fan, template), peers);
+            return measure(o, t, fan, new FanoutLoop(fan, template), peers, rdma ? registry : null);
         } finally {
             try {
                 if (fan != null) {
@@ -124,18 +139,24 @@ public final class FanoutRunner {
         }
     }
 
-    private static Result measure(PerfOptions o, Transport t, FanoutLoop loop, List<ForkedPeer> peers) {
+    /** {@code engineRegistry}: where the client's RDMA engine counts (its meters are printed), null over TCP. */
+    private static Outcome measure(PerfOptions o, Transport t, ShardFanOut fan, FanoutLoop loop, List<ForkedPeer> peers,
+                                   MeterRegistry engineRegistry) {
         loop.prime(o.replicas, CONNECT_TIMEOUT);
         loop.start(o.connections, SEED);
         sleepNanos(o.warmupNanos());
         CpuMeter cpu = CpuMeter.process();
         peers.forEach(ForkedPeer::markCpu);
         long cpu0 = cpu.nanos();
+        RecoveryCounts counts0 = fan.counts();
+        EngineMeters engine0 = engineRegistry == null ? EngineMeters.NONE : EngineMeters.snapshot(engineRegistry);
         long t0 = System.nanoTime();
         loop.measure();
         sleepNanos(o.durationNanos());
         loop.end();
         long elapsed = System.nanoTime() - t0;
+        RecoveryCounts counts = fan.counts().minus(counts0);
+        EngineMeters engine = engineRegistry == null ? EngineMeters.NONE : EngineMeters.snapshot(engineRegistry).minus(engine0);
         long clientCpu = CpuMeter.delta(cpu0, cpu.nanos());
         peers.forEach(ForkedPeer::markCpu);
         long serverCpu = 0;
@@ -153,7 +174,17 @@ public final class FanoutRunner {
                         + "p99 %.1f us; CPU per fan-out: client %.1f us, servers %.1f us", t.id(), ops / seconds, ops, seconds,
                 ops == 0 ? Double.NaN : h.getMean() / 1e3, ops == 0 ? Double.NaN : h.getValueAtPercentile(50) / 1e3,
                 ops == 0 ? Double.NaN : h.getValueAtPercentile(99) / 1e3, r.clientCpuUsPerOp(), r.serverCpuUsPerOp()));
-        return r;
+        if (o.fanoutClient == FanoutClient.SHARD) {
+            Log.info("fanout on " + t.id() + ", measured phase: " + counts.describe());
+        }
+        if (!engine.isEmpty()) {
+            Log.info("fanout on " + t.id() + ", the client's RDMA engine in the measured phase: " + engine.describe(ops * o.shards));
+        }
+        if (fan instanceof RecoveringFanOut rf) {
+            // the weighted balancer steers away from a slow replica: how much of shard 0 it still got shows what hedging can cut
+            Log.info("fanout on " + t.id() + ": shard 0's requests by replica, whole run: " + rf.requestsSent(0));
+        }
+        return new Outcome(r, counts);
     }
 
     /** The server JVM {@code r}'s arguments: one server per shard, the slow one at index 0 of JVM 0. */

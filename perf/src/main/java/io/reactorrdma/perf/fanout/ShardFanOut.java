@@ -8,10 +8,10 @@ import java.util.function.IntFunction;
 
 /**
  * How the {@code fanout} scenario reaches its shards: one call sends a sub-request to every shard
- * in parallel and completes with all answers. The scenario measures whatever implements this;
- * {@link LoadbalancedFanOut} is RSocket-Java's own load balancer per shard. A replicated shard
- * client with hedging (the recovery layer's) plugs in here as a second implementation, chosen in
- * {@link FanoutRunner#connect}.
+ * in parallel and completes with all answers. The scenario measures whatever implements this,
+ * chosen by {@code --client} in {@link FanoutRunner#connect}: {@link RecoveringFanOut} (the
+ * default: the recovery layer's {@code ShardClient} per shard and its {@code FanOut}, with or
+ * without hedging) or {@link LoadbalancedFanOut} (RSocket-Java's own load balancer per shard).
  */
 interface ShardFanOut extends AutoCloseable {
 
@@ -24,6 +24,11 @@ interface ShardFanOut extends AutoCloseable {
 
     /** The number of shards a fan-out reaches. */
     int shards();
+
+    /** Sub-requests, hedges and retries so far; {@link RecoveryCounts#NONE} for a client that neither hedges nor retries. */
+    default RecoveryCounts counts() {
+        return RecoveryCounts.NONE;
+    }
 
     /** Closes every connection and waits until they are closed. */
     @Override

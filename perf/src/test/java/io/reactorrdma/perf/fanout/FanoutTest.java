@@ -1,5 +1,6 @@
 package io.reactorrdma.perf.fanout;
 
+import io.reactorrdma.perf.cli.FanoutClient;
 import io.reactorrdma.perf.cli.PerfOptions;
 import io.reactorrdma.perf.cli.Scenario;
 import io.reactorrdma.perf.cli.Transport;
@@ -13,12 +14,15 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** fanout, tiny: 2 shards of 1 replica (one forked server JVM), 1.5 s measured per transport. */
+/**
+ * fanout, tiny: 2 shards of 1 replica (one forked server JVM), 1.5 s measured per transport; the
+ * hedging check runs 2 shards of 2 replicas (two server JVMs) once, over rdma-shm.
+ */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class FanoutTest {
 
     private static PerfOptions tiny(String... more) {
-        String[] base = {"fanout", "--shards", "2", "--replicas", "1", "--warmup", "0.5", "--duration", "1.5", "--connections", "2"};
+        String[] base = {"fanout", "--shards", "2", "--replicas", "1", "--warmup", "0.3", "--duration", "1", "--connections", "2"};
         String[] args = new String[base.length + more.length];
         System.arraycopy(base, 0, args, 0, base.length);
         System.arraycopy(more, 0, args, base.length, more.length);
@@ -41,12 +45,35 @@ class FanoutTest {
         }
     }
 
-    /** Every fan-out reaches the only replica of shard 0; when that one answers 300 ms late, so does every fan-out. */
+    /**
+     * Every fan-out reaches the only replica of shard 0; when that one answers 300 ms late, so does
+     * every fan-out. Runs the plain client (RSocket's load balancer per shard), the comparison baseline.
+     */
     @Test
     void aSlowReplicaDelaysTheFanOutsThatReachIt() {
-        Result r = FanoutRunner.run(tiny("--slow-replica", "300"), Transport.RDMA_SHM);
+        Result r = FanoutRunner.run(tiny("--slow-replica", "300", "--client", "plain"), Transport.RDMA_SHM);
         assertThat(r.ops()).isPositive();
         assertThat(r.latency().getMinValue()).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(300));
+    }
+
+    /**
+     * With 2 replicas per shard, the shard client (the default) hedges the sub-requests that the
+     * slow replica holds 300 ms: hedges go out in the measured phase, no more win than went out,
+     * and every hedge's loser is cancelled and released (the run checks that the client's
+     * allocator holds no buffer at the end, and fails otherwise).
+     */
+    @Test
+    void theShardClientHedgesASlowReplica() {
+        PerfOptions o = PerfOptions.parse(new String[]{"fanout", "--shards", "2", "--replicas", "2", "--warmup", "0.5", "--duration", "1.5",
+                "--connections", "2", "--slow-replica", "300", "--transports", "rdma-shm"});
+        assertThat(o.fanoutClient).isEqualTo(FanoutClient.SHARD);
+        assertThat(o.hedging).isTrue();
+        FanoutRunner.Outcome out = FanoutRunner.runCounted(o, Transport.RDMA_SHM);
+        assertThat(out.result().ops()).isPositive();
+        RecoveryCounts c = out.counts();
+        assertThat(c.subRequests()).as("sub-requests of the measured phase").isPositive();
+        assertThat(c.hedges()).as("hedges in the measured phase (%s)", c.describe()).isPositive();
+        assertThat(c.hedgesWon()).isLessThanOrEqualTo(c.hedges());
     }
 
     @Test
@@ -62,5 +89,19 @@ class FanoutTest {
         assertThat(d.replicas).isEqualTo(2);
         assertThat(d.slowReplicaMillis).isZero();
         assertThat(d.transports).containsExactly(Transport.RDMA_SHM, Transport.TCP);
+        assertThat(d.fanoutClient).isEqualTo(FanoutClient.SHARD);
+        assertThat(d.hedging).isTrue();
+        PerfOptions plain = PerfOptions.parse(new String[]{"fanout", "--client", "plain"});
+        assertThat(plain.fanoutClient).isEqualTo(FanoutClient.PLAIN);
+        assertThat(plain.hedging).isFalse();
+        assertThat(PerfOptions.parse(new String[]{"fanout", "--hedging", "off"}).hedging).isFalse();
+        assertThatThrownBy(() -> PerfOptions.parse(new String[]{"fanout", "--client", "plain", "--hedging", "on"}))
+                .isInstanceOf(UsageException.class).hasMessageContaining("--client shard");
+        assertThatThrownBy(() -> PerfOptions.parse(new String[]{"fanout", "--hedging", "maybe"}))
+                .isInstanceOf(UsageException.class).hasMessageContaining("on or off");
+        assertThatThrownBy(() -> PerfOptions.parse(new String[]{"fanout", "--client", "fast"}))
+                .isInstanceOf(UsageException.class).hasMessageContaining("plain");
+        assertThatThrownBy(() -> PerfOptions.parse(new String[]{"echo", "--hedging", "on"}))
+                .isInstanceOf(UsageException.class).hasMessageContaining("fanout only");
     }
 }
