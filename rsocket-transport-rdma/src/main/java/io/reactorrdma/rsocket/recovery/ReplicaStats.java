@@ -2,6 +2,8 @@ package io.reactorrdma.rsocket.recovery;
 
 import io.rsocket.loadbalance.WeightedStats;
 
+import reactor.core.publisher.SignalType;
+
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
@@ -13,8 +15,8 @@ import java.util.function.LongSupplier;
  * faster one blends in). The average decays towards zero while a replica gets no samples (time
  * constant {@code decayNanos}), so a replica that was slow is probed again after a while rather
  * than starved forever. RSocket's own statistics start from a slow-moving median and inherit
- * nothing about cancelled copies; a copy cancelled because its hedge won counts here as a sample
- * of at least its elapsed time. The strategy's weight is then the connection's
+ * nothing about cancelled copies; a copy cancelled because its hedge won (or its attempt timed
+ * out) counts here as a lower bound: it can raise the average, never lower it. The strategy's weight is then the connection's
  * {@code availability()} (over RDMA: falling as frames queue behind the queue pair) divided by
  * {@code 1 + latency × (pending + 1)}.
  */
@@ -48,18 +50,31 @@ final class ReplicaStats implements WeightedStats {
         return nanoClock.getAsLong();
     }
 
-    /** The copy that began at {@code start} ended (answered, failed or cancelled). */
-    void end(long start) {
+    /**
+     * The copy that began at {@code start} ended: answered or failed ({@code ON_COMPLETE},
+     * {@code ON_ERROR}: its time is a sample), or cancelled ({@code CANCEL}: its hedge won, or its
+     * attempt timed out). A cancelled copy's time is only a lower bound of the replica's latency: it
+     * raises the average when longer, and never lowers it — counted as a sample, the copies hedged
+     * away from a slow replica made it look fast and drew more calls to it.
+     */
+    void end(long start, SignalType how) {
         pending.decrementAndGet();
         long now = nanoClock.getAsLong();
         double sample = (now - start) / 1000.0;
+        boolean lowerBound = how == SignalType.CANCEL;
         Ewma prev;
         Ewma next;
         do {
             prev = ewma.get();
             double w = Math.exp(-(double) Math.max(0, now - prev.atNanos()) / decayNanos);
             double current = prev.micros() * w;
-            next = new Ewma(sample > current ? sample : current * w + sample * (1 - w), Math.max(now, prev.atNanos()));
+            if (sample > current) {
+                next = new Ewma(sample, Math.max(now, prev.atNanos()));
+            } else if (lowerBound) {
+                return;
+            } else {
+                next = new Ewma(current * w + sample * (1 - w), Math.max(now, prev.atNanos()));
+            }
         } while (!ewma.compareAndSet(prev, next));
     }
 

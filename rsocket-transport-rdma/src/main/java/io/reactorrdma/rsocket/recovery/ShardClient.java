@@ -297,7 +297,7 @@ public final class ShardClient implements RSocketClient {
                 return c.weighted().requestResponse(payload)
                         .onErrorResume(e -> replica.failNamingPeer(c, e))
                         .doOnSuccess(v -> latency.record(System.nanoTime() - start))
-                        .doFinally(signal -> stats.end(start));
+                        .doFinally(signal -> stats.end(start, signal));
             });
         }
     }
