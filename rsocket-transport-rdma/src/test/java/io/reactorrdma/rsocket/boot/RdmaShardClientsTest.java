@@ -5,6 +5,7 @@ import io.reactorrdma.RdmaResources;
 import io.reactorrdma.RdmaServer;
 import io.reactorrdma.engine.IdleStrategy;
 import io.reactorrdma.rsocket.RdmaServerTransport;
+import io.reactorrdma.rsocket.recovery.ReplicaServerMain;
 import io.reactorrdma.rsocket.recovery.ShardClient;
 import io.rsocket.Payload;
 import io.rsocket.RSocket;
@@ -22,7 +23,15 @@ import org.springframework.messaging.rsocket.RSocketRequester;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.Comparator;
+import java.util.stream.Stream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,7 +44,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code reactor.rdma.rsocket.client.shards.*} and {@code shard.*} give replicated {@link ShardClient}s
  * from the auto-configuration: the properties bind (defaults are ShardClient's), bad values fail
  * startup naming the property, and over two loopback replicas every idempotent call succeeds, through
- * the shard client and through a Spring requester over it, while one replica is closed mid-run.
+ * the shard client and through a Spring requester over it, while one replica is closed mid-run;
+ * a replica process killed (shm) shows in health {@code rdma} as {@code engineFailures} 1 and in
+ * {@code rdma.engine.failures}.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class RdmaShardClientsTest {
@@ -173,6 +184,43 @@ class RdmaShardClientsTest {
         assertThat(kept[0].isDisposed()).as("the shard client is disposed with the context").isTrue();
         assertThat(clientResources[0].isDisposed()).isTrue();
         awaitNoLiveBuffers(clientResources[0]);
+    }
+
+    @Test
+    void healthCountsTheEngineOfAKilledReplicaAsFailed() throws Exception {
+        Path dir = Paths.get("/dev/shm", "reactor-rdma-boot-shard-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
+        String java = ProcessHandle.current().info().command().orElse("java");
+        Process replica = new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"), ReplicaServerMain.class.getName(),
+                dir.toString(), "4000", "1000", "0", "killed", "0").redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        try {
+            String line = new BufferedReader(new InputStreamReader(replica.getInputStream(), StandardCharsets.UTF_8)).readLine();
+            assertThat(line).isNotNull().startsWith("READY ");
+            int port = Integer.parseInt(line.substring(6).trim());
+            runner.withPropertyValues("reactor.rdma.provider=shm", "reactor.rdma.shm-directory=" + dir,
+                    "reactor.rdma.rsocket.client.shards.ps.replicas=127.0.0.1:" + port).run(context -> {
+                ShardClient shard = context.getBean(RdmaShardClients.class).shardClient("ps");
+                assertThat(shard.requestResponse(Mono.fromCallable(() -> DefaultPayload.create("x"))).map(RdmaShardClientsTest::data)
+                        .block(Duration.ofSeconds(30))).isEqualTo("killed:x");
+                RdmaHealthIndicator health = context.getBean(RdmaHealthIndicator.class);
+                assertThat(health.health(true).getDetails()).containsEntry("engineFailures", 0L).containsEntry("engines", 1L);
+                replica.destroyForcibly(); // SIGKILL: the replica's engine is lost, not closed
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                while (!Long.valueOf(1L).equals(health.health(true).getDetails().get("engineFailures")) && System.nanoTime() < deadline) {
+                    sleep();
+                }
+                assertThat(health.health(true).getDetails()).containsEntry("engineFailures", 1L);
+                SimpleMeterRegistry meters = context.getBean(SimpleMeterRegistry.class);
+                assertThat(meters.find("rdma.engine.failures").functionCounters()).isNotEmpty();
+                assertThat(meters.find("rdma.engine.failures").functionCounters().stream().mapToDouble(c -> c.count()).sum()).isEqualTo(1.0);
+            });
+        } finally {
+            replica.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            if (Files.exists(dir)) {
+                try (Stream<Path> w = Files.walk(dir)) {
+                    for (Path p : w.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
+                }
+            }
+        }
     }
 
     private static String data(Payload p) {
