@@ -10,6 +10,8 @@ import io.reactorrdma.rsocket.recovery.ShardClient;
 import io.rsocket.Payload;
 import io.rsocket.RSocket;
 import io.rsocket.core.RSocketServer;
+import io.rsocket.transport.netty.server.CloseableChannel;
+import io.rsocket.transport.netty.server.TcpServerTransport;
 import io.rsocket.util.DefaultPayload;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -30,6 +32,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Comparator;
 import java.util.stream.Stream;
 import java.time.Duration;
@@ -45,6 +48,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * from the auto-configuration: the properties bind (defaults are ShardClient's), bad values fail
  * startup naming the property, and over two loopback replicas every idempotent call succeeds, through
  * the shard client and through a Spring requester over it, while one replica is closed mid-run;
+ * with {@code tcp-fallback} a replica is reached over TCP when RDMA cannot open;
  * a replica process killed (shm) shows in health {@code rdma} as {@code engineFailures} 1 and in
  * {@code rdma.engine.failures}.
  */
@@ -184,6 +188,44 @@ class RdmaShardClientsTest {
         assertThat(kept[0].isDisposed()).as("the shard client is disposed with the context").isTrue();
         assertThat(clientResources[0].isDisposed()).isTrue();
         awaitNoLiveBuffers(clientResources[0]);
+    }
+
+    @Test
+    void withTcpFallbackAReplicaIsReachedOverTcpWhenRdmaCannotOpen() throws Exception {
+        // The shm provider refuses a directory others may read: RDMA cannot open, the replica is reached on RDMA port + 1 over TCP.
+        Path dir = Paths.get("/dev/shm", "reactor-rdma-boot-shard-tcp-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
+        Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
+        AtomicInteger answered = new AtomicInteger();
+        CloseableChannel tcp = RSocketServer.create((setup, sending) -> Mono.just(new RSocket() {
+                    @Override
+                    public Mono<Payload> requestResponse(Payload p) {
+                        try {
+                            answered.incrementAndGet();
+                            return Mono.just(DefaultPayload.create("tcp:" + p.getDataUtf8()));
+                        } finally {
+                            p.release();
+                        }
+                    }
+                }))
+                .bind(TcpServerTransport.create("127.0.0.1", 0)).block(Duration.ofSeconds(30));
+        try {
+            int rdmaPort = tcp.address().getPort() - 1;
+            runner.withPropertyValues("reactor.rdma.provider=shm", "reactor.rdma.shm-directory=" + dir,
+                    "reactor.rdma.rsocket.client.tcp-fallback=true",
+                    "reactor.rdma.rsocket.client.shards.ps.replicas=127.0.0.1:" + rdmaPort).run(context -> {
+                ShardClient shard = context.getBean(RdmaShardClients.class).shardClient("ps");
+                List<String> answers = Flux.range(0, 20).concatMap(i -> shard.requestResponse(Mono.fromCallable(() -> DefaultPayload.create("t" + i)))
+                        .map(RdmaShardClientsTest::data)).collectList().block(Duration.ofSeconds(30));
+                assertThat(answers).hasSize(20).allMatch(a -> a.startsWith("tcp:t"));
+                assertThat(answered.get()).isEqualTo(20);
+                assertThat(context.getBean(RdmaRSocketRequesters.class).fallbacksInUse()).as("the replica connection is on TCP").isEqualTo(1);
+            });
+        } finally {
+            tcp.dispose();
+            try (Stream<Path> w = Files.walk(dir)) {
+                for (Path p : w.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
+            }
+        }
     }
 
     @Test
