@@ -107,6 +107,8 @@ public final class Engine {
     private int nextToken = 1;
     private long lastSendNanos = System.nanoTime();
     private boolean failed;
+    /** Whether this engine was counted in {@link EngineMetrics#engineFailures()} (once per engine). */
+    private boolean countedAsFailure;
     private final WorkRequestChain.Releaser releaser = this::releaseSlot;
 
     // teardown: a failed engine drains (keeps its memory) until its queue pair is quiet
@@ -202,6 +204,9 @@ public final class Engine {
         this.window = new ByteWindow(config.sendWindowBytes());
         this.nextSocketId = client ? 1 : 2;
         connection.onDisconnect().thenAccept(reason -> domain.execute(() -> {
+            if (connection.peerLost()) {
+                countFailure(); // also when a flush of the now-broken queue pair failed the engine first
+            }
             if (failed) {
                 drainStep(); // the queue pair is in ERROR now: its flushes may follow
             } else {
@@ -318,6 +323,9 @@ public final class Engine {
             if (wc.status() == WcStatus.RNR_RETRY_EXC_ERR) {
                 metrics.rnr();
             }
+            if (wc.status() != WcStatus.WR_FLUSH_ERR && connection.isConnected()) {
+                countFailure(); // a transport error (a lost hardware peer: RETRY_EXC_ERR), not the flush a disconnect causes
+            }
             fail(new EngineException(peerName + ": " + wc.status() + " — " + wc.status().description()
                     + (wc.errorDetail() != null ? " (" + wc.errorDetail() + ")" : "")));
             drainCompletion(wc); // this completion accounts for one posted request too
@@ -333,8 +341,10 @@ public final class Engine {
                 chain.retire(wc.wrId(), releaser);
             }
         } catch (EngineException e) {
+            countFailure(); // the peer broke the protocol, or its message could not be handled
             fail(e);
         } catch (RuntimeException | Error e) {
+            countFailure();
             // A bug or an exhausted resource here must not escape: the thread domain would lose the
             // rest of its poll batch (other engines' receives never reposted, credits never returned).
             fail(new EngineException(peerName + ": handling a " + wc.opcode() + " completion failed: " + e, e));
@@ -1067,6 +1077,14 @@ public final class Engine {
             // failed after its domain's loop ended (a late disconnect, a late registration): nothing
             // polls its completions any more, so it cannot drain — destroy the queue pair, then release
             releaseAll();
+        }
+    }
+
+    /** Counts this engine in {@link EngineMetrics#engineFailures()}, once (I/O thread). */
+    private void countFailure() {
+        if (!countedAsFailure) {
+            countedAsFailure = true;
+            metrics.engineFailed();
         }
     }
 

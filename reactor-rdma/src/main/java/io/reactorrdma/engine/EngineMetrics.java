@@ -30,6 +30,7 @@ public final class EngineMetrics {
     long copiedBytesOnSend;
     long socketsOpen;
     long engines;
+    long engineFailures;
     long peakWindowBytes;
     long minCredits = Long.MAX_VALUE;
 
@@ -107,6 +108,10 @@ public final class EngineMetrics {
         engines--;
     }
 
+    void engineFailed() {
+        engineFailures++;
+    }
+
     public long doorbells() { return doorbells; }
     public long requestsPosted() { return requestsPosted; }
     /** Work requests posted with the signaled flag: the signaled fraction is this over {@link #requestsPosted}. */
@@ -127,6 +132,14 @@ public final class EngineMetrics {
     public long copiedBytesOnSend() { return copiedBytesOnSend; }
     public long socketsOpen() { return socketsOpen; }
     public long engines() { return engines; }
+    /**
+     * Engines that ended because their peer was lost or broke the protocol, not closed by either
+     * side: the provider found the peer dead or silent (soft: process killed or exited, or stopped
+     * past the peer timeout), a work completion failed with a transport error (RETRY_EXC_ERR and
+     * any status but WR_FLUSH_ERR) while the connection was up, or the peer sent what the protocol
+     * forbids. Counted once per engine.
+     */
+    public long engineFailures() { return engineFailures; }
     /** Most bytes ever in flight on one engine of this domain (never above the send window). */
     public long peakWindowBytes() { return peakWindowBytes; }
     /** Fewest receive credits an engine of this domain was ever left with (never negative). */
@@ -154,6 +167,8 @@ public final class EngineMetrics {
         Gauge.builder("rdma.window.peak.bytes", this, EngineMetrics::peakWindowBytes).tags(tags).baseUnit("bytes")
                 .description("most bytes in flight on one engine").register(registry);
         Gauge.builder("rdma.sockets", this, EngineMetrics::socketsOpen).tags(tags).description("open sockets").register(registry);
+        counter(registry, "rdma.engine.failures", "engines that ended on a lost peer (dead, silent, transport error) or a protocol error, not on a close",
+                EngineMetrics::engineFailures, tags);
         Gauge.builder("rdma.engines", this, EngineMetrics::engines).tags(tags).description("engines (queue pairs)").register(registry);
     }
 
@@ -169,6 +184,6 @@ public final class EngineMetrics {
                 + ", creditStalls=" + creditStalls + ", windowStalls=" + windowStalls + ", socketStalls=" + socketStalls
                 + ", rnr=" + rnrEvents + ", rendezvous=" + rendezvousRoundTrips + ", bytesSent=" + bytesSent
                 + ", bytesReceived=" + bytesReceived + ", copiesOnSend=" + copiesOnSend + ", sockets=" + socketsOpen
-                + ", engines=" + engines + "}";
+                + ", engines=" + engines + ", engineFailures=" + engineFailures + "}";
     }
 }

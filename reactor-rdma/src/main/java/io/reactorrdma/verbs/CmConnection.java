@@ -29,6 +29,16 @@ public interface CmConnection extends AutoCloseable {
     boolean isConnected();
 
     /**
+     * Whether the connection ended because the provider found the peer lost — dead or silent past
+     * its peer timeout (a killed or stopped process) — rather than disconnected by either side.
+     * Meaningful once {@link #onDisconnect()} completed; false by default, for providers that cannot
+     * tell (a hardware peer that is lost shows instead as a transport-error completion).
+     */
+    default boolean peerLost() {
+        return false;
+    }
+
+    /**
      * Disconnects ({@code rdma_disconnect}): both queue pairs move to {@link QpState#ERROR}, and
      * outstanding requests on both sides are flushed. Idempotent.
      */

@@ -17,6 +17,9 @@ final class SoftConnection implements CmConnection {
     private final InetSocketAddress remoteAddress;
     private final ByteBuffer remotePrivateData;
     private final CompletableFuture<String> disconnected = new CompletableFuture<>();
+    /** Set by the ending that completed {@link #disconnected}, before it completes (its callbacks read it). */
+    private volatile boolean peerLost;
+    private boolean ended; // guarded by this
 
     SoftConnection(SoftContext context, SoftQueuePair qp, PeerLink link, InetSocketAddress localAddress,
                    InetSocketAddress remoteAddress, ByteBuffer remotePrivateData) {
@@ -61,8 +64,13 @@ final class SoftConnection implements CmConnection {
     }
 
     @Override
+    public boolean peerLost() {
+        return peerLost;
+    }
+
+    @Override
     public void disconnect() {
-        if (end("disconnected locally")) {
+        if (end("disconnected locally", false)) {
             link.sendDisconnect();
             qp.enterError("disconnected locally");
         }
@@ -70,7 +78,7 @@ final class SoftConnection implements CmConnection {
 
     /** The peer sent its disconnect. */
     void peerDisconnected() {
-        if (end("disconnected by " + link.peerName)) {
+        if (end("disconnected by " + link.peerName, false)) {
             qp.enterError(link.peerName + " disconnected");
         }
     }
@@ -78,15 +86,24 @@ final class SoftConnection implements CmConnection {
     /** The peer died or vanished: outstanding work fails with RETRY_EXC_ERR. */
     void peerDied(String cause) {
         link.markDead(cause);
-        if (end(cause)) {
+        if (end(cause, true)) {
             qp.peerDied(cause);
         }
     }
 
-    private boolean end(String reason) {
-        if (!disconnected.complete(reason)) {
-            return false;
+    /**
+     * Only the first ending counts (a process that exits after disconnecting is not lost); it sets
+     * {@link #peerLost} before completing {@link #disconnected}, outside the lock (callbacks run then).
+     */
+    private boolean end(String reason, boolean lost) {
+        synchronized (this) {
+            if (ended) {
+                return false;
+            }
+            ended = true;
+            peerLost = lost;
         }
+        disconnected.complete(reason);
         context.connections.remove(this);
         return true;
     }

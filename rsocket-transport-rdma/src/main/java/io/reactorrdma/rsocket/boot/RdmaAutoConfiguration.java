@@ -18,6 +18,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Lazy;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.messaging.rsocket.RSocketRequester;
+import org.springframework.messaging.rsocket.RSocketStrategies;
 import org.springframework.messaging.rsocket.annotation.support.RSocketMessageHandler;
 
 /**
@@ -31,6 +32,8 @@ import org.springframework.messaging.rsocket.annotation.support.RSocketMessageHa
  *       {@code rdmaRSocketServerBootstrap}, which publishes Boot's {@code RSocketServerInitializedEvent};</li>
  *   <li>{@link RdmaRSocketRequesters}: requesters over RDMA from Boot's {@code RSocketRequester.Builder},
  *       falling back to TCP with {@code reactor.rdma.rsocket.client.tcp-fallback=true};</li>
+ *   <li>{@link RdmaShardClients}: replicated {@code ShardClient}s (and requesters over them) for the shards of
+ *       {@code reactor.rdma.rsocket.client.shards.<name>.replicas}, disposed when the context closes;</li>
  *   <li>with Actuator's health support: the health indicator {@code rdma}.</li>
  * </ul>
  * Runs after Boot's RSocket auto-configurations, so Boot's own TCP/WebSocket server (set up by
@@ -120,6 +123,15 @@ public class RdmaAutoConfiguration {
             RdmaRSocketRequesters.check(client);
             int maxFrameLength = (int) Math.min(properties.getEngine().getMaxMessageSize().toBytes(), FrameLengthCodec.FRAME_LENGTH_MASK);
             return new RdmaRSocketRequesters(builders, resources, client, registry::getIfUnique, maxFrameLength);
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        @ConditionalOnBean(RSocketRequester.Builder.class)
+        RdmaShardClients rdmaShardClients(RdmaRSocketRequesters rdmaRSocketRequesters, RdmaProperties properties,
+                                          ObjectProvider<MeterRegistry> registry, ObjectProvider<RSocketStrategies> strategies) {
+            return new RdmaShardClients(properties.getRsocket().getClient(), rdmaRSocketRequesters, registry::getIfUnique,
+                    () -> strategies.getIfAvailable(RSocketStrategies::create));
         }
     }
 

@@ -14,8 +14,11 @@ import org.springframework.core.NestedExceptionUtils;
 import java.util.Objects;
 
 /**
- * Actuator health indicator {@code rdma}: UP with the provider, device, I/O threads, engines, open
- * sockets, live buffers and registered bytes of the shared {@link RdmaResources}; DOWN when they
+ * Actuator health indicator {@code rdma}: UP with the provider, device, I/O threads, engines,
+ * {@code engineFailures} (engines that ended on a lost peer — dead, silent past the heartbeat/peer
+ * timeout, a transport error — or a protocol error, not on a close: {@link EngineMetrics#engineFailures()},
+ * meter {@code rdma.engine.failures}), open sockets, live buffers and registered bytes of the shared
+ * {@link RdmaResources}; DOWN when they
  * cannot be created (the provider's error, for example no RDMA device) or were disposed. With the
  * auto-configured {@link RdmaRSocketRequesters}, also (UP or DOWN) {@code fallbacksInUse}, their
  * connections on TCP now, and {@code fallbacks}, how often they fell back since start.
@@ -61,11 +64,13 @@ public class RdmaHealthIndicator extends AbstractHealthIndicator {
         }
         long engines = 0;
         long sockets = 0;
+        long engineFailures = 0;
         ThreadDomain[] domains = r.domains();
         for (ThreadDomain d : domains) {
             EngineMetrics m = d.metrics();
             engines += m.engines();
             sockets += m.socketsOpen();
+            engineFailures += m.engineFailures();
         }
         RegisteredAllocator a = r.allocator();
         long registered = a.local().statistics().registeredBytes() + a.remoteWritable().statistics().registeredBytes()
@@ -75,6 +80,7 @@ public class RdmaHealthIndicator extends AbstractHealthIndicator {
                 .withDetail("device", r.context().deviceName())
                 .withDetail("threads", domains.length)
                 .withDetail("engines", engines)
+                .withDetail("engineFailures", engineFailures)
                 .withDetail("sockets", sockets)
                 .withDetail("liveBuffers", a.liveBuffers())
                 .withDetail("registeredBytes", registered);

@@ -4,12 +4,17 @@ import io.reactorrdma.engine.EngineConfig;
 import io.reactorrdma.engine.IdleStrategy;
 import io.reactorrdma.memory.AllocatorConfig;
 import io.reactorrdma.rsocket.recovery.FallbackClientTransport;
+import io.reactorrdma.rsocket.recovery.ShardClient;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
 
 import java.net.InetAddress;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 
 /**
  * The {@code reactor.rdma.*} settings. Every default is the library's own ({@link EngineConfig},
@@ -177,6 +182,74 @@ public class RdmaProperties {
         public void setFirstProbeDelay(Duration v) { this.firstProbeDelay = v; }
         public Duration getDrainTimeout() { return drainTimeout; }
         public void setDrainTimeout(Duration v) { this.drainTimeout = v; }
+
+        /** The shards {@link RdmaShardClients} serves, by name: {@code shards.<name>.replicas=host:port,host:port}. */
+        private final Map<String, Shard> shards = new LinkedHashMap<>();
+        private final ShardPolicy shard = new ShardPolicy();
+
+        public Map<String, Shard> getShards() { return shards; }
+        public ShardPolicy getShard() { return shard; }
+    }
+
+    /** {@code reactor.rdma.rsocket.client.shards.<name>.*}: one replicated shard. */
+    public static class Shard {
+        /** The shard's replicas, each host:port of its RDMA RSocket server (at least one). */
+        private List<String> replicas = new ArrayList<>();
+
+        public List<String> getReplicas() { return replicas; }
+        public void setReplicas(List<String> replicas) { this.replicas = replicas; }
+    }
+
+    /**
+     * {@code reactor.rdma.rsocket.client.shard.*}: the policies of every {@link ShardClient} of
+     * {@link RdmaShardClients}; each default is {@link ShardClient}'s {@code DEFAULT_*} constant.
+     */
+    public static class ShardPolicy {
+        /** Per-attempt timeout of a call that sets none (CallOptions.timeout). */
+        private Duration timeout = ShardClient.DEFAULT_TIMEOUT;
+        /** Whether calls that do not say (CallOptions) are idempotent: retried on another replica and hedged. */
+        private boolean idempotentByDefault = ShardClient.DEFAULT_IDEMPOTENT;
+        /** Most attempts of one idempotent call, the first included; 1 turns retries off. */
+        private int maxAttempts = ShardClient.DEFAULT_MAX_ATTEMPTS;
+        /** Retries may add this fraction of the calls of the budget window (0 or more). */
+        private double retryBudgetRatio = ShardClient.DEFAULT_RETRY_BUDGET_RATIO;
+        /** Retries always allowed per second of the budget window, however few the calls. */
+        private int retryBudgetMinPerSecond = ShardClient.DEFAULT_RETRY_BUDGET_MIN_PER_SECOND;
+        /** The sliding window of the retry budget and of the hedge cap. */
+        private Duration budgetWindow = ShardClient.DEFAULT_BUDGET_WINDOW;
+        /** Whether idempotent request-responses are hedged: a second attempt after the latency quantile. */
+        private boolean hedging = ShardClient.DEFAULT_HEDGING;
+        /** The latency quantile after which a hedge goes out (0 to 1, exclusive). */
+        private double hedgeQuantile = ShardClient.DEFAULT_HEDGE_QUANTILE;
+        /** Hedges may be at most this fraction of the window's hedgeable calls (0 to 1). */
+        private double hedgeFraction = ShardClient.DEFAULT_HEDGE_FRACTION;
+        /** How long one connection attempt to a replica may take. */
+        private Duration connectTimeout = ShardClient.DEFAULT_CONNECT_TIMEOUT;
+        /** Data MIME type of the replica connections (RSocket SETUP), as Spring's requesters send it. */
+        private String dataMimeType = RdmaShardClients.DEFAULT_DATA_MIME_TYPE;
+
+        public Duration getTimeout() { return timeout; }
+        public void setTimeout(Duration v) { this.timeout = v; }
+        public boolean isIdempotentByDefault() { return idempotentByDefault; }
+        public void setIdempotentByDefault(boolean v) { this.idempotentByDefault = v; }
+        public int getMaxAttempts() { return maxAttempts; }
+        public void setMaxAttempts(int v) { this.maxAttempts = v; }
+        public double getRetryBudgetRatio() { return retryBudgetRatio; }
+        public void setRetryBudgetRatio(double v) { this.retryBudgetRatio = v; }
+        public int getRetryBudgetMinPerSecond() { return retryBudgetMinPerSecond; }
+        public void setRetryBudgetMinPerSecond(int v) { this.retryBudgetMinPerSecond = v; }
+        public Duration getBudgetWindow() { return budgetWindow; }
+        public void setBudgetWindow(Duration v) { this.budgetWindow = v; }
+        public boolean isHedging() { return hedging; }
+        public void setHedging(boolean v) { this.hedging = v; }
+        public double getHedgeQuantile() { return hedgeQuantile; }
+        public void setHedgeQuantile(double v) { this.hedgeQuantile = v; }
+        public double getHedgeFraction() { return hedgeFraction; }
+        public void setHedgeFraction(double v) { this.hedgeFraction = v; }
+        public Duration getConnectTimeout() { return connectTimeout; }
+        public void setConnectTimeout(Duration v) { this.connectTimeout = v; }
+        public String getDataMimeType() { return dataMimeType; }
+        public void setDataMimeType(String v) { this.dataMimeType = v; }
     }
 
     /** {@code reactor.rdma.rsocket.server.*}: serving the application's {@code @MessageMapping} handlers. */

@@ -18,5 +18,8 @@
  * {@code reactor.rdma.rsocket.client.tcp-fallback=true} or {@code requesters.tcpFallback(true)}, over
  * {@code FallbackClientTransport} on a transport that looks the shared resources up per connect
  * ({@code SharedRdmaClientTransport}); {@code FallbackConnections} counts their TCP connections for health.
+ * {@link io.reactorrdma.rsocket.boot.RdmaShardClients} hands out the replicated {@code ShardClient}s of
+ * {@code reactor.rdma.rsocket.client.shards.<name>.replicas} with the policies of
+ * {@code reactor.rdma.rsocket.client.shard.*}, and Spring requesters over them ({@code ShardClientRSocket}).
  */
 package io.reactorrdma.rsocket.boot;

@@ -187,7 +187,7 @@ class RdmaAutoConfigurationTest {
             Health up = indicator.health(true);
             assertThat(up.getStatus()).isEqualTo(Status.UP);
             assertThat(up.getDetails()).containsEntry("provider", "loopback").containsEntry("threads", 1).containsKeys("device", "engines",
-                    "sockets", "liveBuffers", "registeredBytes");
+                    "sockets", "liveBuffers", "registeredBytes").containsEntry("engineFailures", 0L);
             context.getBean(RdmaResources.class).dispose();
             Health down = indicator.health(true);
             assertThat(down.getStatus()).isEqualTo(Status.DOWN);

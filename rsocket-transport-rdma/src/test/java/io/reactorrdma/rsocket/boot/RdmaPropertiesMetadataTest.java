@@ -54,7 +54,9 @@ class RdmaPropertiesMetadataTest {
             checked.add(name);
         }
         assertThat(checked).contains("reactor.rdma.provider", "reactor.rdma.idle", "reactor.rdma.engine.eager-size",
-                "reactor.rdma.engine.heartbeat-interval", "reactor.rdma.allocator.retained-bytes", "reactor.rdma.engine.send-queue-depth");
+                "reactor.rdma.engine.heartbeat-interval", "reactor.rdma.allocator.retained-bytes", "reactor.rdma.engine.send-queue-depth",
+                "reactor.rdma.rsocket.client.shard.timeout", "reactor.rdma.rsocket.client.shard.hedge-quantile",
+                "reactor.rdma.rsocket.client.shard.max-attempts", "reactor.rdma.rsocket.client.shard.hedging");
     }
 
     /** {@code engine.eager-size} → {@code engine.eagerSize}. */
