@@ -3,6 +3,7 @@ package io.reactorrdma.rsocket.recovery;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.util.ReferenceCountUtil;
+import io.reactorrdma.rsocket.ReleaseAfterNext;
 import io.rsocket.DuplexConnection;
 import io.rsocket.RSocketErrorException;
 import io.rsocket.exceptions.CanceledException;
@@ -86,7 +87,7 @@ final class SwitchingDuplexConnection implements DuplexConnection {
         this.current = first;
         this.drainTimeout = drainTimeout;
         this.listener = listener;
-        this.receive = ReleasingSubscriber.releaseAfterNext(inbound.asFlux().doOnSubscribe(s -> startReceiving()))
+        this.receive = ReleaseAfterNext.apply(inbound.asFlux().doOnSubscribe(s -> startReceiving()))
                 .doOnDiscard(ByteBuf.class, ReferenceCountUtil::safeRelease);
         watch(first);
     }

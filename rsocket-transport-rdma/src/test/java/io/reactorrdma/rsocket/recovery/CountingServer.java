@@ -1,12 +1,10 @@
 package io.reactorrdma.rsocket.recovery;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import io.reactorrdma.rsocket.RdmaDuplexConnection;
 import io.rsocket.DuplexConnection;
 import io.rsocket.Payload;
 import io.rsocket.RSocket;
-import io.rsocket.RSocketErrorException;
 import io.rsocket.core.RSocketServer;
 import io.rsocket.frame.FrameHeaderCodec;
 import io.rsocket.frame.FrameType;
@@ -17,7 +15,6 @@ import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
-import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -87,12 +84,11 @@ final class CountingServer {
     }
 
     /** Counts the requests arriving on one connection, by the transport it runs on. */
-    private final class Counting implements DuplexConnection {
-        private final DuplexConnection delegate;
+    private final class Counting extends ForwardingDuplexConnection {
         private final AtomicLong counter;
 
         Counting(DuplexConnection delegate) {
-            this.delegate = delegate;
+            super(delegate);
             this.counter = delegate instanceof RdmaDuplexConnection ? rdmaRequests : tcpRequests;
         }
 
@@ -105,46 +101,6 @@ final class CountingServer {
                     counter.incrementAndGet();
                 }
             });
-        }
-
-        @Override
-        public void sendFrame(int streamId, ByteBuf frame) {
-            delegate.sendFrame(streamId, frame);
-        }
-
-        @Override
-        public void sendErrorAndClose(RSocketErrorException e) {
-            delegate.sendErrorAndClose(e);
-        }
-
-        @Override
-        public ByteBufAllocator alloc() {
-            return delegate.alloc();
-        }
-
-        @Override
-        public SocketAddress remoteAddress() {
-            return delegate.remoteAddress();
-        }
-
-        @Override
-        public double availability() {
-            return delegate.availability();
-        }
-
-        @Override
-        public Mono<Void> onClose() {
-            return delegate.onClose();
-        }
-
-        @Override
-        public void dispose() {
-            delegate.dispose();
-        }
-
-        @Override
-        public boolean isDisposed() {
-            return delegate.isDisposed();
         }
     }
 }

@@ -1,7 +1,6 @@
 package io.reactorrdma.rsocket.recovery;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import io.reactorrdma.RdmaClient;
 import io.reactorrdma.RdmaResources;
 import io.reactorrdma.RdmaServer;
@@ -11,7 +10,6 @@ import io.reactorrdma.rsocket.RdmaServerTransport;
 import io.rsocket.DuplexConnection;
 import io.rsocket.Payload;
 import io.rsocket.RSocket;
-import io.rsocket.RSocketErrorException;
 import io.rsocket.core.RSocketConnector;
 import io.rsocket.core.RSocketServer;
 import io.rsocket.frame.FrameHeaderCodec;
@@ -24,12 +22,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import reactor.core.Disposable;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 import reactor.test.StepVerifier;
 
-import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -156,12 +152,11 @@ class GuardedConnectTest {
     }
 
     /** Fires the cancel signal as RSocket sends SETUP, before passing the frame on. */
-    private static final class CancelOnSetup implements DuplexConnection {
-        private final DuplexConnection delegate;
+    private static final class CancelOnSetup extends ForwardingDuplexConnection {
         private final Sinks.Empty<Void> cancel;
 
         CancelOnSetup(DuplexConnection delegate, Sinks.Empty<Void> cancel) {
-            this.delegate = delegate;
+            super(delegate);
             this.cancel = cancel;
         }
 
@@ -171,46 +166,6 @@ class GuardedConnectTest {
                 cancel.tryEmitEmpty();
             }
             delegate.sendFrame(streamId, frame);
-        }
-
-        @Override
-        public Flux<ByteBuf> receive() {
-            return delegate.receive();
-        }
-
-        @Override
-        public void sendErrorAndClose(RSocketErrorException e) {
-            delegate.sendErrorAndClose(e);
-        }
-
-        @Override
-        public ByteBufAllocator alloc() {
-            return delegate.alloc();
-        }
-
-        @Override
-        public SocketAddress remoteAddress() {
-            return delegate.remoteAddress();
-        }
-
-        @Override
-        public double availability() {
-            return delegate.availability();
-        }
-
-        @Override
-        public Mono<Void> onClose() {
-            return delegate.onClose();
-        }
-
-        @Override
-        public void dispose() {
-            delegate.dispose();
-        }
-
-        @Override
-        public boolean isDisposed() {
-            return delegate.isDisposed();
         }
     }
 }

@@ -2,13 +2,10 @@ package io.reactorrdma.rsocket.recovery;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import io.reactorrdma.RdmaResources;
 import io.reactorrdma.engine.IdleStrategy;
 import io.reactorrdma.verbs.soft.SoftConfig;
 import io.rsocket.DuplexConnection;
-import io.rsocket.Payload;
-import io.rsocket.RSocketErrorException;
 import io.rsocket.frame.FrameHeaderCodec;
 import io.rsocket.frame.FrameType;
 import io.rsocket.frame.RequestResponseFrameCodec;
@@ -28,7 +25,6 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
-import java.net.SocketAddress;
 import java.nio.channels.ClosedChannelException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -264,11 +260,10 @@ class ShardFallbackChaosTest {
     }
 
     /** Counts the held calls' requests this client sends, so the test knows they are in flight. */
-    private final class CountingHeld implements DuplexConnection {
-        private final DuplexConnection delegate;
+    private final class CountingHeld extends ForwardingDuplexConnection {
 
         CountingHeld(DuplexConnection delegate) {
-            this.delegate = delegate;
+            super(delegate);
         }
 
         @Override
@@ -278,46 +273,6 @@ class ShardFallbackChaosTest {
                 heldSent.incrementAndGet();
             }
             delegate.sendFrame(streamId, frame);
-        }
-
-        @Override
-        public Flux<ByteBuf> receive() {
-            return delegate.receive();
-        }
-
-        @Override
-        public void sendErrorAndClose(RSocketErrorException e) {
-            delegate.sendErrorAndClose(e);
-        }
-
-        @Override
-        public ByteBufAllocator alloc() {
-            return delegate.alloc();
-        }
-
-        @Override
-        public SocketAddress remoteAddress() {
-            return delegate.remoteAddress();
-        }
-
-        @Override
-        public double availability() {
-            return delegate.availability();
-        }
-
-        @Override
-        public Mono<Void> onClose() {
-            return delegate.onClose();
-        }
-
-        @Override
-        public void dispose() {
-            delegate.dispose();
-        }
-
-        @Override
-        public boolean isDisposed() {
-            return delegate.isDisposed();
         }
     }
 }
