@@ -2,6 +2,8 @@ package io.reactorrdma.engine;
 
 import io.netty.buffer.ByteBuf;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -20,6 +22,19 @@ import java.util.concurrent.atomic.AtomicInteger;
  * across the wire, and the receiver never holds more than its window of unread messages per socket.
  */
 public final class EngineSocket {
+
+    private static final VarHandle DELIVERED;
+    private static final VarHandle GRANTED;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            DELIVERED = lookup.findVarHandle(EngineSocket.class, "delivered", long.class);
+            GRANTED = lookup.findVarHandle(EngineSocket.class, "granted", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     /**
      * What the socket delivers to, on the I/O thread. A method that throws fails this socket only
@@ -72,10 +87,13 @@ public final class EngineSocket {
     private volatile OutboundListener outboundListener;
     /** I/O thread: messages we may still send before the peer grants more. */
     int allowance;
-    /** Messages handed to the receiver; written only on the I/O thread, read by {@link #receiveHeadroom}. */
-    private volatile long delivered;
-    /** Allowance granted back to the peer; written only on the I/O thread, read by {@link #receiveHeadroom}. */
-    private volatile long granted;
+    /**
+     * Messages handed to the receiver, and allowance granted back to the peer: written only by the
+     * I/O thread (plain read, opaque write: no fence on the per-message path), read opaquely by
+     * {@link #receiveHeadroom} on any thread.
+     */
+    private long delivered;
+    private long granted;
     /** I/O thread: the rendezvous message in progress, which the socket's later messages wait behind. */
     OutboundMessage current;
     /** I/O thread: when a graceful close gives up waiting for the queue to drain. */
@@ -200,13 +218,13 @@ public final class EngineSocket {
      */
     public int receiveHeadroom() {
         int window = receiveWindow();
-        long held = delivered - granted;
+        long held = (long) DELIVERED.getOpaque(this) - (long) GRANTED.getOpaque(this);
         return (int) Math.max(0, Math.min(window, window - held));
     }
 
     /** I/O thread: {@code messages} more were granted to the peer. */
     void granted(int messages) {
-        granted += messages; // the I/O thread is the only writer
+        GRANTED.setOpaque(this, granted + messages); // the I/O thread is the only writer
     }
 
     /** The receiver's subscriber took {@code n} messages: grant the peer more, in batches. */
@@ -289,7 +307,7 @@ public final class EngineSocket {
     }
 
     void deliver(ByteBuf message) {
-        delivered++; // the I/O thread is the only writer; counted even if released unread (its grant comes with the consumption)
+        DELIVERED.setOpaque(this, delivered + 1); // the only writer; counted even if released unread (its grant comes with the consumption)
         Inbound in = inbound;
         if (ended) {
             message.release();

@@ -71,14 +71,14 @@ final class SwitchingDuplexConnection implements DuplexConnection {
      */
     private volatile boolean settled;
 
-    // all under lock
-    private DuplexConnection current;
+    // written under lock; current and disposed are volatile so that the settled path reads them without it
+    private volatile DuplexConnection current;
+    private volatile boolean disposed;
     private final Set<DuplexConnection> draining = new HashSet<>();
     private final Map<Integer, StreamLifecycle> streams = new HashMap<>();
     private final Set<DuplexConnection> receiving = new HashSet<>();
     private final List<Disposable> timers = new ArrayList<>();
     private boolean subscribed;
-    private boolean disposed;
     private boolean resumable;
     private ByteBuf setup;
     private Disposable probe;
@@ -166,12 +166,9 @@ final class SwitchingDuplexConnection implements DuplexConnection {
 
     @Override
     public void sendFrame(int streamId, ByteBuf frame) {
-        if (settled) {
-            DuplexConnection c;
-            synchronized (lock) {
-                c = disposed ? null : current;
-            }
-            if (c == null) {
+        if (settled) { // no lock on the path a returned connection keeps for its lifetime
+            DuplexConnection c = current;
+            if (disposed) {
                 frame.release();
             } else {
                 c.sendFrame(streamId, frame);
@@ -234,6 +231,12 @@ final class SwitchingDuplexConnection implements DuplexConnection {
     }
 
     private void onFrame(DuplexConnection from, ByteBuf frame) {
+        if (settled) { // the current connection is the only one left: deliver without the lock
+            if (!disposed && from == current) {
+                deliver(frame.retain());
+            }
+            return; // otherwise the source releases the frame
+        }
         int streamId = FrameHeaderCodec.streamId(frame);
         FrameType type = FrameHeaderCodec.nativeFrameType(frame);
         int flags = FrameHeaderCodec.flags(frame);
@@ -246,7 +249,7 @@ final class SwitchingDuplexConnection implements DuplexConnection {
                 return; // the source releases the frame
             }
             if (settled) {
-                deliver = true; // from the current connection, the only one left
+                deliver = true; // settled since the check above: from the current connection, the only one left
             } else if (streamId == 0) {
                 deliver = isCurrent;
             } else {

@@ -6,7 +6,6 @@ import io.reactorrdma.engine.IdleStrategy;
 import io.reactorrdma.rsocket.RdmaDuplexConnection;
 import io.reactorrdma.verbs.soft.SoftConfig;
 import io.rsocket.DuplexConnection;
-import io.rsocket.Payload;
 import io.rsocket.RSocket;
 import io.rsocket.core.RSocketClient;
 import io.rsocket.core.RSocketConnector;
@@ -21,26 +20,19 @@ import org.junit.jupiter.api.Timeout;
 import reactor.core.publisher.Mono;
 import reactor.util.retry.Retry;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.OutputStream;
 import java.nio.channels.ClosedChannelException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
-import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -57,10 +49,8 @@ class FallbackChaosTest {
     private static final Duration WAIT = Duration.ofSeconds(30);
     private static final String CLIENT = "fallback-chaos-client";
 
+    private ForkedDualServer server;
     private Path dir;
-    private Process serverProcess;
-    private BufferedReader serverOut;
-    private OutputStream serverIn;
     private int rdmaPort;
     private int tcpPort;
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
@@ -72,19 +62,10 @@ class FallbackChaosTest {
 
     @BeforeEach
     void start() throws IOException {
-        dir = Paths.get("/dev/shm", "reactor-rdma-fallback-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
-        String java = ProcessHandle.current().info().command().orElse("java");
-        serverProcess = new ProcessBuilder(java, "-Xmx256m", "-D" + SoftConfig.STRICT_PROPERTY + "=" + SoftConfig.defaults().strict(),
-                "-cp", System.getProperty("java.class.path"), DualServerMain.class.getName(), dir.toString(),
-                Long.toString(PEER_TIMEOUT.toMillis()))
-                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
-        serverOut = new BufferedReader(new InputStreamReader(serverProcess.getInputStream(), StandardCharsets.UTF_8));
-        serverIn = serverProcess.getOutputStream();
-        String line = serverOut.readLine();
-        assertThat(line).as("the server process's first line").isNotNull().startsWith("READY ");
-        String[] ports = line.split(" ");
-        rdmaPort = Integer.parseInt(ports[1]);
-        tcpPort = Integer.parseInt(ports[2]);
+        server = ForkedDualServer.start("reactor-rdma-fallback", PEER_TIMEOUT);
+        dir = server.dir;
+        rdmaPort = server.rdmaPort;
+        tcpPort = server.tcpPort;
         SoftConfig soft = SoftConfig.defaults().withShmDirectory(dir).withPeerTimeout(PEER_TIMEOUT);
         rdma = LazyRdmaClientTransport.create(() -> RdmaResources.builder(CLIENT).provider("shm").softConfig(soft).threads(1)
                 .idle(IdleStrategy.BLOCK).build(), "127.0.0.1", rdmaPort);
@@ -104,36 +85,11 @@ class FallbackChaosTest {
                 await(() -> resources.allocator().liveBuffers() == 0, "client buffers released");
                 assertThat(resources.allocator().liveBuffers()).as("client live registered buffers").isZero();
             }
-            serverIn.close();
-            String exit = serverOut.readLine();
-            assertThat(exit).as("the server's last line").isEqualTo("EXIT live=0");
-            assertThat(serverProcess.waitFor(20, TimeUnit.SECONDS)).as("the server exited").isTrue();
-            try (Stream<Path> files = Files.walk(dir)) {
-                assertThat(files.filter(p -> !p.equals(dir)).toList()).as("shm files left").isEmpty();
-            }
+            server.stopAndCheck();
             await(() -> Thread.getAllStackTraces().keySet().stream().noneMatch(t -> t.getName().startsWith(CLIENT)), "client threads ended");
         } finally {
-            if (serverProcess.isAlive()) {
-                serverProcess.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            }
-            if (Files.exists(dir)) {
-                try (Stream<Path> w = Files.walk(dir)) {
-                    for (Path p : w.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
-                }
-            }
+            server.destroy();
         }
-    }
-
-    private long[] stats() throws IOException {
-        String[] s = command("stats").split(" ");
-        assertThat(s[0]).isEqualTo("STATS");
-        return new long[] {Long.parseLong(s[1]), Long.parseLong(s[2])};
-    }
-
-    private String command(String c) throws IOException {
-        serverIn.write((c + "\n").getBytes(StandardCharsets.UTF_8));
-        serverIn.flush();
-        return serverOut.readLine();
     }
 
     private static void await(BooleanSupplier condition, String what) {
@@ -177,13 +133,13 @@ class FallbackChaosTest {
         for (int i = 0; i < 20; i++) {
             assertThat(call(client, "t" + i).block(WAIT)).isEqualTo("re:t" + i);
         }
-        assertThat(stats()).as("requests over RDMA, TCP").containsExactly(0, 20);
+        assertThat(server.stats()).as("requests over RDMA, TCP").containsExactly(0, 20);
         assertThat(registry.find("rdma.fallbacks").tag("cause", "ProviderUnavailableException").counter().count()).isGreaterThanOrEqualTo(1.0);
         assertThat(rdma.resources()).as("nothing built while the provider cannot open").isEmpty();
         CompletableFuture<String> inFlight = call(client, "slow:1500:in-flight").toFuture();
         await(() -> {
             try {
-                return stats()[1] == 21;
+                return server.stats()[1] == 21;
             } catch (IOException e) {
                 throw new AssertionError(e);
             }
@@ -198,7 +154,7 @@ class FallbackChaosTest {
         for (int i = 0; i < 20; i++) {
             assertThat(call(client, "r" + i).block(WAIT)).isEqualTo("re:r" + i);
         }
-        assertThat(stats()).as("requests over RDMA, TCP").containsExactly(20, 21);
+        assertThat(server.stats()).as("requests over RDMA, TCP").containsExactly(20, 21);
         assertThat(inFlight.get(30, TimeUnit.SECONDS)).as("the call in flight on TCP finished there").isEqualTo("re:in-flight");
         await(tcp.connections.get(0)::isDisposed, "TCP closed after its in-flight call");
         assertThat(((SwitchingDuplexConnection) sources.peek()).current()).isInstanceOf(RdmaDuplexConnection.class);
@@ -213,7 +169,7 @@ class FallbackChaosTest {
             assertThat(client.requestResponse(Mono.fromSupplier(() -> DefaultPayload.create("a"))).map(CountingServer::data).block(WAIT))
                     .isEqualTo("re:a");
         }
-        assertThat(stats()).containsExactly(10, 0);
+        assertThat(server.stats()).containsExactly(10, 0);
         DuplexConnection rdmaConnection = sources.peek();
         assertThat(rdmaConnection).isInstanceOf(RdmaDuplexConnection.class);
 
@@ -232,12 +188,12 @@ class FallbackChaosTest {
         }
         await(() -> {
             try {
-                return stats()[0] == 18;
+                return server.stats()[0] == 18;
             } catch (IOException e) {
                 throw new AssertionError(e);
             }
         }, "the eight slow calls at the server");
-        assertThat(command("fail-rdma")).isEqualTo("OK");
+        assertThat(server.command("fail-rdma")).isEqualTo("OK");
 
         for (CompletableFuture<String> f : plain) {
             assertThat(f).failsWithin(WAIT).withThrowableThat().havingRootCause().isInstanceOf(ClosedChannelException.class);
@@ -251,7 +207,7 @@ class FallbackChaosTest {
         for (int i = 0; i < 4; i++) {
             assertThat(retried.get(i).get(30, TimeUnit.SECONDS)).isEqualTo("re:r" + i);
         }
-        assertThat(stats()[1]).as("requests over TCP: the retried calls").isGreaterThanOrEqualTo(4);
+        assertThat(server.stats()[1]).as("requests over TCP: the retried calls").isGreaterThanOrEqualTo(4);
         assertThat(counted("rdma.fallbacks")).isGreaterThanOrEqualTo(1.0);
         assertThat(client.requestResponse(Mono.fromSupplier(() -> DefaultPayload.create("b"))).map(CountingServer::data).block(WAIT))
                 .isEqualTo("re:b");

@@ -20,19 +20,13 @@ import org.junit.jupiter.api.Timeout;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.channels.ClosedChannelException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
@@ -41,7 +35,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
-import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -65,10 +58,8 @@ class ShardFallbackChaosTest {
     private static final String CLIENT = "shard-fallback-chaos-client";
     private static final String HELD = "slow:3000:held-";
 
+    private ForkedDualServer server;
     private Path dir;
-    private Process serverProcess;
-    private BufferedReader serverOut;
-    private OutputStream serverIn;
     private int rdmaPort;
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private LazyRdmaClientTransport rdma;
@@ -81,20 +72,10 @@ class ShardFallbackChaosTest {
 
     @BeforeEach
     void start() throws IOException {
-        dir = Paths.get("/dev/shm", "reactor-rdma-shard-fallback-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
-        String java = ProcessHandle.current().info().command().orElse("java");
-        serverProcess = new ProcessBuilder(java, "-Xmx256m", "-XX:TieredStopAtLevel=1",
-                "-D" + SoftConfig.STRICT_PROPERTY + "=" + SoftConfig.defaults().strict(),
-                "-cp", System.getProperty("java.class.path"), DualServerMain.class.getName(), dir.toString(),
-                Long.toString(PEER_TIMEOUT.toMillis()))
-                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
-        serverOut = new BufferedReader(new InputStreamReader(serverProcess.getInputStream(), StandardCharsets.UTF_8));
-        serverIn = serverProcess.getOutputStream();
-        String line = serverOut.readLine();
-        assertThat(line).as("the server process's first line").isNotNull().startsWith("READY ");
-        String[] ports = line.split(" ");
-        rdmaPort = Integer.parseInt(ports[1]);
-        int tcpPort = Integer.parseInt(ports[2]);
+        server = ForkedDualServer.start("reactor-rdma-shard-fallback", PEER_TIMEOUT);
+        dir = server.dir;
+        rdmaPort = server.rdmaPort;
+        int tcpPort = server.tcpPort;
         SoftConfig soft = SoftConfig.defaults().withShmDirectory(dir).withPeerTimeout(PEER_TIMEOUT);
         rdma = LazyRdmaClientTransport.create(() -> RdmaResources.builder(CLIENT).provider("shm").softConfig(soft).threads(1)
                 .idle(IdleStrategy.BLOCK).build(), "127.0.0.1", rdmaPort);
@@ -127,22 +108,10 @@ class ShardFallbackChaosTest {
             if (resources != null) {
                 await(() -> resources.allocator().liveBuffers() == 0, "client buffers released");
             }
-            serverIn.close();
-            assertThat(serverOut.readLine()).as("the server's last line").isEqualTo("EXIT live=0");
-            assertThat(serverProcess.waitFor(20, TimeUnit.SECONDS)).as("the server exited").isTrue();
-            try (Stream<Path> files = Files.walk(dir)) {
-                assertThat(files.filter(p -> !p.equals(dir)).toList()).as("shm files left").isEmpty();
-            }
+            server.stopAndCheck();
             await(() -> Thread.getAllStackTraces().keySet().stream().noneMatch(t -> t.getName().startsWith(CLIENT)), "client threads ended");
         } finally {
-            if (serverProcess.isAlive()) {
-                serverProcess.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            }
-            if (Files.exists(dir)) {
-                try (Stream<Path> w = Files.walk(dir)) {
-                    for (Path p : w.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
-                }
-            }
+            server.destroy();
         }
     }
 
@@ -165,8 +134,8 @@ class ShardFallbackChaosTest {
             held.add(call(HELD + i).contextWrite(CallOptions.notIdempotent()).toFuture());
         }
         await(() -> heldSent.get() == 4, "the four held calls sent over RDMA");
-        long[] beforeFailure = stats();
-        assertThat(command("fail-rdma")).isEqualTo("OK");
+        long[] beforeFailure = server.stats();
+        assertThat(server.command("fail-rdma")).isEqualTo("OK");
 
         String replica = "127.0.0.1:" + rdmaPort;
         for (CompletableFuture<String> f : held) {
@@ -184,16 +153,16 @@ class ShardFallbackChaosTest {
         awaitServer(s -> s[1] >= 100, "100 calls over TCP after the fallback");
         assertThat(counted("rdma.fallbacks")).isGreaterThanOrEqualTo(1.0);
 
-        assertThat(command("open-rdma")).isEqualTo("OK");
+        assertThat(server.command("open-rdma")).isEqualTo("OK");
         long opened = System.nanoTime();
         await(() -> counted("rdma.returns") >= 1.0, "the return to RDMA");
         long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - opened);
         // the probe interval, plus connecting, with slack for a busy host
         assertThat(tookMillis).as("ms from RDMA open again to the return").isLessThan(PROBE_INTERVAL.toMillis() + 10_000);
         Thread.sleep(300); // streams opened on TCP just before the return end there
-        long[] returned = stats();
+        long[] returned = server.stats();
         awaitServer(s -> s[0] >= returned[0] + 100, "100 more calls over RDMA after the return");
-        assertThat(stats()[1]).as("no new call over TCP after the return").isEqualTo(returned[1]);
+        assertThat(server.stats()[1]).as("no new call over TCP after the return").isEqualTo(returned[1]);
 
         looping.set(false);
         loop.get(30, TimeUnit.SECONDS);
@@ -221,24 +190,10 @@ class ShardFallbackChaosTest {
         return registry.find(name).counters().stream().mapToDouble(c -> c.count()).sum();
     }
 
-    private long[] stats() throws IOException {
-        String[] s = command("stats").split(" ");
-        assertThat(s[0]).isEqualTo("STATS");
-        return new long[] {Long.parseLong(s[1]), Long.parseLong(s[2])};
-    }
-
-    private String command(String c) throws IOException {
-        synchronized (this) {
-            serverIn.write((c + "\n").getBytes(StandardCharsets.UTF_8));
-            serverIn.flush();
-            return serverOut.readLine();
-        }
-    }
-
     private void awaitServer(java.util.function.Predicate<long[]> condition, String what) {
         await(() -> {
             try {
-                return condition.test(stats());
+                return condition.test(server.stats());
             } catch (IOException e) {
                 throw new AssertionError(e);
             }
