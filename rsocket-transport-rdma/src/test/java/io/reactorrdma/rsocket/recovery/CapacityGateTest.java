@@ -1,6 +1,5 @@
 package io.reactorrdma.rsocket.recovery;
 
-import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.reactorrdma.RdmaClient;
@@ -20,14 +19,12 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import reactor.core.Disposable;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -107,27 +104,14 @@ class CapacityGateTest {
         ByteBufAllocator alloc = clientResources.allocator().byteBufAllocator();
         long baseline = clientResources.allocator().local().statistics().liveBytes();
 
-        AtomicLong sent = new AtomicLong();
-        Queue<Integer> sentSeqs = new ConcurrentLinkedQueue<>();
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        flood = Flux.range(0, 1_000_000)
-                .flatMap(i -> {
-                    ByteBuf data = alloc.directBuffer(PAYLOAD_BYTES);
-                    data.writeInt(i).writeZero(PAYLOAD_BYTES - 4);
-                    return client.fireAndForget(ByteBufPayload.create(data)).doOnSuccess(v -> {
-                        sentSeqs.add(i);
-                        sent.incrementAndGet();
-                    });
-                }, CALLERS)
-                .subscribe(null, failure::set);
-
-        long peakQueuedBytes = 0;
-        long end = System.nanoTime() + FLOOD.toNanos();
-        while (System.nanoTime() < end) {
-            peakQueuedBytes = Math.max(peakQueuedBytes, clientResources.allocator().local().statistics().liveBytes() - baseline);
-            LockSupport.parkNanos(2_000_000);
-        }
+        FireAndForgetFlood flood = FireAndForgetFlood.start(client, alloc, 1_000_000, CALLERS, PAYLOAD_BYTES);
+        this.flood = flood;
+        long peakQueuedBytes = FireAndForgetFlood.peakOver(FLOOD,
+                () -> clientResources.allocator().local().statistics().liveBytes() - baseline);
         flood.dispose();
+        AtomicLong sent = flood.sent;
+        Queue<Integer> sentSeqs = flood.sentSeqs;
+        AtomicReference<Throwable> failure = flood.failure;
         long sentWhenCancelled = sent.get();
         System.out.printf("CapacityGateTest: %d sent in %d s; peak client queued bytes %d (bound %d)%n",
                 sentWhenCancelled, FLOOD.toSeconds(), peakQueuedBytes, QUEUED_BYTES_BOUND);

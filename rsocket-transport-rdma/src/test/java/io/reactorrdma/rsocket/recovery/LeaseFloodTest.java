@@ -1,7 +1,6 @@
 package io.reactorrdma.rsocket.recovery;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.reactorrdma.RdmaClient;
 import io.reactorrdma.RdmaResources;
@@ -14,12 +13,10 @@ import io.rsocket.Payload;
 import io.rsocket.RSocket;
 import io.rsocket.core.RSocketConnector;
 import io.rsocket.core.RSocketServer;
-import io.rsocket.util.ByteBufPayload;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import reactor.core.Disposable;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
@@ -28,7 +25,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -116,27 +112,14 @@ class LeaseFloodTest {
         LiveBufferWait.until(Duration.ofSeconds(10), () -> leases.connections() == 1);
         long baseline = clientResources.allocator().local().statistics().liveBytes();
 
-        AtomicLong sent = new AtomicLong();
-        Queue<Integer> sentSeqs = new ConcurrentLinkedQueue<>();
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        flood = Flux.range(0, OFFERED)
-                .flatMap(i -> {
-                    ByteBuf data = alloc.directBuffer(PAYLOAD_BYTES);
-                    data.writeInt(i).writeZero(PAYLOAD_BYTES - 4);
-                    return client.fireAndForget(ByteBufPayload.create(data)).doOnSuccess(v -> {
-                        sentSeqs.add(i);
-                        sent.incrementAndGet();
-                    });
-                }, CALLERS)
-                .subscribe(null, failure::set);
-
-        long peakQueuedBytes = 0;
-        long end = System.nanoTime() + FLOOD.toNanos();
-        while (System.nanoTime() < end) {
-            peakQueuedBytes = Math.max(peakQueuedBytes, clientResources.allocator().local().statistics().liveBytes() - baseline);
-            LockSupport.parkNanos(2_000_000);
-        }
+        FireAndForgetFlood flood = FireAndForgetFlood.start(client, alloc, OFFERED, CALLERS, PAYLOAD_BYTES);
+        this.flood = flood;
+        long peakQueuedBytes = FireAndForgetFlood.peakOver(FLOOD,
+                () -> clientResources.allocator().local().statistics().liveBytes() - baseline);
         flood.dispose();
+        AtomicLong sent = flood.sent;
+        Queue<Integer> sentSeqs = flood.sentSeqs;
+        AtomicReference<Throwable> failure = flood.failure;
         long sentWhenCancelled = sent.get();
         System.out.printf("LeaseFloodTest: %d of %d offered went out in %d s; peak client queued bytes %d (bound %d); peak server queue %d%n",
                 sentWhenCancelled, OFFERED, FLOOD.toSeconds(), peakQueuedBytes, QUEUED_BYTES_BOUND, peakQueuedAtServer.get());
