@@ -115,7 +115,7 @@ public final class PerfMain {
                                 o.poll.id(), o.connections)
                         : String.format(Locale.ROOT, "%s, %d shards x %d replicas, size mix, --poll %s, %d caller(s), client %s%s: whole fan-out",
                                 o.scenario.id(), o.shards, o.replicas, o.poll.id(), o.connections,
-                                o.fanoutClient.id() + (o.fanoutClient == FanoutClient.SHARD ? ", hedging " + (o.hedging ? "on" : "off") : ""),
+                                o.fanoutClient.id() + (o.fanoutClient == FanoutClient.SHARD ? ", hedging " + (o.hedging ? "on after " + o.hedgeQuantileLabel() : "off") : ""),
                                 o.slowReplicaMillis > 0 ? ", a replica " + o.slowReplicaMillis + " ms slow" : "");
                 LatencyChart.write(o.chart, title, results);
             } catch (PerfException e) {

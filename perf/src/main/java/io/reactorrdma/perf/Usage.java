@@ -3,6 +3,7 @@ package io.reactorrdma.perf;
 import io.reactorrdma.perf.cli.PerfOptions;
 import io.reactorrdma.perf.report.ResultWriter;
 import io.reactorrdma.perf.rsocket.StreamLoop;
+import io.reactorrdma.rsocket.recovery.ShardClient;
 
 /** The {@code --help} text of the scenario runs: every scenario, transport and option, the CSV columns, the exit statuses. */
 final class Usage {
@@ -78,6 +79,9 @@ final class Usage {
                 "                     prints hedges sent/won and the extra-request fraction; plain: RSocket's",
                 "                     LoadbalanceRSocketClient per shard (round robin; no timeouts, retries or hedging)",
                 "  --hedging on|off   fanout, --client shard: hedge slow sub-requests (default on)",
+                "  --hedge-quantile Q fanout, hedging on: hedge a sub-request once it outlasts the shard's Q quantile",
+                "                     of latency, 0 < Q < 1 (default " + ShardClient.DEFAULT_HEDGE_QUANTILE + "; hedges stay capped at "
+                        + Math.round(ShardClient.DEFAULT_HEDGE_FRACTION * 100) + " % of calls)",
                 "  --peer HOST[:PORT] rdma-disni's peer: the RDMA interface address of a host running",
                 "                       java --add-exports java.base/sun.nio.ch=ALL-UNNAMED -Djava.library.path=/usr/local/lib \\",
                 "                         -jar reactor-rdma-perf.jar serve <scenario> --host <its RDMA IPv4> [--size BYTES] [--poll MODE]",

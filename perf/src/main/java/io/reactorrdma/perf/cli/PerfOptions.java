@@ -1,5 +1,8 @@
 package io.reactorrdma.perf.cli;
 
+import io.reactorrdma.rsocket.recovery.ShardClient;
+
+import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,6 +42,8 @@ public final class PerfOptions {
     /** fanout: the shard client ({@code --client}, default shard) and whether it hedges ({@code --hedging}, default on). */
     public final FanoutClient fanoutClient;
     public final boolean hedging;
+    /** fanout, shard client: the latency quantile after which a sub-request is hedged ({@code --hedge-quantile}). */
+    public final double hedgeQuantile;
 
     /** --chart: where to draw the latency distributions of the run (PNG), or null. */
     public final Path chart;
@@ -52,7 +57,7 @@ public final class PerfOptions {
     private PerfOptions(Scenario scenario, List<Transport> transports, boolean transportsExplicit, int size,
                         double durationSeconds, double warmupSeconds, PollMode poll, boolean csv, int connections,
                         String peerHost, int peerPort, Path chart, int shards, int replicas, long slowReplicaMillis,
-                        FanoutClient fanoutClient, boolean hedging) {
+                        FanoutClient fanoutClient, boolean hedging, double hedgeQuantile) {
         this.scenario = scenario;
         this.transports = List.copyOf(transports);
         this.transportsExplicit = transportsExplicit;
@@ -70,6 +75,12 @@ public final class PerfOptions {
         this.slowReplicaMillis = slowReplicaMillis;
         this.fanoutClient = fanoutClient;
         this.hedging = hedging;
+        this.hedgeQuantile = hedgeQuantile;
+    }
+
+    /** The hedge quantile as a percentile's name: {@code p95}, {@code p99.9}. */
+    public String hedgeQuantileLabel() {
+        return "p" + BigDecimal.valueOf(hedgeQuantile).movePointRight(2).stripTrailingZeros().toPlainString();
     }
 
     public long durationNanos() {
@@ -105,6 +116,7 @@ public final class PerfOptions {
         long slowMillis = 0;
         FanoutClient fanoutClient = FanoutClient.SHARD;
         Boolean hedging = null;
+        Double hedgeQuantile = null;
         for (int i = 1; i < args.length; i++) {
             String arg = args[i];
             String name = arg;
@@ -133,6 +145,7 @@ public final class PerfOptions {
                 case "--slow-replica":
                 case "--client":
                 case "--hedging":
+                case "--hedge-quantile":
                     if (scenario != Scenario.FANOUT) {
                         throw new UsageException(name + " applies to fanout only");
                     }
@@ -180,6 +193,9 @@ public final class PerfOptions {
                 case "--hedging":
                     hedging = parseOnOff(name, value);
                     break;
+                case "--hedge-quantile":
+                    hedgeQuantile = parseQuantile(name, value);
+                    break;
                 case "--peer":
                     peer = value.trim();
                     break;
@@ -196,6 +212,10 @@ public final class PerfOptions {
         }
         if (fanoutClient == FanoutClient.PLAIN && Boolean.TRUE.equals(hedging)) {
             throw new UsageException("--hedging on needs --client shard: the plain client (RSocket's load balancer) does not hedge");
+        }
+        boolean hedges = fanoutClient == FanoutClient.SHARD && (hedging == null || hedging);
+        if (hedgeQuantile != null && !hedges) {
+            throw new UsageException("--hedge-quantile needs a client that hedges: --client shard with --hedging on (the default)");
         }
         boolean explicit = transports != null;
         if (explicit && transports.contains(Transport.RDMA_DISNI) && !scenario.hasHardwarePeer()) {
@@ -224,7 +244,8 @@ public final class PerfOptions {
         }
         return new PerfOptions(scenario, explicit ? transports : scenario.transports(), explicit,
                 size != null ? size : scenario.defaultSize(), duration, warmup, poll, csv, connections, peerHost, peerPort, chart,
-                shards, replicas, slowMillis, fanoutClient, fanoutClient == FanoutClient.SHARD && (hedging == null || hedging));
+                shards, replicas, slowMillis, fanoutClient, hedges,
+                hedgeQuantile != null ? hedgeQuantile : ShardClient.DEFAULT_HEDGE_QUANTILE);
     }
 
     /** A whole number 1..max ({@code --slow-replica}: milliseconds). */
@@ -239,6 +260,20 @@ public final class PerfOptions {
             throw new UsageException("bad " + name + " '" + s + "': must be 1.." + max);
         }
         return n;
+    }
+
+    /** A quantile strictly between 0 and 1, e.g. 0.95. */
+    private static double parseQuantile(String name, String s) {
+        double q;
+        try {
+            q = Double.parseDouble(s.trim());
+        } catch (NumberFormatException e) {
+            throw new UsageException("bad " + name + " '" + s + "': use a fraction such as 0.95 (the shard's p95)");
+        }
+        if (!(q > 0.0 && q < 1.0)) {
+            throw new UsageException("bad " + name + " '" + s + "': must lie strictly between 0 and 1, such as 0.95");
+        }
+        return q;
     }
 
     private static boolean parseOnOff(String name, String s) {

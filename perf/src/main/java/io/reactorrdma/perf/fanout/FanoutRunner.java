@@ -59,7 +59,7 @@ public final class FanoutRunner {
      * {@code --client plain}: RSocket's load balancer per shard.
      */
     static ShardFanOut connect(PerfOptions o, List<List<ClientTransport>> replicas, MeterRegistry registry) {
-        return o.fanoutClient == FanoutClient.PLAIN ? new LoadbalancedFanOut(replicas) : new RecoveringFanOut(replicas, o.hedging, registry);
+        return o.fanoutClient == FanoutClient.PLAIN ? new LoadbalancedFanOut(replicas) : new RecoveringFanOut(replicas, o.hedging, o.hedgeQuantile, registry);
     }
 
     /** A run's figures and what the shard client counted in its measured phase. */
@@ -80,7 +80,7 @@ public final class FanoutRunner {
         Log.info(String.format(Locale.ROOT, "fanout on %s: %d shards x %d replicas in %d server JVM(s), %d caller(s), client %s, "
                         + "sizes %s%s", t.id(), o.shards, o.replicas, o.replicas, o.connections,
                 o.fanoutClient == FanoutClient.PLAIN ? "plain (RSocket's load balancer per shard)"
-                        : "shard (ShardClient per shard + FanOut, hedging " + (o.hedging ? "on" : "off") + ")", SizeMix.describe(),
+                        : "shard (ShardClient per shard + FanOut, hedging " + (o.hedging ? "on after " + o.hedgeQuantileLabel() : "off") + ")", SizeMix.describe(),
                 o.slowReplicaMillis > 0 ? ", replica 0 of shard 0 answers " + o.slowReplicaMillis + " ms late" : ""));
         List<ForkedPeer> peers = new ArrayList<>();
         SimpleMeterRegistry registry = new SimpleMeterRegistry();

@@ -23,7 +23,7 @@ import java.util.function.IntFunction;
 
 /**
  * {@link ShardFanOut} the library's way: one recovery-layer {@link ShardClient} per shard over its
- * replicas (weighted balancing, retries, hedging after the shard's p95, at most 5 % hedges) and
+ * replicas (weighted balancing, retries, hedging after the shard's p95 or {@code --hedge-quantile}, at most 5 % hedges) and
  * {@link FanOut#requestResponse} to send each fan-out under one deadline. Every sub-request is
  * idempotent with a generous per-attempt {@link #ATTEMPT_TIMEOUT}, so a slow answer (a 1 MiB echo on
  * a loaded host) is hedged, not retried away. The shard clients' meters go to the registry given,
@@ -45,9 +45,9 @@ final class RecoveringFanOut implements ShardFanOut {
 
     /**
      * {@code replicas.get(shard)}: the transports to that shard's replicas; {@code hedging}: whether
-     * slow sub-requests are hedged. Returns once every replica of every shard is connected.
+     * slow sub-requests are hedged, after {@code hedgeQuantile} of the shard's latency. Returns once every replica of every shard is connected.
      */
-    RecoveringFanOut(List<List<ClientTransport>> replicas, boolean hedging, MeterRegistry registry) {
+    RecoveringFanOut(List<List<ClientTransport>> replicas, boolean hedging, double hedgeQuantile, MeterRegistry registry) {
         this.registry = registry;
         this.options = CallOptions.idempotent().timeout(ATTEMPT_TIMEOUT).hedging(hedging);
         try {
@@ -60,6 +60,7 @@ final class RecoveringFanOut implements ShardFanOut {
                         .targets(Flux.just(targets))
                         .connector(c -> c.payloadDecoder(PayloadDecoder.ZERO_COPY))
                         .hedging(hedging)
+                        .hedgePolicy(hedgeQuantile, ShardClient.DEFAULT_HEDGE_FRACTION)
                         .meterRegistry(registry)
                         .build());
             }
