@@ -28,7 +28,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
 /**
- * The forked peer: {@code PeerMain <send-lat|write-bw|shm-floor|echo-rdma|echo-tcp|rsocket-rdma|rsocket-tcp|fanout-rdma|fanout-tcp|soak-server> [--port N] [--size N] [--poll spin|block]
+ * The forked peer: {@code PeerMain <send-lat|write-bw|shm-floor|echo-rdma|echo-tcp|rsocket-rdma|rsocket-tcp|fanout-rdma|fanout-tcp|soak-server> [--port N] [--size N] [--poll back-off|spin|block]
  * [--file PATH] [--max-seconds N] [--provider NAME] [--host ADDR] [--shm-dir DIR] [--seed N] [--cancel-share F] [--standby true] [--count N] [--slow-index I] [--slow-ms MS]};
  * {@code --provider disni --host <RDMA IPv4>}
  * is the hardware peer that {@code serve} starts by hand on another host. Prints {@code KEY value} reports on standard output (see
@@ -62,7 +62,7 @@ public final class PeerMain {
 
     private static int run(String[] args) throws Exception {
         if (args.length == 0) {
-            System.err.println("[peer] usage: PeerMain <send-lat|write-bw|shm-floor|echo-rdma|echo-tcp|rsocket-rdma|rsocket-tcp|fanout-rdma|fanout-tcp|soak-server> [--port N] [--size N] [--poll spin|block] "
+            System.err.println("[peer] usage: PeerMain <send-lat|write-bw|shm-floor|echo-rdma|echo-tcp|rsocket-rdma|rsocket-tcp|fanout-rdma|fanout-tcp|soak-server> [--port N] [--size N] [--poll back-off|spin|block] "
                     + "[--file PATH] [--max-seconds N]");
             return 2;
         }

@@ -1,23 +1,15 @@
 package io.reactorrdma.perf;
 
 import io.reactorrdma.perf.cli.ExitStatus;
-import io.reactorrdma.perf.cli.FanoutClient;
-import io.reactorrdma.perf.cli.Log;
-import io.reactorrdma.perf.cli.PerfException;
 import io.reactorrdma.perf.cli.PerfOptions;
 import io.reactorrdma.perf.cli.Transport;
 import io.reactorrdma.perf.cli.UsageException;
 import io.reactorrdma.perf.jmh.AllocatorBenchmark;
 import io.reactorrdma.perf.jmh.AllocatorReport;
-import io.reactorrdma.perf.report.LatencyChart;
-import io.reactorrdma.perf.report.Result;
-import io.reactorrdma.perf.report.ResultWriter;
 import io.reactorrdma.perf.soak.SoakRun;
 
-import java.util.ArrayList;
+import java.io.PrintStream;
 import java.util.Arrays;
-import java.util.List;
-import java.util.Locale;
 
 /**
  * {@code java -jar reactor-rdma-perf.jar <scenario> [options]} runs a scenario on each transport
@@ -59,8 +51,13 @@ public final class PerfMain {
 
     /** Runs the command line; returns the exit status. */
     static int run(String[] args) {
+        return run(args, System.out);
+    }
+
+    /** Runs the command line, the results to {@code out}; returns the exit status. */
+    static int run(String[] args, PrintStream out) {
         if (Arrays.asList(args).contains("--help") || Arrays.asList(args).contains("-h")) {
-            System.out.println(Usage.text());
+            out.println(Usage.text());
             return ExitStatus.OK;
         }
         PerfOptions o;
@@ -74,60 +71,6 @@ public final class PerfMain {
             System.err.println("error: " + e.getMessage());
             return ExitStatus.USAGE;
         }
-        return runScenario(o);
-    }
-
-    private static int runScenario(PerfOptions o) {
-        ResultWriter writer = new ResultWriter(System.out, o.csv);
-        int failed = 0;
-        boolean headerDone = false;
-        List<Result> results = new ArrayList<>();
-        for (Transport t : o.transports) {
-            if (!o.scenario.appliesTo(t)) {
-                Log.info(t.id() + " does not apply to " + o.scenario.id() + "; skipped");
-                continue;
-            }
-            if (!headerDone) {
-                writer.header();
-                headerDone = true;
-            }
-            Log.info(o.scenario.id() + " on " + t.id() + ": " + (o.scenario.takesSize() ? "size " + o.size + " B" : "sizes from its mix")
-                    + ", warm-up " + o.warmupSeconds + " s, measured "
-                    + o.durationSeconds + " s, poll " + o.poll.id());
-            try {
-                Result r = ScenarioRunner.run(o, t);
-                writer.row(r);
-                results.add(r);
-                Log.info(t.id() + ": " + r.ops() + " ops" + (r.clientAllocated() < 0 ? "" // echo: the loops run on I/O threads
-                        : "; the client thread allocated " + r.clientAllocated() + " bytes in the measured phase"));
-            } catch (RuntimeException | LinkageError e) {
-                failed++;
-                Log.info(t.id() + " failed: " + describe(e));
-                if (Boolean.getBoolean("perf.debug")) {
-                    e.printStackTrace();
-                }
-            }
-        }
-        if (o.chart != null) {
-            try {
-                String title = o.scenario.takesSize()
-                        ? String.format(Locale.ROOT, "%s, %d B, --poll %s, %d connection(s): round trip", o.scenario.id(), o.size,
-                                o.poll.id(), o.connections)
-                        : String.format(Locale.ROOT, "%s, %d shards x %d replicas, size mix, --poll %s, %d caller(s), client %s%s: whole fan-out",
-                                o.scenario.id(), o.shards, o.replicas, o.poll.id(), o.connections,
-                                o.fanoutClient.id() + (o.fanoutClient == FanoutClient.SHARD ? ", hedging " + (o.hedging ? "on after " + o.hedgeQuantileLabel() : "off") : ""),
-                                o.slowReplicaMillis > 0 ? ", a replica " + o.slowReplicaMillis + " ms slow" : "");
-                LatencyChart.write(o.chart, title, results);
-            } catch (PerfException e) {
-                failed++;
-                Log.info(e.getMessage());
-            }
-        }
-        return failed == 0 ? ExitStatus.OK : ExitStatus.FAILED;
-    }
-
-    private static String describe(Throwable e) {
-        String m = e.getMessage();
-        return m == null ? e.toString() : (e instanceof PerfException ? m : e.getClass().getSimpleName() + ": " + m);
+        return ScenarioRounds.run(o, out) == 0 ? ExitStatus.OK : ExitStatus.FAILED;
     }
 }

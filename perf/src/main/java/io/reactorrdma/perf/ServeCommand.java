@@ -1,6 +1,7 @@
 package io.reactorrdma.perf;
 
 import io.reactorrdma.perf.cli.PerfOptions;
+import io.reactorrdma.perf.cli.PollMode;
 import io.reactorrdma.perf.cli.Scenario;
 import io.reactorrdma.perf.cli.UsageException;
 
@@ -35,9 +36,14 @@ final class ServeCommand {
                 case "--size":
                     value = Integer.toString(PerfOptions.parseSize(value));
                     break;
+                case "--poll":
+                    if (PollMode.parse(value) == PollMode.BACK_OFF) {
+                        throw new UsageException("serve: --poll back-off is the library's idle policy and applies to echo, rsocket-* "
+                                + "and fanout; send-lat and write-bw poll by hand: use --poll spin or block");
+                    }
+                    break;
                 case "--host":
                 case "--port":
-                case "--poll":
                 case "--provider":
                 case "--max-seconds":
                     break;

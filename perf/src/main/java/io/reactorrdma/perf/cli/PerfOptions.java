@@ -21,6 +21,9 @@ public final class PerfOptions {
     /** fanout's --shards and --replicas unless given. */
     public static final int DEFAULT_SHARDS = 8;
     public static final int DEFAULT_REPLICAS = 2;
+    /** {@code --repeat}: rounds of the transports unless given, and the most allowed. */
+    public static final int DEFAULT_REPEAT = 1;
+    public static final int MAX_REPEAT = 50;
 
     public final Scenario scenario;
     /** The transports asked for, in order; those that do not apply to the scenario are dropped by the runner. */
@@ -30,7 +33,20 @@ public final class PerfOptions {
     public final int size;
     public final double durationSeconds;
     public final double warmupSeconds;
+    /** The poll mode the runners use: the first of {@link #polls}, or the one {@link #withPoll} set. */
     public final PollMode poll;
+    /**
+     * {@code --poll}'s modes in order; the scenario runs once per mode. Default: back-off (the library's idle policy)
+     * where the engine runs the I/O, spin for send-lat and write-bw.
+     */
+    public final List<PollMode> polls;
+    /** {@code --repeat}: how many rounds of the transports (t1, t2, t1, t2, ...) each poll mode runs; 1..{@link #MAX_REPEAT}. */
+    public final int repeat;
+    /**
+     * The transport the per-run ratios are taken against: {@code --baseline}, else the scenario's
+     * ({@link Scenario#baseline()}) when it runs, else the first transport that applies; null when none applies.
+     */
+    public final Transport baseline;
     public final boolean csv;
     /** Concurrent connections, each with its own closed loop (echo) or stream (rsocket-rr, rsocket-stream). */
     public final int connections;
@@ -55,7 +71,8 @@ public final class PerfOptions {
     public static final int DEFAULT_PEER_PORT = 18515;
 
     private PerfOptions(Scenario scenario, List<Transport> transports, boolean transportsExplicit, int size,
-                        double durationSeconds, double warmupSeconds, PollMode poll, boolean csv, int connections,
+                        double durationSeconds, double warmupSeconds, PollMode poll, List<PollMode> polls, int repeat,
+                        Transport baseline, boolean csv, int connections,
                         String peerHost, int peerPort, Path chart, int shards, int replicas, long slowReplicaMillis,
                         FanoutClient fanoutClient, boolean hedging, double hedgeQuantile) {
         this.scenario = scenario;
@@ -65,6 +82,9 @@ public final class PerfOptions {
         this.durationSeconds = durationSeconds;
         this.warmupSeconds = warmupSeconds;
         this.poll = poll;
+        this.polls = List.copyOf(polls);
+        this.repeat = repeat;
+        this.baseline = baseline;
         this.csv = csv;
         this.connections = connections;
         this.peerHost = peerHost;
@@ -76,6 +96,13 @@ public final class PerfOptions {
         this.fanoutClient = fanoutClient;
         this.hedging = hedging;
         this.hedgeQuantile = hedgeQuantile;
+    }
+
+    /** These options with the runners' poll mode set to {@code mode} (one of {@link #polls}'s rounds). */
+    public PerfOptions withPoll(PollMode mode) {
+        return new PerfOptions(scenario, transports, transportsExplicit, size, durationSeconds, warmupSeconds, mode, polls, repeat,
+                baseline, csv, connections, peerHost, peerPort, chart, shards, replicas, slowReplicaMillis, fanoutClient, hedging,
+                hedgeQuantile);
     }
 
     /** The hedge quantile as a percentile's name: {@code p95}, {@code p99.9}. */
@@ -105,8 +132,9 @@ public final class PerfOptions {
         Integer size = null;
         double duration = 5;
         double warmup = 2;
-        // fanout runs several server JVMs and a client on a few cores: threads that sleep on completion events by default
-        PollMode poll = scenario == Scenario.FANOUT ? PollMode.BLOCK : PollMode.SPIN;
+        List<PollMode> polls = List.of(scenario.defaultPoll());
+        int repeat = DEFAULT_REPEAT;
+        Transport baseline = null;
         boolean csv = false;
         int connections = 1;
         String peer = null;
@@ -139,6 +167,8 @@ public final class PerfOptions {
                 case "--connections":
                 case "--peer":
                 case "--chart":
+                case "--repeat":
+                case "--baseline":
                     break;
                 case "--shards":
                 case "--replicas":
@@ -173,7 +203,13 @@ public final class PerfOptions {
                     warmup = parseSeconds(name, value, true);
                     break;
                 case "--poll":
-                    poll = PollMode.parse(value.trim().toLowerCase(Locale.ROOT));
+                    polls = PollMode.parseList(value);
+                    break;
+                case "--repeat":
+                    repeat = parseRepeat(value);
+                    break;
+                case "--baseline":
+                    baseline = Transport.parse(value.trim().toLowerCase(Locale.ROOT));
                     break;
                 case "--connections":
                     connections = parseConnections(scenario, value);
@@ -217,7 +253,22 @@ public final class PerfOptions {
         if (hedgeQuantile != null && !hedges) {
             throw new UsageException("--hedge-quantile needs a client that hedges: --client shard with --hedging on (the default)");
         }
+        if (polls.contains(PollMode.BACK_OFF) && !scenario.runsOnEngine()) {
+            throw new UsageException("--poll back-off is the library's idle policy (RdmaResources' default, IdleStrategy.BACK_OFF) and "
+                    + "applies to echo, rsocket-rr, rsocket-stream and fanout, whose I/O the engine runs; " + scenario.id()
+                    + " polls its completion queues by hand: use --poll spin or block (or spin,block)");
+        }
         boolean explicit = transports != null;
+        List<Transport> run = explicit ? transports : scenario.transports();
+        if (baseline != null && !(run.contains(baseline) && scenario.appliesTo(baseline))) {
+            throw new UsageException("--baseline " + baseline.id() + " is not among the transports this " + scenario.id()
+                    + " run measures; name one of them (--transports), or leave --baseline out for the scenario's ("
+                    + scenario.baseline().id() + ")");
+        }
+        if (baseline == null) {
+            baseline = run.contains(scenario.baseline()) ? scenario.baseline()
+                    : run.stream().filter(scenario::appliesTo).findFirst().orElse(null);
+        }
         if (explicit && transports.contains(Transport.RDMA_DISNI) && !scenario.hasHardwarePeer()) {
             throw new UsageException("rdma-disni is not available for " + scenario.id() + ": `serve` starts only send-lat and "
                     + "write-bw peers; measure " + scenario.id() + " over rdma-shm or rdma-loopback, or run send-lat or write-bw on rdma-disni");
@@ -242,8 +293,9 @@ public final class PerfOptions {
                 throw new UsageException("bad --peer '" + peer + "': use HOST or HOST:PORT (port 1..65535)");
             }
         }
-        return new PerfOptions(scenario, explicit ? transports : scenario.transports(), explicit,
-                size != null ? size : scenario.defaultSize(), duration, warmup, poll, csv, connections, peerHost, peerPort, chart,
+        return new PerfOptions(scenario, run, explicit,
+                size != null ? size : scenario.defaultSize(), duration, warmup, polls.get(0), polls, repeat, baseline, csv, connections,
+                peerHost, peerPort, chart,
                 shards, replicas, slowMillis, fanoutClient, hedges,
                 hedgeQuantile != null ? hedgeQuantile : ShardClient.DEFAULT_HEDGE_QUANTILE);
     }
@@ -258,6 +310,19 @@ public final class PerfOptions {
         }
         if (n < 1 || n > max) {
             throw new UsageException("bad " + name + " '" + s + "': must be 1.." + max);
+        }
+        return n;
+    }
+
+    private static int parseRepeat(String s) {
+        int n;
+        try {
+            n = Integer.parseInt(s.trim());
+        } catch (NumberFormatException e) {
+            throw new UsageException("bad --repeat '" + s + "': use a whole number of rounds, 1.." + MAX_REPEAT + " (3 for the docs' tables)");
+        }
+        if (n < 1 || n > MAX_REPEAT) {
+            throw new UsageException("bad --repeat '" + s + "': must be 1.." + MAX_REPEAT + " rounds (3 for the docs' tables)");
         }
         return n;
     }

@@ -53,6 +53,34 @@ public enum Scenario {
         return this == SEND_LAT || this == WRITE_BW;
     }
 
+    /**
+     * The transport that {@code --repeat}'s ratios are taken against unless {@code --baseline} names another: tcp where
+     * the scenario runs on it, else its floor (send-lat: shm-floor; write-bw: memcpy).
+     */
+    public Transport baseline() {
+        switch (this) {
+            case SEND_LAT:
+                return Transport.SHM_FLOOR;
+            case WRITE_BW:
+                return Transport.MEMCPY;
+            default:
+                return Transport.TCP;
+        }
+    }
+
+    /**
+     * Whether the library's engine ({@code RdmaResources}' thread domains) carries this scenario's RDMA I/O, so that
+     * {@code --poll back-off}, the library's default idle policy, applies; send-lat and write-bw poll by hand.
+     */
+    public boolean runsOnEngine() {
+        return this == ECHO || this == RSOCKET_RR || this == RSOCKET_STREAM || this == FANOUT;
+    }
+
+    /** {@code --poll} unless given: the library's default (back-off) where the engine runs the I/O, else spin. */
+    PollMode defaultPoll() {
+        return runsOnEngine() ? PollMode.BACK_OFF : PollMode.SPIN;
+    }
+
     /** Whether --connections applies: the closed-loop scenarios. */
     boolean takesConnections() {
         return this == ECHO || this == RSOCKET_RR || this == RSOCKET_STREAM || this == FANOUT;

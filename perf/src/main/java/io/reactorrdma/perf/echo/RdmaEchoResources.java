@@ -15,13 +15,29 @@ public final class RdmaEchoResources {
 
     /**
      * Resources named {@code name} on {@code provider} ({@code shm} or {@code loopback}) with one I/O
-     * thread: {@code spin} busy-polls ({@link IdleStrategy#BUSY_SPIN}), {@code block} sleeps on
-     * completion notification ({@link IdleStrategy#BLOCK}); the {@code rdma.*} meters go to {@code registry}.
+     * thread idling as {@link #idle(PollMode)} says; the {@code rdma.*} meters go to {@code registry}.
      */
     public static RdmaResources create(String name, String provider, PollMode poll, MeterRegistry registry) {
-        return RdmaResources.builder(name).provider(provider).threads(1)
-                .idle(poll == PollMode.SPIN ? IdleStrategy.BUSY_SPIN : IdleStrategy.BLOCK)
-                .metrics(registry).build();
+        return RdmaResources.builder(name).provider(provider).threads(1).idle(idle(poll)).metrics(registry).build();
+    }
+
+    /**
+     * The I/O thread's idle strategy for {@code --poll}: {@code back-off} is the library's default
+     * ({@link IdleStrategy#BACK_OFF}: spin some tens of microseconds, then sleep on completion notification),
+     * {@code spin} busy-polls ({@link IdleStrategy#BUSY_SPIN}), {@code block} sleeps on completion notification
+     * ({@link IdleStrategy#BLOCK}).
+     */
+    public static IdleStrategy idle(PollMode poll) {
+        switch (poll) {
+            case BACK_OFF:
+                return IdleStrategy.BACK_OFF;
+            case SPIN:
+                return IdleStrategy.BUSY_SPIN;
+            case BLOCK:
+                return IdleStrategy.BLOCK;
+            default:
+                throw new IllegalArgumentException("no idle strategy for --poll " + poll.id());
+        }
     }
 
     /**

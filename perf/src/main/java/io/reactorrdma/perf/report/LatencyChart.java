@@ -33,8 +33,20 @@ public final class LatencyChart {
     private LatencyChart() {
     }
 
-    /** Writes the chart of every result with latencies to {@code file} (PNG); does nothing when none has any. */
+    /** Writes the chart of every result with latencies to {@code file} (PNG), each line named by its transport; does nothing when none has any. */
     public static void write(Path file, String title, List<Result> results) {
+        List<String> names = new ArrayList<>();
+        for (Result r : results) {
+            names.add(r.transport().id());
+        }
+        write(file, title, results, names);
+    }
+
+    /**
+     * Writes the chart of every result with latencies to {@code file} (PNG), result {@code i}'s line named {@code names.get(i)}
+     * (its p50 and p99 are added); does nothing when none has any.
+     */
+    public static void write(Path file, String title, List<Result> results, List<String> names) {
         System.setProperty("java.awt.headless", "true");
         XYChart chart = new XYChartBuilder().width(1000).height(560).title(title)
                 .xAxisTitle("percentile (x = 1/(1-p): 10 = p90, 100 = p99, 1000 = p99.9)").yAxisTitle("round trip, µs").build();
@@ -46,7 +58,8 @@ public final class LatencyChart {
         s.setYAxisDecimalPattern("#,##0.#");
         s.setXAxisDecimalPattern("#,##0");
         int series = 0;
-        for (Result r : results) {
+        for (int i = 0; i < results.size(); i++) {
+            Result r = results.get(i);
             Histogram h = r.latency();
             if (h == null || h.getTotalCount() == 0) {
                 continue;
@@ -63,7 +76,7 @@ public final class LatencyChart {
                     break;
                 }
             }
-            XYSeries line = chart.addSeries(String.format(Locale.ROOT, "%s (p50 %.1f µs, p99 %.1f µs)", r.transport().id(),
+            XYSeries line = chart.addSeries(String.format(Locale.ROOT, "%s (p50 %.1f µs, p99 %.1f µs)", names.get(i),
                     h.getValueAtPercentile(50) / 1e3, h.getValueAtPercentile(99) / 1e3), x, y);
             line.setMarker(SeriesMarkers.NONE);
             series++;

@@ -22,6 +22,10 @@ final class CqWaiter {
     private final PollMode mode;
 
     CqWaiter(CompletionQueue cq, PollMode mode) {
+        if (mode == PollMode.BACK_OFF) {
+            // the command line refuses it for send-lat and write-bw; back-off is the engine's policy, not this loop's
+            throw new IllegalArgumentException("send-lat and write-bw poll by hand: spin or block, not back-off");
+        }
         this.cq = cq;
         this.mode = mode;
     }
