@@ -83,6 +83,16 @@ class RepeatOptionsTest {
     }
 
     @Test
+    void rdmaDisniServesOneRunSoItCannotRepeat() {
+        for (String[] more : List.of(new String[]{"--repeat", "2"}, new String[]{"--poll", "spin,block"})) {
+            String[] args = {"send-lat", "--transports", "rdma-disni", "--peer", "10.0.0.2", more[0], more[1]};
+            assertThatThrownBy(() -> parse(args)).as(more[0]).isInstanceOf(UsageException.class)
+                    .hasMessageContaining("serves one run").hasMessageContaining("start serve again");
+        }
+        assertThat(parse("send-lat", "--transports", "rdma-disni", "--peer", "10.0.0.2", "--repeat", "1").repeat).isEqualTo(1);
+    }
+
+    @Test
     void theBaselineIsTcpOrTheFloorOrTheFirstTransportOrTheOneNamed() {
         assertThat(parse("echo").baseline).isEqualTo(Transport.TCP);
         assertThat(parse("rsocket-stream", "--transports", "local,tcp").baseline).isEqualTo(Transport.TCP);

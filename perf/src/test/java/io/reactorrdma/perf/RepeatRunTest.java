@@ -6,10 +6,12 @@ import io.reactorrdma.perf.report.ResultWriter;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -19,11 +21,12 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 /**
  * Whole command lines with tiny phases: {@code --repeat 3} of echo over rdma-loopback and tcp prints three interleaved
  * runs per transport and medians that are the medians of those runs' printed figures; {@code --poll back-off,spin} runs
- * once per mode, the library's default first, and each row names its mode.
+ * once per mode, the library's default first, and each row names its mode; --chart draws the median runs, a file per mode.
  */
 @Timeout(120)
 class RepeatRunTest {
@@ -39,6 +42,9 @@ class RepeatRunTest {
             return Double.parseDouble(get(column));
         }
     }
+
+    @TempDir
+    Path dir;
 
     private static List<Row> runCsv(String... args) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
@@ -134,12 +140,22 @@ class RepeatRunTest {
 
     @Test
     void backOffRunsFirstAndEveryRowNamesItsMode() {
-        List<Row> rows = runCsv("echo", "--transports", "rdma-loopback", "--poll", "back-off,spin", "--duration", "0.2", "--warmup", "0.1",
-                "--csv");
-        assertThat(rows).extracting(r -> r.get("poll") + "#" + r.get("run")).containsExactly("back-off#1", "spin#1");
+        List<Row> rows = runCsv("echo", "--transports", "rdma-loopback", "--poll", "back-off,spin", "--repeat", "2", "--duration", "0.2",
+                "--warmup", "0.1", "--csv", "--chart", dir.resolve("loop.png").toString());
+        assertThat(rows).extracting(r -> r.get("poll") + "#" + r.get("run"))
+                .containsExactly("back-off#1", "back-off#2", "back-off#median", "spin#1", "spin#2", "spin#median");
         assertThat(rows).allSatisfy(r -> {
             assertThat(r.get("transport")).isEqualTo("rdma-loopback");
             assertThat(r.number("ops")).isPositive();
         });
+        for (int mode = 0; mode < 2; mode++) {
+            // two runs: the median is their mean
+            double p50 = (rows.get(3 * mode).number("p50_us") + rows.get(3 * mode + 1).number("p50_us")) / 2;
+            assertThat(rows.get(3 * mode + 2).number("p50_us")).isCloseTo(p50, within(0.0011));
+            assertThat(rows.get(3 * mode + 2).get("baseline")).as("the only transport is its own baseline").isEqualTo("rdma-loopback");
+        }
+        assertThat(dir.resolve("loop-back-off.png")).as("one chart per poll mode, of the median run").isNotEmptyFile();
+        assertThat(dir.resolve("loop-spin.png")).isNotEmptyFile();
+        assertThat(dir.resolve("loop.png")).doesNotExist();
     }
 }

@@ -277,6 +277,10 @@ public final class PerfOptions {
             throw new UsageException("rdma-disni needs --peer HOST[:PORT]: the RDMA address of a host running "
                     + "`java -jar reactor-rdma-perf.jar serve " + scenario.id() + "` (see --help)");
         }
+        if (explicit && transports.contains(Transport.RDMA_DISNI) && (repeat > 1 || polls.size() > 1)) {
+            throw new UsageException("rdma-disni's peer (serve) serves one run, then exits: measure rdma-disni with --repeat 1 and one "
+                    + "--poll mode, and start serve again on the peer host for each run");
+        }
         String peerHost = null;
         int peerPort = DEFAULT_PEER_PORT;
         if (peer != null) {
