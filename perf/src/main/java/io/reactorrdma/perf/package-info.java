@@ -21,7 +21,8 @@
  *
  * <p>This package holds the entry points: {@link io.reactorrdma.perf.PerfMain} (the jar's main),
  * {@link io.reactorrdma.perf.PeerMain} (the forked peer's main), {@link io.reactorrdma.perf.ScenarioRunner} (sets a
- * transport up and runs a scenario on it), {@code Usage} (the help text) and {@code ServeCommand}. Below them, by
+ * transport up and runs a scenario on it), {@code ScenarioRounds} (the poll modes and {@code --repeat} rounds of one
+ * invocation), {@code Usage} (the help text) and {@code ServeCommand}. Below them, by
  * concern: the scenarios ({@link io.reactorrdma.perf.verbs}, {@link io.reactorrdma.perf.echo},
  * {@link io.reactorrdma.perf.rsocket}, {@link io.reactorrdma.perf.soak}, {@link io.reactorrdma.perf.fanout}), the floors ({@link io.reactorrdma.perf.floor}),
  * JMH ({@link io.reactorrdma.perf.jmh}), the peers ({@link io.reactorrdma.perf.peer}), measuring
