@@ -113,6 +113,10 @@ public class FrameOverheadBenchmark {
     private RdmaConnection connection;
     private ByteBuf template;
     private final Answer answer = new Answer();
+    /** Round trips in this iteration (the one benchmark thread counts them). */
+    private long roundTrips;
+    private long[] pathThreads;
+    private long allocatedAtStart;
 
     @Setup(Level.Trial)
     public void setUp() {
@@ -173,9 +177,33 @@ public class FrameOverheadBenchmark {
         return SocketAcceptor.forRequestResponse(Mono::just);
     }
 
+    /** Starts counting this iteration's round trips and the bytes the path's threads allocate (benchmark thread). */
+    @Setup(Level.Iteration)
+    public void startCounting() {
+        pathThreads = PathAllocations.threadIds(Thread.currentThread(), "frame-client-io-", "frame-server-io-");
+        allocatedAtStart = PathAllocations.allocated(pathThreads);
+        roundTrips = 0;
+    }
+
+    /**
+     * Prints the bytes the frame path's own threads (this benchmark thread and both I/O threads)
+     * allocated per round trip in the iteration: unlike {@code gc.alloc.rate.norm}, it leaves out
+     * what the rest of the JVM allocates meanwhile (JMH itself, the GC profiler's polling), which on
+     * a loaded machine, with few round trips per second, weighs on every operation.
+     */
+    @TearDown(Level.Iteration)
+    public void reportPathAllocations() {
+        long bytes = PathAllocations.allocated(pathThreads) - allocatedAtStart;
+        if (roundTrips > 0 && bytes >= 0) {
+            System.out.printf(Locale.ROOT, "%n# frame-path path=%s size=%d idle=%s roundTrips=%d bytesPerRoundTrip=%.1f threads=%d%n",
+                    path, size, idle, roundTrips, (double) bytes / roundTrips, pathThreads.length);
+        }
+    }
+
     /** One RSocket request-response (or one engine echo), awaited by spinning. */
     @Benchmark
     public int roundTrip() {
+        roundTrips++;
         answer.reset();
         if (connection != null) {
             connection.sendNow(template.retainedDuplicate());
