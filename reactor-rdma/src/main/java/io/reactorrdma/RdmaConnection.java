@@ -17,6 +17,8 @@ import reactor.core.publisher.Sinks;
 import reactor.util.concurrent.Queues;
 import reactor.util.context.Context;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.channels.ClosedChannelException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -44,8 +46,20 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
      * engine must have taken the queue for its own messages to be gone.
      */
     private final AtomicLong offered = new AtomicLong();
-    /** Messages the engine took from the socket's queue; written only on the I/O thread. */
-    private volatile long taken;
+    /**
+     * Messages the engine took from the socket's queue: written only on the I/O thread, with a
+     * release store (no full fence per message), read with a volatile load ({@link #taken()}).
+     */
+    private long taken;
+    private static final VarHandle TAKEN;
+
+    static {
+        try {
+            TAKEN = MethodHandles.lookup().findVarHandle(RdmaConnection.class, "taken", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     /**
      * @param owner told when the connection holds no unread message any more ({@code untrack}); it
@@ -60,16 +74,21 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
         socket.outboundListener(new EngineSocket.OutboundListener() {
             @Override
             public void onSent(int messages) {
-                taken += messages; // the I/O thread is the only writer
+                TAKEN.setRelease(RdmaConnection.this, taken + messages); // the I/O thread is the only writer
                 Send s = activeSend.get();
-                if (s != null) s.sent();
+                if (s != null) {
+                    // A send's end (upstreamDone, then taken) and this (taken, then upstreamDone) must not both
+                    // miss the other's write: a full fence, paid only while a send() is running, not by sendNow
+                    VarHandle.fullFence();
+                    s.sent();
+                }
             }
 
             @Override
             public void onRejected(ByteBuf message, RuntimeException error) {
                 message.release();
                 Send s = activeSend.get();
-                if (s != null && s.owns(taken + 1)) { // the rejected message is the next one taken
+                if (s != null && s.owns(taken() + 1)) { // the rejected message is the next one taken
                     s.fail(error);
                 }
             }
@@ -225,6 +244,11 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
         return socket.isClosed();
     }
 
+    /** Messages the engine took from the socket's queue so far (any thread; a volatile read, off the sendNow path). */
+    private long taken() {
+        return (long) TAKEN.getVolatile(this);
+    }
+
     /** Completes when the connection is closed, from either side or by a failure (see {@link #failure()}). */
     public Mono<Void> onDispose() {
         return closed.asMono();
@@ -324,7 +348,7 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
         }
 
         private void completeIfTaken() {
-            if (upstreamDone && taken >= lastTicket) {
+            if (upstreamDone && taken() >= lastTicket) {
                 drained.tryEmitEmpty();
             }
         }

@@ -92,7 +92,8 @@ public final class Engine {
     // sockets and messages
     private final IntObjectHashMap<EngineSocket> sockets = new IntObjectHashMap<>();
     private final ArrayDeque<EngineSocket> ready = new ArrayDeque<>();
-    private final java.util.concurrent.ConcurrentLinkedQueue<EngineSocket> readyFromOtherThreads = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    /** Sockets made ready by other threads (MPSC, I/O thread consumes): a linked array queue, no node per offer. */
+    private final java.util.Queue<EngineSocket> readyFromOtherThreads = io.netty.util.internal.PlatformDependent.newMpscQueue();
     private final ArrayDeque<ControlMessage> control = new ArrayDeque<>();
     private final IntObjectHashMap<OutboundMessage> awaitingAnswer = new IntObjectHashMap<>();
     /** Answered rendezvous messages of ours whose last fragment is not posted yet, by token (a revocation finds them here). */
@@ -145,6 +146,10 @@ public final class Engine {
     /** A rendezvous request of the peer not answered yet: the destinations we hold are at their bound. */
     private record WaitingRequest(int socketId, int size, int token) {
     }
+
+    /** CREDIT and HEARTBEAT carry nothing of their own (credits go in every header): one immutable instance each. */
+    private static final ControlMessage CREDIT_MESSAGE = new ControlMessage(WireHeader.CREDIT, 0, 0, 0, 0, 0);
+    private static final ControlMessage HEARTBEAT_MESSAGE = new ControlMessage(WireHeader.HEARTBEAT, 0, 0, 0, 0, 0);
 
     /** A message of the engine itself, sent before data. */
     private static final class ControlMessage {
@@ -779,11 +784,11 @@ public final class Engine {
                 closeDrainedSockets();
             }
             if (creditsToReturn >= replenishBatch && chain.pending() == 0 && chain.free() > 0 && credits.available() > 0) {
-                prepareControl(new ControlMessage(WireHeader.CREDIT, 0, 0, 0, 0, 0));
+                prepareControl(CREDIT_MESSAGE);
             }
             long now = System.nanoTime();
             if (chain.pending() == 0 && now - lastSendNanos > config.heartbeatInterval().toNanos() && chain.free() > 0 && credits.availableForData() > 0) {
-                prepareControl(new ControlMessage(WireHeader.HEARTBEAT, 0, 0, 0, 0, 0));
+                prepareControl(HEARTBEAT_MESSAGE);
             }
             if (chain.pending() > 0) {
                 metrics.inFlight(window.inFlight(), credits.available());

@@ -1,10 +1,11 @@
 package io.reactorrdma.engine;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.util.internal.PlatformDependent;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.Queue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -77,11 +78,18 @@ public final class EngineSocket {
 
     final Engine engine;
     final int id;
-    /** {@link ByteBuf} messages and {@link DirectWrite}s, in order. */
-    private final ConcurrentLinkedQueue<Object> outbound = new ConcurrentLinkedQueue<>();
-    private final AtomicInteger queued = new AtomicInteger();
+    /**
+     * {@link ByteBuf} messages and {@link DirectWrite}s, in order: many producers, the I/O thread
+     * consumes. A linked array queue (Netty's JCTools MPSC), so an offer allocates no node, and its
+     * size is read from its indices, so no counter is kept beside it.
+     */
+    private final Queue<Object> outbound = PlatformDependent.newMpscQueue();
     final AtomicBoolean scheduled = new AtomicBoolean();
     private final AtomicInteger consumedNotGranted = new AtomicInteger();
+    /** A grant task is on its way to the I/O thread; cleared by it before it takes what was consumed. */
+    private final AtomicBoolean grantScheduled = new AtomicBoolean();
+    /** Built once: scheduling a grant allocates nothing. */
+    private final Runnable grantTask = this::grantConsumed;
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile Inbound inbound;
     private volatile OutboundListener outboundListener;
@@ -147,9 +155,9 @@ public final class EngineSocket {
         this.outboundListener = l;
     }
 
-    /** Messages queued and not yet handed to the engine. */
+    /** Messages queued and not yet handed to the engine (a snapshot; allocation-free). */
     public int queued() {
-        return queued.get();
+        return outbound.size();
     }
 
     /**
@@ -189,7 +197,6 @@ public final class EngineSocket {
      */
     private boolean enqueue(Object element) {
         outbound.add(element);
-        queued.incrementAndGet();
         if (ended) {
             engine.domain.execute(this::releaseQueued);
             return false;
@@ -198,10 +205,17 @@ public final class EngineSocket {
         return true;
     }
 
+    /**
+     * Releases what is queued; runs only once the socket has ended (no other poll follows then).
+     * Locked: the queue allows one consumer at a time, and once the thread domain has terminated
+     * its tasks run on whichever threads hand them over.
+     */
     private void releaseQueued() {
-        Object o;
-        while ((o = pollOutbound()) != null) {
-            (o instanceof DirectWrite ? ((DirectWrite) o).payload() : (ByteBuf) o).release();
+        synchronized (outbound) {
+            Object o;
+            while ((o = outbound.poll()) != null) {
+                (o instanceof DirectWrite ? ((DirectWrite) o).payload() : (ByteBuf) o).release();
+            }
         }
     }
 
@@ -227,12 +241,24 @@ public final class EngineSocket {
         GRANTED.setOpaque(this, granted + messages); // the I/O thread is the only writer
     }
 
-    /** The receiver's subscriber took {@code n} messages: grant the peer more, in batches. */
+    /**
+     * The receiver's subscriber took {@code n} messages: grant the peer more, in batches of at
+     * least half the window. The I/O thread takes the whole count when it runs the grant, so what
+     * was consumed while the task was on its way goes in the same grant.
+     */
     public void consumed(int n) {
         int half = Math.max(1, engine.config.socketMessageWindow() / 2);
-        int total = consumedNotGranted.addAndGet(n);
-        if (total >= half && consumedNotGranted.compareAndSet(total, 0)) {
-            engine.domain.execute(() -> engine.grant(this, total));
+        if (consumedNotGranted.addAndGet(n) >= half && grantScheduled.compareAndSet(false, true)) {
+            engine.domain.execute(grantTask);
+        }
+    }
+
+    /** I/O thread: grants what was consumed so far (nothing when an earlier task took it already). */
+    private void grantConsumed() {
+        grantScheduled.set(false); // first: a consumer that adds after the take below schedules again
+        int total = consumedNotGranted.getAndSet(0);
+        if (total > 0) {
+            engine.grant(this, total);
         }
     }
 
@@ -259,11 +285,7 @@ public final class EngineSocket {
     }
 
     Object pollOutbound() {
-        Object o = outbound.poll();
-        if (o != null) {
-            queued.decrementAndGet();
-        }
-        return o;
+        return outbound.poll();
     }
 
     boolean hasOutbound() {

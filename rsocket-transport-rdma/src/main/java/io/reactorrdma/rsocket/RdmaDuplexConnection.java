@@ -32,20 +32,11 @@ public final class RdmaDuplexConnection implements DuplexConnection {
     public RdmaDuplexConnection(RdmaConnection connection) {
         this.connection = connection;
         this.pressureLimit = 64;
-        this.inbound = connection.inbound().receive()
-                .onErrorMap(e -> !(e instanceof ClosedChannelException), e -> (Throwable) closed(e))
-                .concatWith(Flux.defer(() -> Flux.error(new ClosedChannelException())))
-                .transform(ReleaseAfterNext::apply);
+        this.inbound = ReleaseAfterNext.endingClosed(connection.inbound().receive());
         this.onClose = connection.onDispose().then(Mono.defer(() -> {
             Throwable failure = connection.failure();
-            return failure == null ? Mono.<Void>empty() : Mono.<Void>error(closed(failure));
+            return failure == null ? Mono.<Void>empty() : Mono.<Void>error(ReleaseAfterNext.closed(failure));
         }));
-    }
-
-    private static ClosedChannelException closed(Throwable cause) {
-        ClosedChannelException e = new ClosedChannelException();
-        e.initCause(cause);
-        return e;
     }
 
     /** RSocket sends push-style; its REQUEST_N is the flow control, {@link #availability()} reports pressure. */

@@ -8,29 +8,56 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.FluxOperator;
 import reactor.util.context.Context;
 
+import java.nio.channels.ClosedChannelException;
+
 /**
  * Releases each frame once the subscriber's {@code onNext} has returned: the transport's reference.
  * RSocket retains what it keeps beyond {@code onNext} (the contract of Reactor Netty's inbound,
  * which RSocket's own transports follow), so a frame lives exactly as long as RSocket holds it.
- * Used by {@link RdmaDuplexConnection} and by the recovery layer's switching connection.
+ * Used by {@link RdmaDuplexConnection} (with the end of the stream turned into the error RSocket
+ * expects, in the same operator: one hop per frame instead of three) and by the recovery layer's
+ * switching connection.
  */
 public final class ReleaseAfterNext implements CoreSubscriber<ByteBuf>, Subscription {
 
     private final CoreSubscriber<? super ByteBuf> actual;
+    /** End with a {@link ClosedChannelException}: on completion, and wrapping any other error. */
+    private final boolean endClosed;
     private Subscription upstream;
 
-    private ReleaseAfterNext(CoreSubscriber<? super ByteBuf> actual) {
+    private ReleaseAfterNext(CoreSubscriber<? super ByteBuf> actual, boolean endClosed) {
         this.actual = actual;
+        this.endClosed = endClosed;
     }
 
     /** {@code frames} with each frame released after its {@code onNext}. */
     public static Flux<ByteBuf> apply(Flux<ByteBuf> frames) {
+        return operator(frames, false);
+    }
+
+    /**
+     * As {@link #apply}, ending as RSocket expects a transport's receive stream to end: completion
+     * becomes a {@link ClosedChannelException}, and any other error one with it as the cause (a
+     * {@code ClosedChannelException} passes as it is).
+     */
+    static Flux<ByteBuf> endingClosed(Flux<ByteBuf> frames) {
+        return operator(frames, true);
+    }
+
+    private static Flux<ByteBuf> operator(Flux<ByteBuf> frames, boolean endClosed) {
         return new FluxOperator<ByteBuf, ByteBuf>(frames) {
             @Override
             public void subscribe(CoreSubscriber<? super ByteBuf> actual) {
-                source.subscribe(new ReleaseAfterNext(actual));
+                source.subscribe(new ReleaseAfterNext(actual, endClosed));
             }
         };
+    }
+
+    /** A {@link ClosedChannelException} caused by {@code cause}. */
+    static ClosedChannelException closed(Throwable cause) {
+        ClosedChannelException e = new ClosedChannelException();
+        e.initCause(cause);
+        return e;
     }
 
     @Override
@@ -50,12 +77,16 @@ public final class ReleaseAfterNext implements CoreSubscriber<ByteBuf>, Subscrip
 
     @Override
     public void onError(Throwable t) {
-        actual.onError(t);
+        actual.onError(endClosed && !(t instanceof ClosedChannelException) ? closed(t) : t);
     }
 
     @Override
     public void onComplete() {
-        actual.onComplete();
+        if (endClosed) {
+            actual.onError(new ClosedChannelException());
+        } else {
+            actual.onComplete();
+        }
     }
 
     @Override
