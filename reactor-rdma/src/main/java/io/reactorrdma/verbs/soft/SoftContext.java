@@ -119,8 +119,9 @@ public final class SoftContext implements VerbsContext {
             throw new IllegalArgumentException("completion queue capacity must be 1.." + SoftConfig.MAX_CQE + ", got " + capacity);
         }
         int n = nextCq.getAndIncrement();
-        String name = "cq" + n;
-        SoftCompletionQueue cq = new SoftCompletionQueue(this, name, capacity, fabric.allocateStructure(name, CqLayout.size(capacity)));
+        String name = SoftCompletionQueue.nameOf(n);
+        ByteBuffer ring = fabric.allocateStructure(name, CqLayout.size(capacity));
+        SoftCompletionQueue cq = new SoftCompletionQueue(this, n, capacity, ring, fabric.openWakeSocket(n));
         cqs.add(cq);
         return cq;
     }

@@ -1,0 +1,168 @@
+package io.reactorrdma.verbs.soft;
+
+import io.reactorrdma.verbs.CompletionQueue;
+import io.reactorrdma.verbs.QpAttributes;
+import io.reactorrdma.verbs.SendWr;
+import io.reactorrdma.verbs.VerbsFixture;
+import io.reactorrdma.verbs.WcOpcode;
+import io.reactorrdma.verbs.WcStatus;
+import io.reactorrdma.verbs.WorkCompletion;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+
+import static io.reactorrdma.verbs.VerbsFixture.post;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The shm fabric's wake-ups: a blocked poller waits in its completion queue's {@link WakeSocket}
+ * and a peer's byte there wakes it, with no provider thread in between; without a wake socket the
+ * control socket and the provider thread still carry them. Both sides block the way a thread
+ * domain does (arm, poll, wait), so a lost wake-up shows as a wait that ran out.
+ */
+class ShmWakeSocketTest {
+
+    /** A wait this long without a completion can only be a lost wake-up (a delivered one takes microseconds). */
+    static final long WAIT_MILLIS = 5_000;
+    static final int ROUND_TRIPS = 2_000;
+
+    private Path dir;
+    private VerbsFixture fixture;
+    private SoftContext a;
+    private SoftContext b;
+
+    @AfterEach
+    void cleanup() throws IOException {
+        if (fixture != null) {
+            fixture.close();
+        }
+        ShmTestSupport.deleteTree(dir);
+    }
+
+    private VerbsFixture open(Path directory) {
+        dir = directory;
+        SoftConfig config = SoftConfig.defaults().withShmDirectory(dir);
+        a = SoftContext.openShm(config);
+        b = SoftContext.openShm(config);
+        fixture = new VerbsFixture(a, b, cq -> QpAttributes.create(cq).withMaxSendWr(32).withMaxRecvWr(4)
+                .withRnrRetry(QpAttributes.RNR_RETRY_INFINITE));
+        return fixture;
+    }
+
+    private static Path shortDirectory() {
+        return Paths.get("/dev/shm", "reactor-rdma-wake-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
+    }
+
+    @Test
+    void aBlockedPollerIsWokenByThePeersByteOnItsWakeSocketAndNoWakeUpIsLost() throws Exception {
+        VerbsFixture f = open(shortDirectory());
+        assertThat(Files.exists(dir.resolve(a.id() + "." + WakeSocket.fileName(((SoftCompletionQueue) f.cqA).number))))
+                .as("the completion queue's wake socket").isTrue();
+        int[] lost = pingPong(f, ROUND_TRIPS);
+        assertThat(lost).as("waits that ran out (lost wake-ups), client and echoer").containsExactly(0, 0);
+        assertThat(((SoftCompletionQueue) f.cqA).socketWakeups()).as("client waits ended by the echoer's byte").isPositive();
+        assertThat(((SoftCompletionQueue) f.cqB).socketWakeups()).as("echoer waits ended by the client's byte").isPositive();
+        assertThat(relayed(a) + relayed(b)).as("wake-ups relayed by a provider thread").isZero();
+    }
+
+    @Test
+    void withoutAWakeSocketTheProviderThreadRelaysWakeUpsAndNoneIsLost() throws Exception {
+        // A directory path short enough for the listener's socket (port-NNNNN.sock) but too long for a
+        // wake socket (<pid>-<8 hex>.cq<n>.wake): UNIX socket addresses hold at most 107 bytes.
+        String prefix = "/dev/shm/reactor-rdma-wake-" + ProcessHandle.current().pid() + "-";
+        Path longDir = Paths.get(prefix + "x".repeat(88 - prefix.length()));
+        VerbsFixture f = open(longDir);
+        assertThat(((SoftCompletionQueue) f.cqA).hasWakeSocket()).as("no wake socket fits this path").isFalse();
+        int[] lost = pingPong(f, 300);
+        assertThat(lost).as("waits that ran out (lost wake-ups), client and echoer").containsExactly(0, 0);
+        assertThat(relayed(a)).as("wake-ups of the client relayed by its provider thread").isPositive();
+        assertThat(relayed(b)).as("wake-ups of the echoer relayed by its provider thread").isPositive();
+    }
+
+    @Test
+    void wakeSocketsGoWithTheirQueuesAndContexts() throws Exception {
+        VerbsFixture f = open(shortDirectory());
+        pingPong(f, 10);
+        fixture = null;
+        f.close();
+        try (Stream<Path> files = Files.list(dir)) {
+            assertThat(files.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".wake"))).as("wake sockets left").isEmpty();
+        }
+    }
+
+    private static long relayed(SoftContext c) {
+        return ((ShmFabric) c.fabric).relayedWakeups();
+    }
+
+    /**
+     * Closed-loop ping-pong with both sides blocking between messages; returns how many waits of
+     * the client and of the echoer (a thread of its own) ran out with nothing to poll.
+     */
+    private static int[] pingPong(VerbsFixture f, int roundTrips) throws Exception {
+        AtomicInteger echoerLost = new AtomicInteger();
+        f.postRecv(f.qpA, f.mrA, 1, 4096, 64);
+        f.postRecv(f.qpB, f.mrB, 1, 4096, 64);
+        CompletableFuture<Void> echoer = CompletableFuture.runAsync(() -> {
+            WorkCompletion[] wcs = VerbsFixture.newCompletions(8);
+            for (int i = 0; i < roundTrips; i++) {
+                awaitRecv(f.cqB, wcs, echoerLost);
+                f.postRecv(f.qpB, f.mrB, 1, 4096, 64);
+                post(f.qpB, message(f.mrB, i));
+            }
+        });
+        AtomicInteger clientLost = new AtomicInteger();
+        WorkCompletion[] wcs = VerbsFixture.newCompletions(8);
+        for (int i = 0; i < roundTrips; i++) {
+            post(f.qpA, message(f.mrA, i));
+            awaitRecv(f.cqA, wcs, clientLost);
+            f.postRecv(f.qpA, f.mrA, 1, 4096, 64);
+        }
+        echoer.get(60, TimeUnit.SECONDS);
+        return new int[]{clientLost.get(), echoerLost.get()};
+    }
+
+    /** One in 16 sends is signaled: it retires the unsignaled ones before it (send queue depth 32). */
+    private static SendWr message(io.reactorrdma.verbs.MemoryRegion mr, int i) {
+        return VerbsFixture.send(i, mr, 0, 8).signaled(i % 16 == 15);
+    }
+
+    /** Waits as a thread domain does — poll, arm, poll, block — until a receive completes. */
+    private static void awaitRecv(CompletionQueue cq, WorkCompletion[] wcs, AtomicInteger lost) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (System.nanoTime() < deadline) {
+            if (pollRecv(cq, wcs)) {
+                return;
+            }
+            cq.requestNotification();
+            if (pollRecv(cq, wcs)) {
+                return;
+            }
+            try {
+                if (!cq.awaitNotification(WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
+                    lost.incrementAndGet(); // the echo comes within microseconds: the wait was never ended
+                }
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        throw new AssertionError("no receive completion within 60 s");
+    }
+
+    private static boolean pollRecv(CompletionQueue cq, WorkCompletion[] wcs) {
+        int n = cq.poll(wcs, wcs.length);
+        boolean got = false;
+        for (int i = 0; i < n; i++) {
+            assertThat(wcs[i].status()).as("completion %s", wcs[i]).isEqualTo(WcStatus.SUCCESS);
+            got |= wcs[i].opcode() == WcOpcode.RECV;
+        }
+        return got;
+    }
+}
