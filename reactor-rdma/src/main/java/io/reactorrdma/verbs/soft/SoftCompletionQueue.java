@@ -271,7 +271,7 @@ final class SoftCompletionQueue implements CompletionQueue {
     /** Ends the wait of {@code w}, blocked in {@link #awaitNotification} (or about to be). */
     private void signal(Thread w) {
         if (wakeSocket != null) {
-            wakeSocket.wakeup();
+            wakeSocket.wakeup(w);
         } else {
             LockSupport.unpark(w);
         }

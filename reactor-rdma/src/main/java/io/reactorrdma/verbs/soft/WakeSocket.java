@@ -125,14 +125,16 @@ final class WakeSocket implements AutoCloseable {
 
     /**
      * Poller: waits up to {@code nanos} (rounded up to a millisecond) for a peer's byte or a
-     * {@link #wakeup()}; true when a peer's byte woke it. Allocation-free.
+     * {@link #wakeup(Thread)}; true when a peer's byte woke it. Allocation-free.
      */
     boolean await(long nanos) {
         woken = false;
         try {
             selector.select(onReady, Math.max(1, (nanos + 999_999) / 1_000_000));
         } catch (IOException | ClosedSelectorException e) {
-            return false; // closing
+            // closed (the context vanished, or the queue is closing): wait parked, not spinning on the closed selector
+            java.util.concurrent.locks.LockSupport.parkNanos(this, nanos);
+            return false;
         }
         return woken;
     }
@@ -161,9 +163,13 @@ final class WakeSocket implements AutoCloseable {
         }
     }
 
-    /** Ends a wait in {@link #await} (or the next one, if none is under way). Any thread. */
-    void wakeup() {
-        selector.wakeup();
+    /** Ends {@code waiter}'s wait in {@link #await} (or its next one, if none is under way). Any thread. */
+    void wakeup(Thread waiter) {
+        if (selector.isOpen()) {
+            selector.wakeup();
+        } else {
+            java.util.concurrent.locks.LockSupport.unpark(waiter); // closed: await parks
+        }
     }
 
     long socketWakeups() {
