@@ -42,6 +42,8 @@ final class SoftCompletionQueue implements CompletionQueue {
     private final int capacity;
     private final ByteBuffer ring;
     private long head;
+    /** Polls since the start; every {@link WakeSocket#DEFAULT_REAP_INTERVAL_POLLS}th reaps the wake socket. */
+    private int polls;
     private volatile SoftQueuePair[] recvQps = NONE;
     private int roundRobin;
     private int reservedSlots;
@@ -74,6 +76,11 @@ final class SoftCompletionQueue implements CompletionQueue {
 
     boolean hasWakeSocket() {
         return wakeSocket != null;
+    }
+
+    /** Open connections of peers to this queue's wake socket (tests). */
+    int wakeConnections() {
+        return wakeSocket != null ? wakeSocket.connections() : 0;
     }
 
     /** Wake-ups that came as a peer's byte on this queue's wake socket (0 without one). */
@@ -166,6 +173,9 @@ final class SoftCompletionQueue implements CompletionQueue {
     public int poll(WorkCompletion[] wcs, int max) {
         if (closed) {
             throw new IllegalStateException("completion queue " + name + " is closed");
+        }
+        if (wakeSocket != null && (++polls & (WakeSocket.DEFAULT_REAP_INTERVAL_POLLS - 1)) == 0) {
+            wakeSocket.reap(); // before the scan below: a byte drained here is for a completion that scan sees
         }
         int limit = Math.min(max, wcs.length);
         int n = 0;

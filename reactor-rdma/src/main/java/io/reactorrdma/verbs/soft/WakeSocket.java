@@ -31,6 +31,11 @@ final class WakeSocket implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(WakeSocket.class.getName());
     /** Pending connections the listener queues before the provider thread accepts them. */
     static final int DEFAULT_BACKLOG = 256;
+    /**
+     * Polls of the queue between two {@link #reap}s (a power of two): a poller that never blocks
+     * (a spinning or always-busy thread domain) still closes the connections of peers that left.
+     */
+    static final int DEFAULT_REAP_INTERVAL_POLLS = 1 << 16;
     /** Bytes read per {@code read} while draining a connection. */
     private static final int DRAIN_BUFFER_BYTES = 64;
 
@@ -139,6 +144,19 @@ final class WakeSocket implements AutoCloseable {
         return woken;
     }
 
+    /**
+     * Poller, at the start of a poll: drains what is readable without waiting and closes the
+     * connections of peers that left. Draining a byte here loses no wake-up: its completion was
+     * published before it, so the poll that follows sees it. Allocation-free.
+     */
+    void reap() {
+        try {
+            selector.selectNow(onReady);
+        } catch (IOException | ClosedSelectorException e) {
+            // closing
+        }
+    }
+
     private void drain(SelectionKey key) {
         SocketChannel ch = (SocketChannel) key.channel();
         boolean got = false;
@@ -170,6 +188,15 @@ final class WakeSocket implements AutoCloseable {
         } else {
             java.util.concurrent.locks.LockSupport.unpark(waiter); // closed: await parks
         }
+    }
+
+    /** Open connections of peers (tests; allocates). */
+    int connections() {
+        int n = 0;
+        for (SelectionKey k : selector.keys()) {
+            if (k.isValid() && k.channel().isOpen()) n++;
+        }
+        return n;
     }
 
     long socketWakeups() {

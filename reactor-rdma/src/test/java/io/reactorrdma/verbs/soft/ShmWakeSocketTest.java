@@ -137,6 +137,56 @@ class ShmWakeSocketTest {
         assertThat(allocated).as("bytes allocated by %d blocking round trips", rounds).isLessThan(16 * 1024);
     }
 
+    /**
+     * Peers come and go while the queue's poller never blocks (a spinning or always-busy thread
+     * domain): the connections of peers that closed are still closed (a long-lived server would
+     * otherwise keep a descriptor per connection it ever had).
+     */
+    @Test
+    void connectionsOfPeersThatLeftAreClosedWhileThePollerNeverBlocks() throws Exception {
+        dir = shortDirectory();
+        SoftConfig config = SoftConfig.defaults().withShmDirectory(dir);
+        a = SoftContext.openShm(config);
+        b = SoftContext.openShm(config);
+        try {
+            io.reactorrdma.verbs.ProtectionDomain pdA = a.allocPd();
+            io.reactorrdma.verbs.ProtectionDomain pdB = b.allocPd();
+            CompletionQueue cqA = a.createCq(256);
+            CompletionQueue cqB = b.createCq(256);
+            int peers = 20;
+            try (io.reactorrdma.verbs.CmListener listener = a.listen(new java.net.InetSocketAddress("127.0.0.1", 0), 4)) {
+                for (int i = 0; i < peers; i++) {
+                    io.reactorrdma.verbs.QueuePair qa = a.createQp(pdA, QpAttributes.create(cqA));
+                    io.reactorrdma.verbs.QueuePair qb = b.createQp(pdB, QpAttributes.create(cqB));
+                    CompletableFuture<io.reactorrdma.verbs.CmConnection> accepted = CompletableFuture.supplyAsync(() -> {
+                        try {
+                            return listener.poll(VerbsFixture.TIMEOUT).accept(qa, null);
+                        } catch (InterruptedException e) {
+                            throw new IllegalStateException(e);
+                        }
+                    });
+                    b.connect(listener.localAddress(), qb, null, VerbsFixture.TIMEOUT);
+                    accepted.get(60, TimeUnit.SECONDS);
+                    qb.close(); // b's link to qa closes its connection to cqA's wake socket
+                    qa.close();
+                }
+            }
+            SoftCompletionQueue queue = (SoftCompletionQueue) cqA;
+            WorkCompletion[] wcs = VerbsFixture.newCompletions(8);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            int seen = queue.wakeConnections();
+            while (System.nanoTime() < deadline && (seen = queue.wakeConnections()) > 0) {
+                for (int i = 0; i < 100_000; i++) {
+                    cqA.poll(wcs, wcs.length); // as a spinning thread domain does, never arming or waiting
+                }
+            }
+            assertThat(seen).as("open connections of %d peers that closed, after 30 s of polling", peers).isZero();
+        } finally {
+            a.close();
+            b.close();
+        }
+    }
+
     private static long relayed(SoftContext c) {
         return ((ShmFabric) c.fabric).relayedWakeups();
     }
