@@ -32,7 +32,9 @@
  * connections, so the kernel wakes it directly — one context switch per direction, as epoll is for
  * TCP. In-process notifications reach that poller through {@code Selector.wakeup}; the provider
  * thread only accepts the connections. The byte carries no state: the handshake is the shared
- * flag, so a byte drained late costs one empty turn, never a lost wake-up. A queue without a wake
+ * flag, so a byte drained late costs one empty turn, never a lost wake-up; a poller that never
+ * blocks drains without waiting every {@code WakeSocket.DEFAULT_REAP_INTERVAL_POLLS} polls, before
+ * it scans, which also closes the connections of peers that left. A queue without a wake
  * socket (its path too long for a socket address) is woken as before: a byte on the link's control
  * socket, read by the provider thread, which then unparks the poller (two context switches).
  *
