@@ -474,7 +474,7 @@ final class ShmFabric extends SoftFabric {
             l.close();
         }
         for (WakeSocket w : wakeSockets) {
-            w.close(); // a killed process's sockets close with it
+            w.vanish(); // a killed process's sockets close with it
         }
         for (ServerSocketChannel s : servers) {
             closeQuietly(s);

@@ -48,6 +48,8 @@ final class WakeSocket implements AutoCloseable {
     private boolean woken;
     /** Wake-ups that arrived as a peer's byte on this socket (poller thread writes; for tests and statistics). */
     private volatile long socketWakeups;
+    /** Closed by {@link #vanish()}: the queue stays open and its poller may go on waiting. */
+    private volatile boolean vanished;
 
     private WakeSocket(ServerSocketChannel server, Path path, Selector selector) {
         this.server = server;
@@ -137,9 +139,11 @@ final class WakeSocket implements AutoCloseable {
         try {
             selector.select(onReady, Math.max(1, (nanos + 999_999) / 1_000_000));
         } catch (IOException | ClosedSelectorException e) {
-            // closed (the context vanished, or the queue is closing): wait parked, not spinning on the closed selector
-            java.util.concurrent.locks.LockSupport.parkNanos(this, nanos);
-            return false;
+            if (vanished) {
+                // the context vanished under a poller that goes on waiting: park, do not spin on the closed selector
+                java.util.concurrent.locks.LockSupport.parkNanos(this, nanos);
+            }
+            return false; // otherwise the queue is closing: its poller sees that at once
         }
         return woken;
     }
@@ -201,6 +205,12 @@ final class WakeSocket implements AutoCloseable {
 
     long socketWakeups() {
         return socketWakeups;
+    }
+
+    /** Test hook ({@link SoftContext#vanish()}): closes as a killed process's socket would close, the queue staying open. */
+    void vanish() {
+        vanished = true;
+        close();
     }
 
     /** Closes the listener (its file goes), the connections peers made and the selector; once. */
