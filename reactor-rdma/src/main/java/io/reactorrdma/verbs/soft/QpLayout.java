@@ -17,6 +17,9 @@ import java.nio.ByteBuffer;
  *  16  int  maxRecvSge                owner, at creation
  *  20  int  sqDepth                   owner, at creation
  *  24  int  maxSendSge                owner, at creation
+ *  28  int  wakeCq                    owner, at creation: the number of the receive completion queue,
+ *                                     whose WakeSocket ({@code <context>.cq<n>.wake}) the peer connects
+ *                                     to; 0 when it has none (the peer then wakes us via the link)
  *  64  int  state (QpState.ibv)       owner (a volatile store when it enters ERROR); the peer reads it
  *                                     before every request
  *  68  int  inbound                   peer: +1 (atomic, a full fence) before it runs requests against us,
@@ -68,6 +71,7 @@ final class QpLayout {
     static final int H_MAX_RECV_SGE = 16;
     static final int H_SQ_DEPTH = 20;
     static final int H_MAX_SEND_SGE = 24;
+    static final int H_WAKE_CQ = 28;
     static final int H_STATE = 64;
     /** Requests the peer is running against this queue pair (it counts up before it checks H_STATE, down when done). */
     static final int H_INBOUND = 68;
@@ -125,8 +129,9 @@ final class QpLayout {
         return HEADER_SIZE + slot * rqSlotSize(maxRecvSge);
     }
 
-    static void writeHeader(ByteBuffer b, int qpn, int rqDepth, int maxRecvSge, int sqDepth, int maxSendSge) {
+    static void writeHeader(ByteBuffer b, int qpn, int rqDepth, int maxRecvSge, int sqDepth, int maxSendSge, int wakeCq) {
         b.putInt(H_QPN, qpn);
+        b.putInt(H_WAKE_CQ, wakeCq);
         b.putInt(H_RQ_DEPTH, rqDepth);
         b.putInt(H_MAX_RECV_SGE, maxRecvSge);
         b.putInt(H_SQ_DEPTH, sqDepth);

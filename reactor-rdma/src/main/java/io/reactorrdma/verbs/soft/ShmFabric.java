@@ -39,7 +39,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * the {@link ShmDirectory}; a listener is a UNIX-domain socket {@code port-<port>.sock} there;
  * a connection exchanges one {@link ShmHandshake} each way, after which each side maps the other's
  * queue-pair file and region table and the socket carries only control bytes. The provider thread
- * selects on every connection's socket: a closed socket is a dead peer.
+ * selects on every connection's socket (a closed socket is a dead peer) and accepts the
+ * connections peers make to our completion queues' {@link WakeSocket}s.
  */
 final class ShmFabric extends SoftFabric {
 
@@ -50,6 +51,11 @@ final class ShmFabric extends SoftFabric {
     private final ByteBuffer regionTable;
     private final Selector selector;
     private final ConcurrentLinkedQueue<ShmLink> toRegister = new ConcurrentLinkedQueue<>();
+    /** Completion queues' wake sockets, open; the provider thread accepts their connections. */
+    private final List<WakeSocket> wakeSockets = new CopyOnWriteArrayList<>();
+    private final ConcurrentLinkedQueue<WakeSocket> wakeSocketsToWatch = new ConcurrentLinkedQueue<>();
+    /** Wake-ups that reached a poller through a control socket and this thread (peers without a wake socket). */
+    private final java.util.concurrent.atomic.AtomicLong relayedWakeups = new java.util.concurrent.atomic.AtomicLong();
     private final List<ShmLink> links = new CopyOnWriteArrayList<>();
     private final List<ServerSocketChannel> servers = new CopyOnWriteArrayList<>();
     private final ByteBuffer readBuffer = ByteBuffer.allocateDirect(256);
@@ -96,6 +102,37 @@ final class ShmFabric extends SoftFabric {
     @Override
     void releaseStructure(String name) {
         directory.delete(name);
+    }
+
+    @Override
+    WakeSocket openWakeSocket(int cqNumber) {
+        WakeSocket socket = WakeSocket.open(directory, context.id, cqNumber);
+        if (socket != null) {
+            wakeSockets.add(socket);
+            wakeSocketsToWatch.add(socket);
+            selector.wakeup();
+        }
+        return socket;
+    }
+
+    @Override
+    void closeWakeSocket(WakeSocket socket) {
+        wakeSockets.remove(socket);
+        socket.close(); // its listener's key in our selector goes with the channel
+    }
+
+    /** The path of completion queue {@code cqNumber}'s wake socket in context {@code contextId}. */
+    Path wakeSocketPath(String contextId, int cqNumber) {
+        return directory.file(contextId, WakeSocket.fileName(cqNumber));
+    }
+
+    /** A wake-up came as a control byte: counted (tests), then the provider thread wakes the poller. */
+    void countRelayedWakeup() {
+        relayedWakeups.incrementAndGet();
+    }
+
+    long relayedWakeups() {
+        return relayedWakeups.get();
     }
 
     @Override
@@ -379,6 +416,14 @@ final class ShmFabric extends SoftFabric {
                 pending.onSocketClosed("closed before it was watched");
             }
         }
+        WakeSocket wake;
+        while ((wake = wakeSocketsToWatch.poll()) != null) {
+            try {
+                wake.server.register(selector, SelectionKey.OP_ACCEPT, wake);
+            } catch (ClosedChannelException e) {
+                // its completion queue closed meanwhile
+            }
+        }
         try {
             long millis = Math.max(1, nanos / 1_000_000);
             if (selector.select(millis) == 0) {
@@ -391,8 +436,11 @@ final class ShmFabric extends SoftFabric {
         while (it.hasNext()) {
             SelectionKey key = it.next();
             it.remove();
-            ShmLink link = (ShmLink) key.attachment();
-            readControl(key, link);
+            if (key.attachment() instanceof WakeSocket) {
+                ((WakeSocket) key.attachment()).acceptAll();
+            } else {
+                readControl(key, (ShmLink) key.attachment());
+            }
         }
     }
 
@@ -425,6 +473,9 @@ final class ShmFabric extends SoftFabric {
         for (ShmLink l : links) {
             l.close();
         }
+        for (WakeSocket w : wakeSockets) {
+            w.vanish(); // a killed process's sockets close with it
+        }
         for (ServerSocketChannel s : servers) {
             closeQuietly(s);
         }
@@ -435,6 +486,9 @@ final class ShmFabric extends SoftFabric {
         handshakes.shutdownNow();
         for (ShmLink l : links) {
             l.close();
+        }
+        for (WakeSocket w : wakeSockets) {
+            w.close();
         }
         for (ServerSocketChannel s : servers) {
             closeQuietly(s);

@@ -11,7 +11,10 @@ import java.nio.file.Path;
 /**
  * A link to a queue pair in another process: the peer's queue-pair file and region table are
  * mapped here, its regions are mapped on first use (and checked against its region table on every
- * use), and the UNIX-domain socket carries wake-ups, heartbeats and the disconnect.
+ * use), and the UNIX-domain socket carries heartbeats and the disconnect. Wake-ups go on a second
+ * connection, to the {@link WakeSocket} of the peer's receive completion queue, so that the peer's
+ * blocked poller is woken by the kernel directly; when the peer has none (or it failed), on the
+ * control socket, for the peer's provider thread to relay.
  *
  * <p>A mapping keeps the pages of the peer's region alive after the peer deregistered and unlinked
  * it, so mappings of deregistered regions are unmapped: every time a region is newly mapped (a
@@ -24,6 +27,11 @@ final class ShmLink extends PeerLink {
 
     private final ShmFabric fabric;
     final SocketChannel channel;
+    /**
+     * To the wake socket of the peer's receive completion queue, or null (wake-ups then go on
+     * {@link #channel}). Used by whoever runs the send queue; dropped once a write fails.
+     */
+    private SocketChannel wakeChannel;
     private final String peerId;
     private final ByteBuffer peerTable;
     private final int peerTableCapacity;
@@ -53,7 +61,8 @@ final class ShmLink extends PeerLink {
         }
     }
 
-    private ShmLink(ShmFabric fabric, SoftQueuePair qp, SocketChannel channel, ShmHandshake peer, ByteBuffer peerQp, ByteBuffer peerTable) {
+    private ShmLink(ShmFabric fabric, SoftQueuePair qp, SocketChannel channel, ShmHandshake peer, ByteBuffer peerQp, ByteBuffer peerTable,
+                    SocketChannel wakeChannel) {
         super(qp, "shm context " + peer.contextId + " qp " + peer.qpn, peerQp, peer.rqDepth, peer.maxRecvSge, peer.pdId);
         this.fabric = fabric;
         this.channel = channel;
@@ -62,6 +71,7 @@ final class ShmLink extends PeerLink {
         this.peerTableCapacity = peer.regionTableCapacity;
         this.mapped = new MappedRegion[peer.regionTableCapacity];
         this.cachedIndexes = new int[peer.regionTableCapacity];
+        this.wakeChannel = wakeChannel;
         wakeByte.put(0, ShmHandshake.WAKE);
     }
 
@@ -77,7 +87,9 @@ final class ShmLink extends PeerLink {
             throw new IOException("the queue-pair file of " + peer.contextId + " qp " + peer.qpn + " does not match its handshake");
         }
         ByteBuffer table = SharedMemory.mapExisting(dir.file(peer.contextId, "regions"), RegionTableLayout.size(peer.regionTableCapacity));
-        return new ShmLink(fabric, qp, channel, peer, peerQp, table);
+        int wakeCq = peerQp.getInt(QpLayout.H_WAKE_CQ); // the peer's word: only a number, looked up in its own directory
+        SocketChannel wake = wakeCq > 0 ? WakeSocket.connect(fabric.wakeSocketPath(peer.contextId, wakeCq)) : null;
+        return new ShmLink(fabric, qp, channel, peer, peerQp, table, wake);
     }
 
     @Override
@@ -157,7 +169,23 @@ final class ShmLink extends PeerLink {
 
     @Override
     void wakePeer() {
+        SocketChannel w = wakeChannel;
+        if (w != null) {
+            wakeByte.clear();
+            try {
+                w.write(wakeByte); // non-blocking; a full socket buffer already holds a wake-up for the peer
+                return;
+            } catch (IOException e) {
+                wakeChannel = null; // the peer's queue closed it: the control socket says whether the peer is gone
+                closeQuietly(w);
+            }
+        }
         send(wakeByte);
+    }
+
+    /** Whether wake-ups go to the peer's wake socket (tests). */
+    boolean wakesDirectly() {
+        return wakeChannel != null;
     }
 
     @Override
@@ -183,6 +211,7 @@ final class ShmLink extends PeerLink {
         lastHeardNanos = System.nanoTime();
         switch (b) {
             case ShmHandshake.WAKE:
+                fabric.countRelayedWakeup();
                 qp.recvCq().notifyEvent();
                 break;
             case ShmHandshake.HEARTBEAT:
@@ -229,8 +258,14 @@ final class ShmLink extends PeerLink {
         fabric.unregister(this);
         // Mappings are not unmapped here: a send-queue run on another thread may still be inside
         // a copy. They go with this link, when the GC finds it unreachable.
+        closeQuietly(channel);
+        closeQuietly(wakeChannel); // a send-queue run writing to it meanwhile falls back to the closed control socket
+    }
+
+    private static void closeQuietly(SocketChannel c) {
+        if (c == null) return;
         try {
-            channel.close();
+            c.close();
         } catch (IOException ignored) {
             // closing anyway
         }

@@ -19,8 +19,9 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>Notification: {@link #requestNotification()} arms the queue locally and in every attached
  * receive queue's shared header; whoever adds the next completion disarms and wakes the waiter —
- * directly when in this process, through the connection's socket and the provider thread when
- * the peer is another process.
+ * directly when in this process; when the peer is another process, by a byte on the queue's
+ * {@link WakeSocket}, in whose selector the waiter itself blocks (or, without one, through the
+ * link's control socket and the provider thread).
  */
 final class SoftCompletionQueue implements CompletionQueue {
 
@@ -34,9 +35,15 @@ final class SoftCompletionQueue implements CompletionQueue {
 
     final SoftContext context;
     final String name;
+    /** The number in {@link #name} ({@code cq<number>}); peers find our {@link WakeSocket} by it. */
+    final int number;
+    /** Where the waiter blocks on the shm fabric (peers' bytes wake it); null: it parks (loopback, or no socket). */
+    private final WakeSocket wakeSocket;
     private final int capacity;
     private final ByteBuffer ring;
     private long head;
+    /** Polls since the start; every {@link WakeSocket#DEFAULT_REAP_INTERVAL_POLLS}th reaps the wake socket. */
+    private int polls;
     private volatile SoftQueuePair[] recvQps = NONE;
     private int roundRobin;
     private int reservedSlots;
@@ -51,13 +58,34 @@ final class SoftCompletionQueue implements CompletionQueue {
     private final java.util.ArrayDeque<WorkCompletion> held;
     private final WorkCompletion discard = new WorkCompletion();
 
-    SoftCompletionQueue(SoftContext context, String name, int capacity, ByteBuffer ring) {
+    SoftCompletionQueue(SoftContext context, int number, int capacity, ByteBuffer ring, WakeSocket wakeSocket) {
         this.context = context;
+        this.number = number;
+        this.wakeSocket = wakeSocket;
         this.fault = context.config.faults().completionFault();
         this.held = fault != null ? new java.util.ArrayDeque<>() : null;
-        this.name = name;
+        this.name = nameOf(number);
         this.capacity = capacity;
         this.ring = ring;
+    }
+
+    /** The structure name of completion queue {@code number}. */
+    static String nameOf(int number) {
+        return "cq" + number;
+    }
+
+    boolean hasWakeSocket() {
+        return wakeSocket != null;
+    }
+
+    /** Open connections of peers to this queue's wake socket (tests). */
+    int wakeConnections() {
+        return wakeSocket != null ? wakeSocket.connections() : 0;
+    }
+
+    /** Wake-ups that came as a peer's byte on this queue's wake socket (0 without one). */
+    long socketWakeups() {
+        return wakeSocket != null ? wakeSocket.socketWakeups() : 0;
     }
 
     @Override
@@ -145,6 +173,9 @@ final class SoftCompletionQueue implements CompletionQueue {
     public int poll(WorkCompletion[] wcs, int max) {
         if (closed) {
             throw new IllegalStateException("completion queue " + name + " is closed");
+        }
+        if (wakeSocket != null && (++polls & (WakeSocket.DEFAULT_REAP_INTERVAL_POLLS - 1)) == 0) {
+            wakeSocket.reap(); // before the scan below: a byte drained here is for a completion that scan sees
         }
         int limit = Math.min(max, wcs.length);
         int n = 0;
@@ -243,6 +274,15 @@ final class SoftCompletionQueue implements CompletionQueue {
         event.set(1);
         Thread w = waiter;
         if (w != null) {
+            signal(w);
+        }
+    }
+
+    /** Ends the wait of {@code w}, blocked in {@link #awaitNotification} (or about to be). */
+    private void signal(Thread w) {
+        if (wakeSocket != null) {
+            wakeSocket.wakeup(w);
+        } else {
             LockSupport.unpark(w);
         }
     }
@@ -266,7 +306,11 @@ final class SoftCompletionQueue implements CompletionQueue {
                 if (left <= 0 || closed) {
                     return false;
                 }
-                LockSupport.parkNanos(this, left);
+                if (wakeSocket == null) {
+                    LockSupport.parkNanos(this, left);
+                } else if (wakeSocket.await(left)) {
+                    return true; // a peer's byte: one context switch, no provider thread in between
+                }
             }
         } finally {
             waiter = null;
@@ -278,7 +322,7 @@ final class SoftCompletionQueue implements CompletionQueue {
         wakeups.set(1);
         Thread w = waiter;
         if (w != null) {
-            LockSupport.unpark(w);
+            signal(w);
         }
     }
 
@@ -302,7 +346,10 @@ final class SoftCompletionQueue implements CompletionQueue {
         closed = true;
         Thread w = waiter;
         if (w != null) {
-            LockSupport.unpark(w);
+            signal(w);
+        }
+        if (wakeSocket != null) {
+            context.fabric.closeWakeSocket(wakeSocket);
         }
         context.removeCq(this);
         context.fabric.releaseStructure(name);

@@ -28,8 +28,9 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * <p>Work runs on the poster's thread, as a NIC would run it on arrival of the doorbell: the
  * poster copies straight into the peer's memory (one copy, like DMA) and writes the completion
  * where the peer polls it. One provider thread per context does what cannot wait for a poster:
- * RNR retries after their delay, heartbeats, noticing dead peers, and (on shm) turning a peer's
- * wake-up message into a completion event.
+ * RNR retries after their delay, heartbeats, noticing dead peers, and on shm accepting peers'
+ * connections to our completion queues' {@link WakeSocket}s (a blocked poller is then woken by the
+ * peer's byte directly) and relaying the wake-ups of peers that have to use the control socket.
  */
 public final class SoftContext implements VerbsContext {
 
@@ -119,8 +120,9 @@ public final class SoftContext implements VerbsContext {
             throw new IllegalArgumentException("completion queue capacity must be 1.." + SoftConfig.MAX_CQE + ", got " + capacity);
         }
         int n = nextCq.getAndIncrement();
-        String name = "cq" + n;
-        SoftCompletionQueue cq = new SoftCompletionQueue(this, name, capacity, fabric.allocateStructure(name, CqLayout.size(capacity)));
+        String name = SoftCompletionQueue.nameOf(n);
+        ByteBuffer ring = fabric.allocateStructure(name, CqLayout.size(capacity));
+        SoftCompletionQueue cq = new SoftCompletionQueue(this, n, capacity, ring, fabric.openWakeSocket(n));
         cqs.add(cq);
         return cq;
     }

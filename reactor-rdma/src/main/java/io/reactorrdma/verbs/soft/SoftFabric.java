@@ -43,6 +43,20 @@ abstract class SoftFabric {
     void releaseRegionMemory(ByteBuffer memory) {
     }
 
+    /**
+     * The wake-up socket of completion queue {@code cqNumber}, in which its blocked poller waits
+     * for peers in other processes; null where the poller parks instead (loopback: peers unpark
+     * it directly).
+     */
+    WakeSocket openWakeSocket(int cqNumber) {
+        return null;
+    }
+
+    /** Closes what {@link #openWakeSocket} returned (its completion queue closed). */
+    void closeWakeSocket(WakeSocket socket) {
+        socket.close();
+    }
+
     abstract CmListener listen(InetSocketAddress address, int backlog);
 
     abstract CmConnection connect(InetSocketAddress address, SoftQueuePair qp, ByteBuffer privateData, Duration timeout);

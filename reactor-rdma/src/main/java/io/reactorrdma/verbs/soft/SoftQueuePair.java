@@ -115,7 +115,7 @@ final class SoftQueuePair implements QueuePair {
         this.strict = context.config.strict();
         this.freeze = context.config.faults().peerFreeze();
         SharedMemory.putIntRelease(mem, QpLayout.H_STATE, QpState.INIT.ibv());
-        QpLayout.writeHeader(mem, qpn, rqDepth, maxRecvSge, sqDepth, maxSendSge);
+        QpLayout.writeHeader(mem, qpn, rqDepth, maxRecvSge, sqDepth, maxSendSge, recvCq.hasWakeSocket() ? recvCq.number : 0);
     }
 
     @Override

@@ -20,6 +20,24 @@
  * {@link io.reactorrdma.verbs.soft.CqLayout} and {@link io.reactorrdma.verbs.soft.RegionTableLayout};
  * every tunable is in {@link io.reactorrdma.verbs.soft.SoftConfig}.
  *
+ * <p>Wake-ups: a poller arms its completion queue ({@code requestNotification}: a flag in the queue
+ * and one in the shared header of every queue pair it receives for), polls once more, then blocks;
+ * whoever publishes a completion fences, reads the flag and, if it can CAS it from 1 to 0, wakes
+ * the poller (full fences on both sides: each side's store is visible before it reads the
+ * other's, so one of them always sees the other — see {@code SharedMemory.fullFence}). In one JVM
+ * the wake-up is an {@code unpark}. Across processes it is one byte on a UNIX-domain connection to
+ * the {@link io.reactorrdma.verbs.soft.WakeSocket} of the poller's completion queue
+ * ({@code <context>.cq<n>.wake}; the queue pair header's {@code wakeCq} names it, and each link
+ * connects to it once, at connect): the blocked poller itself waits in a {@code Selector} over those
+ * connections, so the kernel wakes it directly — one context switch per direction, as epoll is for
+ * TCP. In-process notifications reach that poller through {@code Selector.wakeup}; the provider
+ * thread only accepts the connections. The byte carries no state: the handshake is the shared
+ * flag, so a byte drained late costs one empty turn, never a lost wake-up; a poller that never
+ * blocks drains without waiting every {@code WakeSocket.DEFAULT_REAP_INTERVAL_POLLS} polls, before
+ * it scans, which also closes the connections of peers that left. A queue without a wake
+ * socket (its path too long for a socket address) is woken as before: a byte on the link's control
+ * socket, read by the provider thread, which then unparks the poller (two context switches).
+ *
  * <p>Trust: what a peer wrote into shared memory is checked before it is believed — sequence
  * numbers against our own counters, lengths against what we posted, keys and ranges against the
  * owner's region table — and a bad value fails that queue pair with a message saying what was
