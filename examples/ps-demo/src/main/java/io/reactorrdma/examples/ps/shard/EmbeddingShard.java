@@ -7,6 +7,7 @@ import io.reactorrdma.examples.ps.wire.FetchReply;
 import io.reactorrdma.examples.ps.wire.FetchRequest;
 import io.reactorrdma.examples.ps.wire.PushBatch;
 
+import java.nio.ByteBuffer;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -32,6 +33,8 @@ public final class EmbeddingShard {
 
     private final ShardConfig config;
     private final ByteBuf table;
+    /** The table's memory for element access: absolute gets and puts, safe to share between threads (one bounds check per call, not a recorded access per float). */
+    private final ByteBuffer view;
     private final int rowBytes;
     private final AtomicBoolean released = new AtomicBoolean();
 
@@ -42,12 +45,14 @@ public final class EmbeddingShard {
         int bytes = config.rows() * rowBytes;
         this.table = alloc.directBuffer(bytes, bytes);
         try {
+            this.view = table.nioBuffer(0, bytes);
             for (int r = 0; r < config.rows(); r++) {
                 long key = config.keyOf(r);
                 for (int c = 0; c < config.dimension(); c++) {
-                    table.writeFloat(initialValue(config.seed(), key, c));
+                    view.putFloat(r * rowBytes + c * Float.BYTES, initialValue(config.seed(), key, c));
                 }
             }
+            table.writerIndex(bytes);
         } catch (RuntimeException e) {
             table.release();
             throw e;
@@ -88,7 +93,7 @@ public final class EmbeddingShard {
     /** Column {@code column} of {@code key}'s row, as it is now. */
     public float get(long key, int column) {
         Objects.checkIndex(column, config.dimension());
-        return table.getFloat(rowOf(key) * rowBytes + column * Float.BYTES);
+        return view.getFloat(rowOf(key) * rowBytes + column * Float.BYTES);
     }
 
     /** {@code key}'s row -= learningRate * gradient (no lock: see the class comment). */
@@ -101,7 +106,7 @@ public final class EmbeddingShard {
         float lr = config.learningRate();
         for (int c = 0; c < gradient.length; c++) {
             int i = at + c * Float.BYTES;
-            table.setFloat(i, table.getFloat(i) - lr * gradient[c]);
+            view.putFloat(i, view.getFloat(i) - lr * gradient[c]);
         }
     }
 
@@ -113,16 +118,16 @@ public final class EmbeddingShard {
         int count = PushBatch.count(batch);
         int dimension = PushBatch.dimension(batch);
         checkDimension(dimension, "push batch");
+        ByteBuffer in = PushBatch.view(batch);
         for (int i = 0; i < count; i++) {
-            rowOf(PushBatch.key(batch, i));
+            rowOf(PushBatch.key(in, i));
         }
         float lr = config.learningRate();
         for (int i = 0; i < count; i++) {
-            int at = rowOf(PushBatch.key(batch, i)) * rowBytes;
-            int from = PushBatch.gradientOffset(batch, count, dimension, i);
+            int at = rowOf(PushBatch.key(in, i)) * rowBytes;
             for (int c = 0; c < dimension; c++) {
                 int t = at + c * Float.BYTES;
-                table.setFloat(t, table.getFloat(t) - lr * batch.getFloat(from + c * Float.BYTES));
+                view.putFloat(t, view.getFloat(t) - lr * PushBatch.gradient(in, count, dimension, i, c));
             }
         }
         return count;
@@ -135,10 +140,11 @@ public final class EmbeddingShard {
      */
     public ByteBuf fetch(ByteBuf request, ByteBufAllocator alloc) {
         int count = FetchRequest.count(request);
+        ByteBuffer keys = FetchRequest.keys(request);
         int runs = 0;
         int previous = -2;
         for (int i = 0; i < count; i++) {
-            int row = rowOf(FetchRequest.key(request, i));
+            int row = rowOf(FetchRequest.key(keys, i));
             if (row != previous + 1) {
                 runs++;
             }
@@ -151,7 +157,7 @@ public final class EmbeddingShard {
             int first = -1;
             int length = 0;
             for (int i = 0; i < count; i++) {
-                int row = rowOf(FetchRequest.key(request, i));
+                int row = rowOf(FetchRequest.key(keys, i));
                 if (length > 0 && row == first + length) {
                     length++;
                     continue;

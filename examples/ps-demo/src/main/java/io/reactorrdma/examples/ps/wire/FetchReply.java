@@ -3,6 +3,8 @@ package io.reactorrdma.examples.ps.wire;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 
+import java.nio.ByteBuffer;
+
 /**
  * The rows a fetch asked for, in the order of its keys.
  *
@@ -78,13 +80,27 @@ public final class FetchReply {
         return buf.getFloat(buf.readerIndex() + HEADER_BYTES + Float.BYTES * (row * dimension + column));
     }
 
-    /** The dot product of row {@code row} of a checked reply with {@code vector} (of the reply's dimension). */
-    public static double dot(ByteBuf buf, int row, float[] vector) {
-        int at = buf.readerIndex() + HEADER_BYTES + Float.BYTES * row * vector.length;
+    /**
+     * The rows of a checked reply as one big-endian view: one bounds check for all of them (each
+     * {@code getFloat} on a leak-detecting buffer is recorded). A reply in one piece — as a received
+     * frame is — is viewed in place; one in several pieces is merged into a copy.
+     */
+    public static ByteBuffer rows(ByteBuf buf) {
+        return buf.nioBuffer(buf.readerIndex() + HEADER_BYTES, buf.readableBytes() - HEADER_BYTES);
+    }
+
+    /** The dot product of row {@code row} of a {@link #rows} view with {@code vector} (of the reply's dimension). */
+    public static double dot(ByteBuffer rows, int row, float[] vector) {
+        int at = rows.position() + Float.BYTES * row * vector.length;
         double sum = 0;
         for (int c = 0; c < vector.length; c++) {
-            sum += buf.getFloat(at + Float.BYTES * c) * (double) vector[c];
+            sum += rows.getFloat(at + Float.BYTES * c) * (double) vector[c];
         }
         return sum;
+    }
+
+    /** The dot product of row {@code row} of a checked reply with {@code vector} (of the reply's dimension). */
+    public static double dot(ByteBuf buf, int row, float[] vector) {
+        return dot(buf.nioBuffer(buf.readerIndex() + HEADER_BYTES + Float.BYTES * row * vector.length, Float.BYTES * vector.length), 0, vector);
     }
 }

@@ -3,6 +3,8 @@ package io.reactorrdma.examples.ps.wire;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 
+import java.nio.ByteBuffer;
+
 /**
  * Gradient rows for one shard: key {@code i}'s gradient is gradient row {@code i}.
  *
@@ -38,34 +40,37 @@ public final class PushBatch {
     public static ByteBuf encode(ByteBufAllocator alloc, int dimension, long[] keys, int from, int count, Gradients gradients) {
         java.util.Objects.checkFromIndexSize(from, count, keys.length);
         Wire.positive(dimension, "dimension", NAME, FetchReply.MAX_DIMENSION);
-        ByteBuf buf = alloc.buffer((int) bytes(count, dimension));
-        buf.writeInt(count).writeInt(dimension);
+        int size = (int) bytes(count, dimension);
+        ByteBuf buf = alloc.buffer(size);
+        ByteBuffer w = Wire.writable(buf, size);
+        w.putInt(count).putInt(dimension);
         for (int i = 0; i < count; i++) {
-            buf.writeLong(keys[from + i]);
+            w.putLong(keys[from + i]);
         }
-        for (int i = 0; i < count; i++) {
-            for (int c = 0; c < dimension; c++) {
-                buf.writeFloat(gradients.value(i, c));
-            }
-        }
-        return buf;
+        return writeGradients(buf, w, size, count, dimension, gradients);
     }
 
     /** A batch of the {@code count} keys {@code first, first + stride, ...} (a block of one shard's rows). */
     public static ByteBuf encodeRange(ByteBufAllocator alloc, int dimension, long first, long stride, int count, Gradients gradients) {
         Wire.positive(count, "count", NAME, FetchRequest.MAX_KEYS);
         Wire.positive(dimension, "dimension", NAME, FetchReply.MAX_DIMENSION);
-        ByteBuf buf = alloc.buffer((int) bytes(count, dimension));
-        buf.writeInt(count).writeInt(dimension);
+        int size = (int) bytes(count, dimension);
+        ByteBuf buf = alloc.buffer(size);
+        ByteBuffer w = Wire.writable(buf, size);
+        w.putInt(count).putInt(dimension);
         for (int i = 0; i < count; i++) {
-            buf.writeLong(first + i * stride);
+            w.putLong(first + i * stride);
         }
+        return writeGradients(buf, w, size, count, dimension, gradients);
+    }
+
+    private static ByteBuf writeGradients(ByteBuf buf, ByteBuffer w, int size, int count, int dimension, Gradients gradients) {
         for (int i = 0; i < count; i++) {
             for (int c = 0; c < dimension; c++) {
-                buf.writeFloat(gradients.value(i, c));
+                w.putFloat(gradients.value(i, c));
             }
         }
-        return buf;
+        return buf.writerIndex(buf.writerIndex() + size);
     }
 
     /** The size of a batch of {@code count} rows of {@code dimension} floats. */
@@ -101,6 +106,21 @@ public final class PushBatch {
     /** Gradient row {@code row}, column {@code column} of a checked batch of {@code count} rows and {@code dimension}. */
     public static float gradient(ByteBuf buf, int count, int dimension, int row, int column) {
         return buf.getFloat(gradientOffset(buf, count, dimension, row) + Float.BYTES * column);
+    }
+
+    /** A checked batch as one big-endian view from its start, for {@link #key(ByteBuffer, int)} and {@link #gradient(ByteBuffer, int, int, int, int)}. */
+    public static ByteBuffer view(ByteBuf buf) {
+        return buf.nioBuffer(buf.readerIndex(), buf.readableBytes());
+    }
+
+    /** Key {@code i} of a {@link #view}. */
+    public static long key(ByteBuffer view, int i) {
+        return view.getLong(view.position() + HEADER_BYTES + Long.BYTES * i);
+    }
+
+    /** Gradient row {@code row}, column {@code column} of a {@link #view} of a batch of {@code count} rows and {@code dimension}. */
+    public static float gradient(ByteBuffer view, int count, int dimension, int row, int column) {
+        return view.getFloat(view.position() + HEADER_BYTES + Long.BYTES * count + Float.BYTES * (row * dimension + column));
     }
 
     /** The absolute index of gradient row {@code row} of a checked batch. */

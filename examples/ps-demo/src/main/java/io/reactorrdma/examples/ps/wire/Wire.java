@@ -2,10 +2,22 @@ package io.reactorrdma.examples.ps.wire;
 
 import io.netty.buffer.ByteBuf;
 
+import java.nio.ByteBuffer;
+
 /** Length checks shared by the decoders. */
 final class Wire {
 
     private Wire() {
+    }
+
+    /**
+     * A big-endian view of the {@code size} bytes after {@code buf}'s writer index, to encode into with
+     * one bounds check (each {@code writeFloat} on a leak-detecting buffer is recorded); the caller
+     * advances the writer index.
+     */
+    static ByteBuffer writable(ByteBuf buf, int size) {
+        buf.ensureWritable(size);
+        return buf.nioBuffer(buf.writerIndex(), size);
     }
 
     /** The int at {@code offset} from the reader index, after checking it is there. */
