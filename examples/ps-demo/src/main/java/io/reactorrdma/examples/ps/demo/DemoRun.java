@@ -1,6 +1,7 @@
 package io.reactorrdma.examples.ps.demo;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.netty.buffer.ByteBufAllocator;
 import io.reactorrdma.engine.EngineConfig;
 import io.reactorrdma.examples.ps.demo.measure.JvmCpu;
 import io.reactorrdma.examples.ps.demo.measure.MemorySampler;
@@ -36,10 +37,17 @@ public final class DemoRun {
     /** Floats per row: the shard's default ({@link ShardConfig#DEFAULT_DIMENSION}). */
     public static final int DEFAULT_DIMENSION = ShardConfig.DEFAULT_DIMENSION;
     /**
-     * The send window of the "window on" arm: 16 KiB, below one average push (20 KB), so that it binds:
-     * a push waits while another one's bytes are in flight on the same engine.
+     * The send window of the "window on" arm: 4 KiB, one fragment ({@link #DEFAULT_TRAINING_FRAGMENT_BYTES}),
+     * so that it binds: a fragment ready in the same I/O turn as another waits for its completion.
      */
-    public static final long DEFAULT_WINDOW_ON_BYTES = 16 * 1024;
+    public static final long DEFAULT_WINDOW_ON_BYTES = 4 * 1024;
+    /**
+     * The fragment size of both RDMA training arms (so that they differ in the window alone): 4 KiB,
+     * so that a push (20 KB on average) is several WRITEs the window can hold back. With the default
+     * 64 KiB fragment a push is one WRITE, and on shm, which copies a WRITE as it is posted, bytes
+     * never pile up in flight for a window to bound (docs/PERFORMANCE.md).
+     */
+    public static final int DEFAULT_TRAINING_FRAGMENT_BYTES = 4 * 1024;
     /** The send window of the "window off" arm: 1 TiB, never reached. */
     public static final long DEFAULT_WINDOW_OFF_BYTES = 1L << 40;
     /** Recovery: the kill comes this far into the run (at least {@link #MIN_KILL_AFTER}). */
@@ -186,7 +194,7 @@ public final class DemoRun {
     private InferenceResult inferenceArm(ShardAddresses shards, String transport, ClientResources main, ShardFleet fleet) {
         Recorder fetches = new Recorder();
         try (ShardConnections c = ShardConnections.connect(shards, transport, main.resources(), registry)) {
-            Workloads.Inference work = Workloads.inference(c.clients(), DEFAULT_DIMENSION, fetches);
+            Workloads.Inference work = Workloads.inference(c.clients(), allocator(transport, main), fetches);
             memory("inference " + transport);
             Lanes.run(options.rankers(), options.warmup(), work, null);
             fetches.start();
@@ -234,7 +242,7 @@ public final class DemoRun {
         long window = tcp ? 0 : arm.equals(ARM_WINDOW_ON) ? DEFAULT_WINDOW_ON_BYTES : DEFAULT_WINDOW_OFF_BYTES;
         String name = tcp ? null : arm.equals(ARM_WINDOW_ON) ? "ps-demo-window-on" : "ps-demo-window-off";
         ClientResources res = tcp ? null : ClientResources.create(name, options.provider(), shmDir,
-                EngineConfig.defaults().withSendWindowBytes(window), registry);
+                EngineConfig.defaults().withFragmentSize(DEFAULT_TRAINING_FRAGMENT_BYTES).withSendWindowBytes(window), registry);
         try {
             Recorder pushes = new Recorder();
             Lanes.Outcome o;
@@ -297,7 +305,7 @@ public final class DemoRun {
         String key = ShardConnections.replicaKey(shard, replica);
         Recorder fetches = new Recorder();
         try (ShardConnections c = ShardConnections.connect(fleet, "rdma", main.resources(), registry)) {
-            Workloads.Inference work = Workloads.inference(c.clients(), DEFAULT_DIMENSION, fetches);
+            Workloads.Inference work = Workloads.inference(c.clients(), allocator("rdma", main), fetches);
             memory("recovery");
             Lanes.run(options.rankers(), options.warmup(), work, null);
             long hedges0 = Meters.count(registry, "rdma.recovery.hedges");
@@ -378,6 +386,11 @@ public final class DemoRun {
             report.note(note);
             progress.note(note);
         }
+    }
+
+    /** Where requests are written: on RDMA the registered allocator (sent without a copy), on TCP Netty's default. */
+    private static ByteBufAllocator allocator(String transport, ClientResources resources) {
+        return transport.equals("rdma") ? resources.resources().allocator().byteBufAllocator() : ByteBufAllocator.DEFAULT;
     }
 
     private static long delta(long a, long b) {

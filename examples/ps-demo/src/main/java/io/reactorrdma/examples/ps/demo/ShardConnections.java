@@ -1,30 +1,22 @@
 package io.reactorrdma.examples.ps.demo;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.reactorrdma.RdmaClient;
 import io.reactorrdma.RdmaResources;
 import io.reactorrdma.examples.ps.demo.process.ShardAddresses;
-import io.reactorrdma.rsocket.RdmaClientTransport;
+import io.reactorrdma.examples.ps.ranker.ShardClients;
 import io.reactorrdma.rsocket.recovery.ShardClient;
-import io.rsocket.frame.decoder.PayloadDecoder;
-import io.rsocket.loadbalance.LoadbalanceTarget;
-import io.rsocket.transport.ClientTransport;
-import io.rsocket.transport.netty.client.TcpClientTransport;
-import reactor.core.publisher.Flux;
-import reactor.core.publisher.Mono;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * The demo JVM's clients of every shard over one transport: a recovery-layer {@link ShardClient}
- * per shard over all its replicas (balancing, ejection, reconnection, retries, hedging), its
- * meters in the run's registry. Replica {@code r} of shard {@code s} is the target
- * {@link #replicaKey(int, int) shard<s>-replica<r>}.
+ * The demo JVM's clients of every shard over one transport: the applications'
+ * {@link ShardClients#replicated} (a recovery-layer {@link ShardClient} per shard over all its
+ * replicas: balancing, ejection, reconnection, retries, hedging), its meters in the run's registry.
+ * Replica {@code r} of shard {@code s} is the target {@link #replicaKey(int, int) shard<s>-replica<r>}.
  */
 final class ShardConnections implements AutoCloseable {
 
@@ -32,12 +24,13 @@ final class ShardConnections implements AutoCloseable {
     static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(60);
     private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(10);
 
-    private final Map<Integer, ShardClient> clients = new LinkedHashMap<>();
+    private final Map<Integer, ShardClient> clients;
 
-    private ShardConnections() {
+    private ShardConnections(Map<Integer, ShardClient> clients) {
+        this.clients = clients;
     }
 
-    /** The target key of one replica: {@code shard<s>-replica<r>}. */
+    /** The target key {@link ShardClients#replicated} gives replica {@code replica} of shard {@code shard}. */
     static String replicaKey(int shard, int replica) {
         return "shard" + shard + "-replica" + replica;
     }
@@ -47,47 +40,22 @@ final class ShardConnections implements AutoCloseable {
      * and returns once all are live.
      */
     static ShardConnections connect(ShardAddresses shards, String transport, RdmaResources resources, MeterRegistry registry) {
-        ShardConnections c = new ShardConnections();
-        try {
-            for (int s = 0; s < shards.shards(); s++) {
-                List<LoadbalanceTarget> targets = new ArrayList<>();
-                for (int r = 0; r < shards.replicas(); r++) {
-                    targets.add(LoadbalanceTarget.from(replicaKey(s, r), transport(shards, s, r, transport, resources)));
-                }
-                c.clients.put(s, ShardClient.builder()
-                        .targets(Flux.just(targets))
-                        .connector(k -> k.payloadDecoder(PayloadDecoder.ZERO_COPY))
-                        .meterRegistry(registry)
-                        .build());
+        List<List<InetSocketAddress>> addresses = new ArrayList<>();
+        for (int s = 0; s < shards.shards(); s++) {
+            List<InetSocketAddress> replicas = new ArrayList<>();
+            for (int r = 0; r < shards.replicas(); r++) {
+                replicas.add(transport.equals("rdma") ? shards.rdma(s, r) : shards.tcp(s, r));
             }
-            c.awaitLive(shards.replicas());
+            addresses.add(replicas);
+        }
+        ShardConnections c = new ShardConnections(ShardClients.replicated(transport.equals("rdma")
+                ? ShardClients.rdma(addresses, resources) : ShardClients.tcp(addresses), ShardClients.DEFAULT_ATTEMPT_TIMEOUT, registry));
+        try {
+            ShardClients.awaitConnected(c.clients, shards.replicas(), DEFAULT_CONNECT_TIMEOUT);
             return c;
         } catch (RuntimeException e) {
             c.close();
             throw e;
-        }
-    }
-
-    private static ClientTransport transport(ShardAddresses shards, int s, int r, String transport, RdmaResources resources) {
-        if (transport.equals("rdma")) {
-            InetSocketAddress a = shards.rdma(s, r);
-            return RdmaClientTransport.create(RdmaClient.create().host(a.getHostString()).port(a.getPort()).runOn(resources), resources);
-        }
-        InetSocketAddress a = shards.tcp(s, r);
-        return TcpClientTransport.create(a.getHostString(), a.getPort());
-    }
-
-    private void awaitLive(int replicas) {
-        long deadline = System.nanoTime() + DEFAULT_CONNECT_TIMEOUT.toNanos();
-        for (Map.Entry<Integer, ShardClient> e : clients.entrySet()) {
-            while (e.getValue().liveReplicas().size() < replicas) {
-                if (System.nanoTime() - deadline > 0) {
-                    throw new IllegalStateException("shard " + e.getKey() + " has only " + e.getValue().liveReplicas() + " of its "
-                            + replicas + " replicas connected after " + DEFAULT_CONNECT_TIMEOUT.toSeconds()
-                            + " s: is every shard process running (see its log)?");
-                }
-                sleep(10);
-            }
         }
     }
 
@@ -107,9 +75,6 @@ final class ShardConnections implements AutoCloseable {
 
     @Override
     public void close() {
-        clients.values().forEach(ShardClient::dispose);
-        for (ShardClient c : clients.values()) {
-            c.onClose().onErrorResume(t -> Mono.empty()).block(CLOSE_TIMEOUT);
-        }
+        ShardClients.dispose(clients, CLOSE_TIMEOUT);
     }
 }

@@ -1,87 +1,38 @@
 package io.reactorrdma.examples.ps.demo;
 
 import io.netty.buffer.ByteBufAllocator;
-import io.reactorrdma.examples.ps.wire.FetchReply;
-import io.reactorrdma.examples.ps.wire.FetchRequest;
+import io.reactorrdma.examples.ps.ranker.Ranker;
+import io.reactorrdma.examples.ps.ranker.RankerConfig;
 import io.reactorrdma.examples.ps.wire.PushAck;
 import io.reactorrdma.examples.ps.wire.PushBatch;
-import io.reactorrdma.rsocket.recovery.CallOptions;
-import io.reactorrdma.rsocket.recovery.FanOut;
 import io.reactorrdma.rsocket.recovery.ShardClient;
 import io.rsocket.Payload;
 import io.rsocket.util.ByteBufPayload;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
-import java.time.Duration;
 import java.util.Map;
 import java.util.SplittableRandom;
 
 /** The demo's units of work over the shard clients: a user request (inference) and a trainer step (training). */
 final class Workloads {
 
-    /** Models evaluated per user request. */
-    static final int MODELS = 2;
-    /** Smallest and largest fetch reply per shard: 4 KiB to 1 MiB. */
-    static final int MIN_REPLY = 4 * 1024;
-    static final int MAX_REPLY = 1024 * 1024;
-    static final Duration ATTEMPT = Duration.ofSeconds(10);
-    static final Duration DEADLINE = Duration.ofSeconds(30);
     static final long SEED = 42;
 
     private Workloads() {
     }
 
-    /** A user request: {@link #MODELS} fan-out fetches, each scored with a dot product. */
+    /** A user request: the applications' {@link Ranker#rank} of user {@code n}, the same users in every arm. */
     static final class Inference implements Lanes.Unit {
-        private final Map<Integer, ShardClient> shards;
-        private final int dimension;
-        private final Recorder fetches;
-        private final int rows;
+        private final Ranker ranker;
 
-        Inference(Map<Integer, ShardClient> shards, int dimension, int rows, Recorder fetches) {
-            this.shards = shards;
-            this.dimension = dimension;
-            this.rows = rows;
-            this.fetches = fetches;
+        Inference(Ranker ranker) {
+            this.ranker = ranker;
         }
 
         @Override
         public Mono<?> start(int lane, long n) {
-            SplittableRandom random = new SplittableRandom(SEED + n);
-            float[] user = new float[dimension];
-            for (int i = 0; i < dimension; i++) {
-                user[i] = (float) random.nextDouble(-1, 1);
-            }
-            return Flux.range(0, MODELS).concatMap(m -> fetch(random.split(), user)).then();
-        }
-
-        private Mono<Double> fetch(SplittableRandom random, float[] user) {
-            int count = shards.size();
-            double logMin = Math.log(MIN_REPLY);
-            int bytes = (int) Math.exp(logMin + random.nextDouble() * (Math.log(MAX_REPLY) - logMin));
-            int n = Math.max(1, Math.min(rows, bytes / (dimension * Float.BYTES)));
-            int first = random.nextInt(rows - n + 1);
-            long t0 = System.nanoTime();
-            return FanOut.requestResponse(shards, s -> ByteBufPayload.create(
-                            FetchRequest.encodeRange(ByteBufAllocator.DEFAULT, s + (long) first * count, count, n)), DEADLINE)
-                    .contextWrite(CallOptions.idempotent().timeout(ATTEMPT))
-                    .map(answers -> {
-                        long size = 0;
-                        double score = 0;
-                        try {
-                            for (Payload p : answers.values()) {
-                                size += p.data().readableBytes();
-                                for (int r = 0; r < FetchReply.count(p.data()); r++) {
-                                    score += FetchReply.dot(p.data(), r, user);
-                                }
-                            }
-                        } finally {
-                            answers.values().forEach(Payload::release);
-                        }
-                        fetches.record(System.nanoTime() - t0, size);
-                        return score;
-                    });
+            return ranker.rank(n);
         }
     }
 
@@ -132,8 +83,14 @@ final class Workloads {
         }
     }
 
-    static Inference inference(Map<Integer, ShardClient> shards, int dimension, Recorder fetches) {
-        return new Inference(shards, dimension, DemoRun.DEFAULT_ROWS, fetches);
+    /**
+     * User requests over {@code shards}: a {@link Ranker} with the default {@link RankerConfig} (its
+     * seed, so the same rows in every arm) on the demo's table size, writing its requests with
+     * {@code alloc} (on RDMA the registered allocator), its fetches seen by {@code fetches}.
+     */
+    static Inference inference(Map<Integer, ShardClient> shards, ByteBufAllocator alloc, Recorder fetches) {
+        RankerConfig config = RankerConfig.defaults().withDimension(DemoRun.DEFAULT_DIMENSION).withRowsPerShard(DemoRun.DEFAULT_ROWS);
+        return new Inference(new Ranker(shards, config, fetches::record, alloc));
     }
 
     static Training training(Map<Integer, ShardClient> shards, int trainers, int dimension, Recorder pushes) {
