@@ -37,17 +37,12 @@ public final class DemoRun {
     /** Floats per row: the shard's default ({@link ShardConfig#DEFAULT_DIMENSION}). */
     public static final int DEFAULT_DIMENSION = ShardConfig.DEFAULT_DIMENSION;
     /**
-     * The send window of the "window on" arm: 4 KiB, one fragment ({@link #DEFAULT_TRAINING_FRAGMENT_BYTES}),
-     * so that it binds: a fragment ready in the same I/O turn as another waits for its completion.
+     * The send window of the "window on" arm: 16 KiB, below an average push (20 KB), so that it binds:
+     * each trainer has connections of its own, which share one engine per shard replica (sockets to
+     * one destination share an engine), and a push fragment ready in the same I/O turn as another
+     * waits until the other's bytes completed.
      */
-    public static final long DEFAULT_WINDOW_ON_BYTES = 4 * 1024;
-    /**
-     * The fragment size of both RDMA training arms (so that they differ in the window alone): 4 KiB,
-     * so that a push (20 KB on average) is several WRITEs the window can hold back. With the default
-     * 64 KiB fragment a push is one WRITE, and on shm, which copies a WRITE as it is posted, bytes
-     * never pile up in flight for a window to bound (docs/PERFORMANCE.md).
-     */
-    public static final int DEFAULT_TRAINING_FRAGMENT_BYTES = 4 * 1024;
+    public static final long DEFAULT_WINDOW_ON_BYTES = 16 * 1024;
     /** The send window of the "window off" arm: 1 TiB, never reached. */
     public static final long DEFAULT_WINDOW_OFF_BYTES = 1L << 40;
     /** Recovery: the kill comes this far into the run (at least {@link #MIN_KILL_AFTER}). */
@@ -242,19 +237,28 @@ public final class DemoRun {
         long window = tcp ? 0 : arm.equals(ARM_WINDOW_ON) ? DEFAULT_WINDOW_ON_BYTES : DEFAULT_WINDOW_OFF_BYTES;
         String name = tcp ? null : arm.equals(ARM_WINDOW_ON) ? "ps-demo-window-on" : "ps-demo-window-off";
         ClientResources res = tcp ? null : ClientResources.create(name, options.provider(), shmDir,
-                EngineConfig.defaults().withFragmentSize(DEFAULT_TRAINING_FRAGMENT_BYTES).withSendWindowBytes(window), registry);
+                EngineConfig.defaults().withSendWindowBytes(window), registry);
         try {
             Recorder pushes = new Recorder();
             Lanes.Outcome o;
             long stalls0;
-            try (ShardConnections c = ShardConnections.connect(shards, tcp ? "tcp" : "rdma", res == null ? null : res.resources(), registry);
-                 Workloads.Training work = Workloads.training(c.clients(), options.trainers(), DEFAULT_DIMENSION, pushes)) {
-                memory("training " + arm);
-                Lanes.run(options.trainers(), options.warmup(), work, null);
-                stalls0 = tcp ? 0 : Meters.count(registry, "rdma.window.stalls", "resources", name);
-                pushes.start();
-                o = Lanes.run(options.trainers(), options.duration(), work, null);
-                pushes.stop();
+            List<ShardConnections> perTrainer = new ArrayList<>();
+            try {
+                // one set of connections per trainer, as trainers on hosts of their own would have
+                for (int t = 0; t < options.trainers(); t++) {
+                    perTrainer.add(ShardConnections.connect(shards, tcp ? "tcp" : "rdma", res == null ? null : res.resources(), registry));
+                }
+                try (Workloads.Training work = Workloads.training(perTrainer,
+                        tcp ? ByteBufAllocator.DEFAULT : res.resources().allocator().byteBufAllocator(), pushes)) {
+                    memory("training " + arm);
+                    Lanes.run(options.trainers(), options.warmup(), work, null);
+                    stalls0 = tcp ? 0 : Meters.count(registry, "rdma.window.stalls", "resources", name);
+                    pushes.start();
+                    o = Lanes.run(options.trainers(), options.duration(), work, null);
+                    pushes.stop();
+                }
+            } finally {
+                perTrainer.forEach(ShardConnections::close);
             }
             long peak = tcp ? -1 : Meters.max(registry, "rdma.window.peak.bytes", "resources", name);
             long stalls = tcp ? -1 : Meters.count(registry, "rdma.window.stalls", "resources", name) - stalls0;

@@ -3,21 +3,16 @@ package io.reactorrdma.examples.ps.demo;
 import io.netty.buffer.ByteBufAllocator;
 import io.reactorrdma.examples.ps.ranker.Ranker;
 import io.reactorrdma.examples.ps.ranker.RankerConfig;
-import io.reactorrdma.examples.ps.wire.PushAck;
-import io.reactorrdma.examples.ps.wire.PushBatch;
+import io.reactorrdma.examples.ps.trainer.Trainer;
+import io.reactorrdma.examples.ps.trainer.TrainerConfig;
 import io.reactorrdma.rsocket.recovery.ShardClient;
-import io.rsocket.Payload;
-import io.rsocket.util.ByteBufPayload;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
+import java.util.List;
 import java.util.Map;
-import java.util.SplittableRandom;
 
 /** The demo's units of work over the shard clients: a user request (inference) and a trainer step (training). */
 final class Workloads {
-
-    static final long SEED = 42;
 
     private Workloads() {
     }
@@ -36,50 +31,27 @@ final class Workloads {
         }
     }
 
-    /** Trainer steps: per lane, compute then push one batch to every shard and wait for the acks. */
+    /** Trainer steps: lane {@code i} runs trainer {@code i}'s {@link Trainer#step}, one after the other. */
     static final class Training implements Lanes.Unit, AutoCloseable {
-        private final Map<Integer, ShardClient> shards;
-        private final int dimension;
-        private final int rows;
-        private final Recorder pushes;
+        private final Trainer[] trainers;
 
-        Training(Map<Integer, ShardClient> shards, int dimension, int rows, Recorder pushes) {
-            this.shards = shards;
-            this.dimension = dimension;
-            this.rows = rows;
-            this.pushes = pushes;
+        Training(Trainer[] trainers) {
+            this.trainers = trainers;
         }
 
         @Override
         public Mono<?> start(int lane, long n) {
-            SplittableRandom random = new SplittableRandom(SEED * 31 + n);
-            double size = Math.exp(9.833 + 0.434 * gaussian(random));
-            int count = Math.max(1, Math.min(rows, (int) (size / (dimension * Float.BYTES))));
-            int first = random.nextInt(rows - count + 1);
-            int shardCount = shards.size();
-            return Flux.fromIterable(shards.entrySet()).flatMap(e -> {
-                long t0 = System.nanoTime();
-                Payload push = ByteBufPayload.create(PushBatch.encodeRange(ByteBufAllocator.DEFAULT, dimension,
-                        e.getKey() + (long) first * shardCount, shardCount, count, (r, c) -> 1e-6f));
-                long bytes = push.data().readableBytes();
-                return e.getValue().requestChannel(Mono.just(push)).take(1).doOnNext(ack -> {
-                    try {
-                        PushAck.decode(ack.data());
-                    } finally {
-                        ack.release();
-                    }
-                    pushes.record(System.nanoTime() - t0, bytes);
-                });
-            }).then();
+            return trainers[lane].step();
         }
 
-        private static double gaussian(SplittableRandom r) {
-            double u = Math.max(1e-12, r.nextDouble());
-            return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * r.nextDouble());
-        }
-
+        /** Completes every trainer's push streams. */
         @Override
         public void close() {
+            for (Trainer t : trainers) {
+                if (t != null) {
+                    t.close();
+                }
+            }
         }
     }
 
@@ -93,7 +65,23 @@ final class Workloads {
         return new Inference(new Ranker(shards, config, fetches::record, alloc));
     }
 
-    static Training training(Map<Integer, ShardClient> shards, int trainers, int dimension, Recorder pushes) {
-        return new Training(shards, dimension, DemoRun.DEFAULT_ROWS, pushes);
+    /**
+     * A {@link Trainer} over each trainer's connections (the default {@link TrainerConfig} on the demo's
+     * table size, {@link TrainerConfig#forTrainer} each), writing with {@code alloc}, their pushes seen by {@code pushes}.
+     */
+    static Training training(List<ShardConnections> perTrainer, ByteBufAllocator alloc, Recorder pushes) {
+        int count = perTrainer.size();
+        TrainerConfig config = TrainerConfig.defaults().withDimension(DemoRun.DEFAULT_DIMENSION).withRowsPerShard(DemoRun.DEFAULT_ROWS);
+        Trainer[] trainers = new Trainer[count];
+        Training training = new Training(trainers);
+        try {
+            for (int i = 0; i < count; i++) {
+                trainers[i] = new Trainer(perTrainer.get(i).clients(), config.forTrainer(i), pushes::record, alloc);
+            }
+            return training;
+        } catch (RuntimeException e) {
+            training.close();
+            throw e;
+        }
     }
 }

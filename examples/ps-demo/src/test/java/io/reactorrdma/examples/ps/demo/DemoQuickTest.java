@@ -73,13 +73,15 @@ class DemoQuickTest {
         List<String> csv = Files.readAllLines(out.resolve(DemoReport.FIGURES));
         assertThat(csv.get(0)).isEqualTo("phase,arm,metric,value,unit");
         assertThat(csv).contains("inference,rdma,failed,0,requests", "inference,tcp,failed,0,requests",
-                "training,rdma, window on,failed,0,steps".replace("rdma, window on", "\"rdma, window on\""),
+                "training,\"rdma, window on\",failed,0,steps", "training,\"rdma, window off\",failed,0,steps", "training,tcp,failed,0,steps",
                 "recovery,rdma,failed,0,requests");
         assertThat(value(csv, "inference,rdma,requests,")).isPositive();
         assertThat(value(csv, "inference,tcp,requests,")).isPositive();
         assertThat(value(csv, "recovery,rdma,requests,")).isPositive();
         assertThat(value(csv, "recovery,rdma,ejections,")).isPositive();
         assertThat(value(csv, "memory,demo_jvm,registered_peak,")).isPositive();
+        // each trainer's connections share one engine per replica: the 16 KiB window holds pushes back
+        assertThat(value(csv, "training,\"rdma, window on\",window_stalls,")).as("the window binds").isPositive();
 
         assertThat(ProcessHandle.current().children().filter(ProcessHandle::isAlive)).as("shard processes left running").isEmpty();
         assertThat(demoShmDirs()).as("shm directories left behind").isEqualTo(shmBefore);

@@ -1,8 +1,10 @@
 package io.reactorrdma.examples.ps.demo.measure;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.search.Search;
 
 /** Reads the engines' ({@code rdma.*}) and shard clients' ({@code rdma.recovery.*}) meters from a registry, summed over tags. */
 public final class Meters {
@@ -10,19 +12,22 @@ public final class Meters {
     private Meters() {
     }
 
-    /** The sum of every counter named {@code name} (0 when there is none). */
+    /** The sum of every counter named {@code name}, plain or function counter (the engines' are the latter); 0 when there is none. */
     public static long count(MeterRegistry registry, String name) {
-        double sum = 0;
-        for (Counter c : registry.find(name).counters()) {
-            sum += c.count();
-        }
-        return (long) sum;
+        return sum(registry.find(name));
     }
 
     /** The sum of the counters named {@code name} with tag {@code key=value}. */
     public static long count(MeterRegistry registry, String name, String key, String value) {
+        return sum(registry.find(name).tag(key, value));
+    }
+
+    private static long sum(Search search) {
         double sum = 0;
-        for (Counter c : registry.find(name).tag(key, value).counters()) {
+        for (Counter c : search.counters()) {
+            sum += c.count();
+        }
+        for (FunctionCounter c : search.functionCounters()) {
             sum += c.count();
         }
         return (long) sum;
