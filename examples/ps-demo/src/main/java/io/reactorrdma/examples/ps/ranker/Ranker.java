@@ -116,14 +116,15 @@ public final class Ranker {
             Payload p = e.getValue();
             try {
                 if (failure == null) {
+                    ByteBuf meta = p.sliceMetadata();
                     ByteBuf data = p.sliceData();
-                    bytes += data.readableBytes();
-                    int got = FetchReply.count(data);
-                    if (got != rows || FetchReply.dimension(data) != user.length) {
-                        throw new IllegalStateException("shard " + e.getKey() + " answered " + got + " rows of " + FetchReply.dimension(data)
+                    bytes += meta.readableBytes() + data.readableBytes();
+                    int got = FetchReply.count(meta, data);
+                    if (got != rows || FetchReply.dimension(meta, data) != user.length) {
+                        throw new IllegalStateException("shard " + e.getKey() + " answered " + got + " rows of " + FetchReply.dimension(meta, data)
                                 + " floats to a fetch of " + rows + " rows of " + user.length + "; do the shards' --dim and the ranker's agree?");
                     }
-                    java.nio.ByteBuffer view = FetchReply.rows(data);
+                    java.nio.ByteBuffer view = FetchReply.rows(meta, data);
                     for (int r = 0; r < rows; r++) {
                         score += FetchReply.dot(view, r, user);
                     }

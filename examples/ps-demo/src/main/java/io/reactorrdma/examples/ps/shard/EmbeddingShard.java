@@ -178,6 +178,29 @@ public final class EmbeddingShard {
         }
     }
 
+    /**
+     * When the keys of a {@link FetchRequest} name one run of consecutive rows: a retained slice of
+     * the table holding exactly those rows (the caller releases it), for the split form of
+     * {@link FetchReply}; otherwise (or for an empty request) null. Every key is checked first.
+     */
+    public ByteBuf contiguousRows(ByteBuf request) {
+        int count = FetchRequest.count(request);
+        if (count == 0) {
+            return null;
+        }
+        ByteBuffer keys = FetchRequest.keys(request);
+        int first = rowOf(FetchRequest.key(keys, 0));
+        for (int i = 1; i < count; i++) {
+            if (rowOf(FetchRequest.key(keys, i)) != first + i) {
+                for (int j = i + 1; j < count; j++) {
+                    rowOf(FetchRequest.key(keys, j)); // a bad key still fails the whole request
+                }
+                return null;
+            }
+        }
+        return table.retainedSlice(first * rowBytes, count * rowBytes);
+    }
+
     /** Bytes of registered memory the table takes. */
     public long tableBytes() {
         return table.capacity();

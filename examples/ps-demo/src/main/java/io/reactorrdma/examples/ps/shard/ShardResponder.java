@@ -2,6 +2,7 @@ package io.reactorrdma.examples.ps.shard;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.reactorrdma.examples.ps.wire.FetchReply;
 import io.reactorrdma.examples.ps.wire.PushAck;
 import io.rsocket.Payload;
 import io.rsocket.RSocket;
@@ -22,9 +23,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * APPLICATION_ERROR); on a push stream that error ends the stream. A bad fire-and-forget has no one
  * to answer: it is counted ({@link #rejectedPushes()}) and dropped.
  *
- * <p>The fetch reply is built by {@link EmbeddingShard#fetch} from slices of the table, allocated
- * (its header) from the allocator given — the connection's registered allocator on RDMA. Every
- * request payload is released once, here.
+ * <p>A fetch of one run of consecutive rows is answered in {@link FetchReply}'s split form (header
+ * as metadata, one slice of the table as data), which the RDMA engine sends without a copy; any
+ * other fetch in the one-part form built by {@link EmbeddingShard#fetch}, which the engine copies
+ * once on send. Headers come from the allocator given (registered on RDMA). Every request payload
+ * is released once, here.
  */
 public final class ShardResponder implements RSocket {
 
@@ -44,9 +47,24 @@ public final class ShardResponder implements RSocket {
     public Mono<Payload> requestResponse(Payload request) {
         // using: the request is released exactly once, also when the caller cancels during the delay
         return Mono.using(() -> request, r -> {
-            Mono<Payload> reply = Mono.fromCallable(() -> ByteBufPayload.create(shard.fetch(r.data(), alloc)));
+            Mono<Payload> reply = Mono.fromCallable(() -> fetch(r.data()));
             return slow.isZero() ? reply : Mono.delay(slow).then(reply);
         }, Payload::release);
+    }
+
+    /** The split form (header as metadata, one slice as data: sent without a copy) for one run of rows, else the one-part form. */
+    private Payload fetch(ByteBuf request) {
+        ByteBuf rows = shard.contiguousRows(request);
+        if (rows == null) {
+            return ByteBufPayload.create(shard.fetch(request, alloc));
+        }
+        try {
+            int count = rows.readableBytes() / (Float.BYTES * shard.config().dimension());
+            return ByteBufPayload.create(rows, FetchReply.header(alloc, count, shard.config().dimension()));
+        } catch (RuntimeException e) {
+            rows.release();
+            throw e;
+        }
     }
 
     @Override

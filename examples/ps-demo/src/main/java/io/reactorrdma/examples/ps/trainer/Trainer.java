@@ -106,7 +106,7 @@ public final class Trainer implements AutoCloseable {
             ByteBuffer[] rows = new ByteBuffer[answers.size()];
             for (Map.Entry<Integer, Payload> e : answers.entrySet()) {
                 checkReply(e.getKey(), e.getValue());
-                rows[e.getKey()] = FetchReply.rows(e.getValue().sliceData());
+                rows[e.getKey()] = FetchReply.rows(e.getValue().sliceMetadata(), e.getValue().sliceData());
             }
             java.util.Arrays.fill(gradient, 0f);
             long end = System.nanoTime() + config.computeNanos();
@@ -140,9 +140,10 @@ public final class Trainer implements AutoCloseable {
     }
 
     private void checkReply(int shard, Payload p) {
-        int got = FetchReply.count(p.sliceData());
-        if (got != config.fetchRows() || FetchReply.dimension(p.sliceData()) != config.dimension()) {
-            throw new IllegalStateException("shard " + shard + " answered " + got + " rows of " + FetchReply.dimension(p.sliceData())
+        int got = FetchReply.count(p.sliceMetadata(), p.sliceData());
+        int dimension = FetchReply.dimension(p.sliceMetadata(), p.sliceData());
+        if (got != config.fetchRows() || dimension != config.dimension()) {
+            throw new IllegalStateException("shard " + shard + " answered " + got + " rows of " + dimension
                     + " floats to a fetch of " + config.fetchRows() + " of " + config.dimension() + "; do the shards' --dim and the trainer's agree?");
         }
     }

@@ -18,6 +18,15 @@ import java.nio.ByteBuffer;
  * Offsets are from the reader index; big-endian; row {@code r}, column {@code c} is the float at
  * {@code 8 + 4 x (r x dimension + c)}. A shard builds the reply as a composite of the
  * {@link #header} and slices of its table, so the rows are not copied to build it.
+ *
+ * <p><b>Split form.</b> When the rows asked for are one run of consecutive rows of the table, the
+ * shard sends the same bytes in two parts: the 8-byte header as the payload's <em>metadata</em> and
+ * the rows — one slice of the table — as its <em>data</em>. RSocket's frame is then three flat
+ * pieces of registered memory (frame header, metadata, data), which the RDMA engine gathers without
+ * a copy; the one-part form nests a composite inside RSocket's and is copied once on send. The
+ * two-argument methods ({@link #count(ByteBuf, ByteBuf)}, {@link #dimension(ByteBuf, ByteBuf)},
+ * {@link #rows(ByteBuf, ByteBuf)}) read either form: pass the payload's metadata (empty for the
+ * one-part form) and data.
  */
 public final class FetchReply {
 
@@ -68,6 +77,33 @@ public final class FetchReply {
         Wire.positive(dimension, "dimension", NAME, MAX_DIMENSION);
         Wire.exact(buf, bytes(count, dimension), count + " rows of " + dimension + " floats", NAME);
         return count;
+    }
+
+    /**
+     * Checks a reply in either form — {@code metadata} empty and {@code data} the whole reply, or
+     * {@code metadata} the 8-byte header and {@code data} the rows — and returns the count.
+     */
+    public static int count(ByteBuf metadata, ByteBuf data) {
+        if (!metadata.isReadable()) {
+            return count(data);
+        }
+        Wire.exact(metadata, HEADER_BYTES, "a split reply's header (its metadata)", NAME);
+        int count = metadata.getInt(metadata.readerIndex());
+        int dimension = metadata.getInt(metadata.readerIndex() + Integer.BYTES);
+        Wire.positive(count, "count", NAME, FetchRequest.MAX_KEYS);
+        Wire.positive(dimension, "dimension", NAME, MAX_DIMENSION);
+        Wire.exact(data, bytes(count, dimension) - HEADER_BYTES, "the rows of a split reply, " + count + " rows of " + dimension + " floats,", NAME);
+        return count;
+    }
+
+    /** The dimension of a reply in either form, already checked by {@link #count(ByteBuf, ByteBuf)}. */
+    public static int dimension(ByteBuf metadata, ByteBuf data) {
+        return dimension(metadata.isReadable() ? metadata : data);
+    }
+
+    /** The rows of a reply in either form, already checked by {@link #count(ByteBuf, ByteBuf)}, as one view (see {@link #rows(ByteBuf)}). */
+    public static ByteBuffer rows(ByteBuf metadata, ByteBuf data) {
+        return metadata.isReadable() ? data.nioBuffer(data.readerIndex(), data.readableBytes()) : rows(data);
     }
 
     /** The dimension of a reply already checked by {@link #count}. */

@@ -47,6 +47,31 @@ class WireTest {
     }
 
     @Test
+    void fetchReplyInTheSplitForm() {
+        ByteBuf header = FetchReply.header(alloc, 2, 2);
+        ByteBuf rows = alloc.buffer().writeFloat(1f).writeFloat(2f).writeFloat(3f).writeFloat(-4f);
+        ByteBuf empty = alloc.buffer(0);
+        ByteBuf whole = FetchReply.encode(alloc, 2, new float[]{1f, 2f}, new float[]{3f, -4f});
+        try {
+            assertThat(FetchReply.count(header, rows)).isEqualTo(2);
+            assertThat(FetchReply.dimension(header, rows)).isEqualTo(2);
+            assertThat(FetchReply.dot(FetchReply.rows(header, rows), 1, new float[]{1f, 1f})).isEqualTo(-1.0);
+            assertThat(FetchReply.count(empty, whole)).as("empty metadata: the one-part form").isEqualTo(2);
+            assertThat(FetchReply.dot(FetchReply.rows(empty, whole), 1, new float[]{1f, 1f})).isEqualTo(-1.0);
+            rows.writerIndex(12);
+            assertThatThrownBy(() -> FetchReply.count(header, rows)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("the rows of a split reply, 2 rows of 2 floats, need exactly 16 bytes but it has 12");
+            header.writeByte(0);
+            assertThatThrownBy(() -> FetchReply.count(header, rows)).hasMessageContaining("a split reply's header (its metadata) need exactly 8 bytes");
+        } finally {
+            header.release();
+            rows.release();
+            empty.release();
+            whole.release();
+        }
+    }
+
+    @Test
     void pushBatchAndAckRoundTrip() {
         ByteBuf buf = PushBatch.encode(alloc, 3, new long[]{5, 9}, 0, 2, (r, c) -> r * 10 + c);
         try {
