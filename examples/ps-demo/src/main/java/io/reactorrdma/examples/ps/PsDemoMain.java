@@ -3,7 +3,9 @@ package io.reactorrdma.examples.ps;
 import io.reactorrdma.examples.ps.demo.DemoOptions;
 import io.reactorrdma.examples.ps.demo.DemoRun;
 import io.reactorrdma.examples.ps.demo.DemoUsageException;
+import io.reactorrdma.examples.ps.ranker.RankerMain;
 import io.reactorrdma.examples.ps.shard.ShardMain;
+import io.reactorrdma.examples.ps.trainer.TrainerMain;
 
 import java.io.PrintStream;
 import java.util.Arrays;
@@ -11,12 +13,14 @@ import java.util.List;
 
 /**
  * The entry point of {@code ps-demo.jar}: {@code demo} runs the whole demo and writes its report;
- * {@code shard} runs one shard replica as a process. {@code --help} (or no command) prints the
- * commands and the demo's options. Exit status: 0 success, 1 a phase failed, 2 a usage error.
+ * {@code shard}, {@code ranker} and {@code trainer} run one piece alone ({@link ShardMain},
+ * {@link RankerMain}, {@link TrainerMain}, e.g. on different hosts). {@code --help} (or no command)
+ * prints the commands and the demo's options. Exit status: 0 success, 1 a phase failed, 2 a usage error.
  *
  * <pre>
  * java -jar ps-demo.jar demo --quick
  * java -jar ps-demo.jar shard --index 0 --count 4 --provider disni --host 10.0.0.5 --rdma-port 7000 --tcp-port 7001
+ * java -jar ps-demo.jar ranker --shards 10.0.0.5:7000 --provider disni --duration 60s
  * </pre>
  */
 public final class PsDemoMain {
@@ -42,6 +46,10 @@ public final class PsDemoMain {
                 return demo(rest, out, err);
             case "shard":
                 return ShardMain.run(rest, out, err);
+            case "ranker":
+                return RankerMain.run(rest, out, err);
+            case "trainer":
+                return TrainerMain.run(rest, out, err);
             default:
                 err.println("unknown command '" + args[0] + "'");
                 err.println(usage());
@@ -71,7 +79,9 @@ public final class PsDemoMain {
                 "usage: java -jar ps-demo.jar COMMAND [options]",
                 "  demo     the parameter-server demo: inference RDMA vs TCP, training with the send window on/off,",
                 "           a replica killed and restarted; writes demo-report/ (see below)",
-                "  shard    one shard replica as a process (shard --help for its options)",
+                "  shard    one shard replica as a process (ShardMain; a bad option prints its options)",
+                "  ranker   user requests against running shards (RankerMain)",
+                "  trainer  trainers against running shards (TrainerMain)",
                 "",
                 DemoOptions.usage());
     }

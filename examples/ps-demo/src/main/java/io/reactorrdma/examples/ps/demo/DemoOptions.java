@@ -31,8 +31,8 @@ public final class DemoOptions {
     public static final int DEFAULT_TRAINERS = 8;
     /** Measured time of each arm (inference per transport, training per window setting, recovery): 15 s. */
     public static final Duration DEFAULT_DURATION = Duration.ofSeconds(15);
-    /** Unmeasured warm-up before each arm (JIT, connections, pools): 2 s. */
-    public static final Duration DEFAULT_WARMUP = Duration.ofSeconds(2);
+    /** Unmeasured warm-up before each arm (JIT of this JVM and of the shards, connections, pools): 3 s. */
+    public static final Duration DEFAULT_WARMUP = Duration.ofSeconds(3);
     /** Transports compared: RDMA, then TCP. */
     public static final List<String> DEFAULT_TRANSPORTS = List.of("rdma", "tcp");
     /** RDMA provider of the shards and of this JVM: shm (software RDMA between processes on this host). */
@@ -48,8 +48,8 @@ public final class DemoOptions {
     public static final int QUICK_TRAINERS = 4;
     /** {@code --quick}: 3 s per arm, so that the whole demo takes about 30 s. */
     public static final Duration QUICK_DURATION = Duration.ofSeconds(3);
-    /** {@code --quick}: 0.5 s warm-up per arm. */
-    public static final Duration QUICK_WARMUP = Duration.ofMillis(500);
+    /** {@code --quick}: 1 s warm-up per arm. */
+    public static final Duration QUICK_WARMUP = Duration.ofSeconds(1);
 
     private static final int MAX_PROCESSES = 64;
     private static final Set<String> VALUED = Set.of("--shards", "--replicas", "--rankers", "--trainers", "--duration",

@@ -13,14 +13,17 @@ import io.reactorrdma.examples.ps.demo.process.ShardSpec;
 import io.reactorrdma.examples.ps.demo.process.ShmDirectory;
 import io.reactorrdma.examples.ps.demo.report.HostInfo;
 import io.reactorrdma.examples.ps.shard.ShardConfig;
+import org.HdrHistogram.Histogram;
 
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -53,6 +56,11 @@ public final class DemoRun {
     public static final Duration DEFAULT_AFTER_RETURN = Duration.ofSeconds(1);
     /** Recovery: how long the demo waits for the ejection and for the return: 30 s. */
     public static final Duration DEFAULT_RECOVERY_WAIT = Duration.ofSeconds(30);
+    /**
+     * Inference rounds: each transport's measured time is split in this many rounds, run RDMA, TCP,
+     * RDMA, TCP..., so that a drift of the host's load or of the shards' JIT weighs on both alike: 2.
+     */
+    public static final int DEFAULT_ROUNDS = 2;
     /** The host the shards bind on one machine. */
     public static final String LOCAL_HOST = "127.0.0.1";
 
@@ -78,7 +86,8 @@ public final class DemoRun {
 
     private static int phases(DemoOptions o) {
         int transports = o.withTcp() ? 2 : 1;
-        return 1 + transports + 1 + transports + 1 + 1;
+        int trainingArms = o.withTcp() ? 3 : 2;
+        return 1 + 1 + transports * DEFAULT_ROUNDS + trainingArms + 1 + 1;
     }
 
     /** Runs every phase and writes the report; 0 when all completed with no failure, else 1. */
@@ -166,43 +175,95 @@ public final class DemoRun {
 
     // ------------------------------------------------------------------ inference
 
+    /**
+     * Connects and warms up every transport first, then measures them in alternating rounds
+     * ({@link #DEFAULT_ROUNDS}), so that the first arm measured does not pay for the JIT and the pools
+     * the second one finds ready, and a change of the host's load weighs on both alike.
+     */
     private void inference(ShardAddresses shards, ClientResources main, ShardFleet fleet) {
-        for (String transport : options.transports()) {
-            try (Progress.Step step = progress.start("inference over " + transport.toUpperCase(Locale.ROOT) + ": "
-                    + options.rankers() + " user requests outstanding", options.warmup().plus(options.duration()))) {
+        Map<String, ArmConnections> open = new LinkedHashMap<>();
+        Map<String, Recorder> fetches = new LinkedHashMap<>();
+        Map<String, Workloads.Inference> work = new LinkedHashMap<>();
+        try {
+            try (Progress.Step step = progress.start("inference warm-up over " + String.join(" and ", options.transports()),
+                    options.warmup().multipliedBy(options.transports().size()))) {
                 try {
-                    InferenceResult r = inferenceArm(shards, transport, main, fleet);
-                    report.add(r);
-                    step.result(String.format(Locale.ROOT, "%,d user requests (%,.1f/s), fetch p99 %.2f ms, %d failed", r.requests(),
-                            r.requestsPerSecond(), r.fetchNanos().getValueAtPercentile(99) / 1e6, r.failed()));
-                    if (r.failed() > 0) {
-                        report.failure("inference over " + transport + ": " + r.failed() + " user requests failed");
+                    memory("inference");
+                    for (String transport : options.transports()) {
+                        open.put(transport, ArmConnections.connect(shards, transport, main.resources(), registry));
+                        fetches.put(transport, new Recorder());
+                        work.put(transport, Workloads.inference(open.get(transport).clients(), allocator(transport, main),
+                                fetches.get(transport)));
+                        Lanes.run(options.rankers(), options.warmup(), work.get(transport), null);
                     }
+                    step.result("connected and warm");
                 } catch (RuntimeException e) {
                     step.result("FAILED: " + e.getMessage());
-                    report.failure("inference over " + transport + ": " + e.getMessage());
+                    report.failure("inference warm-up: " + e.getMessage());
+                    return;
                 }
             }
+            Map<String, InferenceResult> results = new LinkedHashMap<>();
+            for (int round = 1; round <= DEFAULT_ROUNDS; round++) {
+                for (String transport : options.transports()) {
+                    if (round > 1 && !results.containsKey(transport)) {
+                        continue; // failed in an earlier round
+                    }
+                    try (Progress.Step step = progress.start("inference over " + transport.toUpperCase(Locale.ROOT) + ", round " + round
+                            + " of " + DEFAULT_ROUNDS + ": " + options.rankers() + " user requests outstanding", roundDuration())) {
+                        try {
+                            InferenceResult r = measureInference(transport, work.get(transport), fetches.get(transport), fleet,
+                                    results.get(transport));
+                            results.put(transport, r);
+                            step.result(String.format(Locale.ROOT, "%,d user requests so far (%,.1f/s), fetch p99 %.2f ms, %d failed",
+                                    r.requests(), r.requestsPerSecond(), r.fetchNanos().getValueAtPercentile(99) / 1e6, r.failed()));
+                        } catch (RuntimeException e) {
+                            results.remove(transport);
+                            step.result("FAILED: " + e.getMessage());
+                            report.failure("inference over " + transport + ": " + e.getMessage());
+                        }
+                    }
+                }
+            }
+            for (InferenceResult r : results.values()) {
+                report.add(r);
+                if (r.failed() > 0) {
+                    report.failure("inference over " + r.transport() + ": " + r.failed() + " user requests failed");
+                }
+            }
+        } finally {
+            open.values().forEach(ArmConnections::close);
         }
     }
 
-    private InferenceResult inferenceArm(ShardAddresses shards, String transport, ClientResources main, ShardFleet fleet) {
-        Recorder fetches = new Recorder();
-        try (ShardConnections c = ShardConnections.connect(shards, transport, main.resources(), registry)) {
-            Workloads.Inference work = Workloads.inference(c.clients(), allocator(transport, main), fetches);
-            memory("inference " + transport);
-            Lanes.run(options.rankers(), options.warmup(), work, null);
-            fetches.start();
-            long client0 = JvmCpu.nanos();
-            long server0 = fleet == null ? -1 : fleet.cpuNanos();
-            Lanes.Outcome o = Lanes.run(options.rankers(), options.duration(), work, null);
-            long client = delta(client0, JvmCpu.nanos());
-            long server = fleet == null ? -1 : delta(server0, fleet.cpuNanos());
-            fetches.stop();
-            note(o, "inference over " + transport);
+    /** Each round's share of the measured time of a transport. */
+    private Duration roundDuration() {
+        return options.duration().dividedBy(DEFAULT_ROUNDS);
+    }
+
+    /** One round of one transport, added to {@code before} (the earlier rounds; null for the first). */
+    private InferenceResult measureInference(String transport, Workloads.Inference work, Recorder fetches, ShardFleet fleet,
+                                             InferenceResult before) {
+        fetches.start();
+        long client0 = JvmCpu.nanos();
+        long server0 = fleet == null ? -1 : fleet.cpuNanos();
+        Lanes.Outcome o = Lanes.run(options.rankers(), roundDuration(), work, null);
+        long client = delta(client0, JvmCpu.nanos());
+        long server = fleet == null ? -1 : delta(server0, fleet.cpuNanos());
+        fetches.stop();
+        note(o, "inference over " + transport);
+        if (before == null) {
             return new InferenceResult(transport, o.answered(), o.failed(), o.seconds(), fetches.nanos(), o.latency(), fetches.bytes(),
                     client, server);
         }
+        Histogram latency = before.requestNanos().copy();
+        latency.add(o.latency());
+        return new InferenceResult(transport, before.requests() + o.answered(), before.failed() + o.failed(), before.seconds() + o.seconds(),
+                fetches.nanos(), latency, fetches.bytes(), sum(before.clientCpuNanos(), client), sum(before.serverCpuNanos(), server));
+    }
+
+    private static long sum(long a, long b) {
+        return a < 0 || b < 0 ? -1 : a + b;
     }
 
     // ------------------------------------------------------------------ training
@@ -242,11 +303,11 @@ public final class DemoRun {
             Recorder pushes = new Recorder();
             Lanes.Outcome o;
             long stalls0;
-            List<ShardConnections> perTrainer = new ArrayList<>();
+            List<ArmConnections> perTrainer = new ArrayList<>();
             try {
                 // one set of connections per trainer, as trainers on hosts of their own would have
                 for (int t = 0; t < options.trainers(); t++) {
-                    perTrainer.add(ShardConnections.connect(shards, tcp ? "tcp" : "rdma", res == null ? null : res.resources(), registry));
+                    perTrainer.add(ArmConnections.connect(shards, tcp ? "tcp" : "rdma", res == null ? null : res.resources(), registry));
                 }
                 try (Workloads.Training work = Workloads.training(perTrainer,
                         tcp ? ByteBufAllocator.DEFAULT : res.resources().allocator().byteBufAllocator(), pushes)) {
@@ -258,7 +319,7 @@ public final class DemoRun {
                     pushes.stop();
                 }
             } finally {
-                perTrainer.forEach(ShardConnections::close);
+                perTrainer.forEach(ArmConnections::close);
             }
             long peak = tcp ? -1 : Meters.max(registry, "rdma.window.peak.bytes", "resources", name);
             long stalls = tcp ? -1 : Meters.count(registry, "rdma.window.stalls", "resources", name) - stalls0;
@@ -306,9 +367,9 @@ public final class DemoRun {
     private RecoveryResult recoveryArm(ShardFleet fleet, ClientResources main) {
         int shard = 0;
         int replica = fleet.replicas() - 1;
-        String key = ShardConnections.replicaKey(shard, replica);
+        String key = ArmConnections.replicaKey(shard, replica);
         Recorder fetches = new Recorder();
-        try (ShardConnections c = ShardConnections.connect(fleet, "rdma", main.resources(), registry)) {
+        try (ArmConnections c = ArmConnections.connect(fleet, "rdma", main.resources(), registry)) {
             Workloads.Inference work = Workloads.inference(c.clients(), allocator("rdma", main), fetches);
             memory("recovery");
             Lanes.run(options.rankers(), options.warmup(), work, null);
@@ -330,14 +391,14 @@ public final class DemoRun {
             String killed;
             try {
                 Duration killAfter = Duration.ofNanos((long) (options.duration().toNanos() * DEFAULT_KILL_AT));
-                ShardConnections.sleep(Math.max(MIN_KILL_AFTER.toMillis(), killAfter.toMillis()));
+                ArmConnections.sleep(Math.max(MIN_KILL_AFTER.toMillis(), killAfter.toMillis()));
                 killed = "shard " + shard + " replica " + replica + " (pid " + fleet.pid(shard, replica) + ")";
                 timeline.mark("SIGKILL");
                 long kill = System.nanoTime();
                 fleet.kill(shard, replica);
                 ejectMillis = awaitMillis(kill, () -> Meters.count(registry, "rdma.recovery.ejections", "replica", key) > ejections0
                         || !c.clients().get(shard).liveReplicas().contains(key));
-                ShardConnections.sleep(Math.max(0, DEFAULT_DOWN.toMillis() - (System.nanoTime() - kill) / 1_000_000));
+                ArmConnections.sleep(Math.max(0, DEFAULT_DOWN.toMillis() - (System.nanoTime() - kill) / 1_000_000));
                 timeline.mark("restart");
                 long restart = System.nanoTime();
                 downMillis = (restart - kill) / 1_000_000;
@@ -351,7 +412,7 @@ public final class DemoRun {
                     timeline.mark("back in use");
                 }
                 long end = Math.max(System.nanoTime() + DEFAULT_AFTER_RETURN.toNanos(), start + options.duration().toNanos());
-                ShardConnections.sleep(Math.max(0, (end - System.nanoTime()) / 1_000_000));
+                ArmConnections.sleep(Math.max(0, (end - System.nanoTime()) / 1_000_000));
             } finally {
                 more.set(false);
             }
@@ -372,7 +433,7 @@ public final class DemoRun {
             if (seen.getAsBoolean()) {
                 return (System.nanoTime() - since) / 1_000_000;
             }
-            ShardConnections.sleep(1);
+            ArmConnections.sleep(1);
         }
         return -1;
     }

@@ -69,7 +69,7 @@ final class Workloads {
      * A {@link Trainer} over each trainer's connections (the default {@link TrainerConfig} on the demo's
      * table size, {@link TrainerConfig#forTrainer} each), writing with {@code alloc}, their pushes seen by {@code pushes}.
      */
-    static Training training(List<ShardConnections> perTrainer, ByteBufAllocator alloc, Recorder pushes) {
+    static Training training(List<ArmConnections> perTrainer, ByteBufAllocator alloc, Recorder pushes) {
         int count = perTrainer.size();
         TrainerConfig config = TrainerConfig.defaults().withDimension(DemoRun.DEFAULT_DIMENSION).withRowsPerShard(DemoRun.DEFAULT_ROWS);
         Trainer[] trainers = new Trainer[count];

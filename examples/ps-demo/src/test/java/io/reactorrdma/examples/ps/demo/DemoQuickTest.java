@@ -54,7 +54,7 @@ class DemoQuickTest {
         System.out.printf("DemoQuickTest: the demo took %.1f s%n", (System.nanoTime() - t0) / 1e9);
 
         assertThat(status).as(printed).isZero();
-        assertThat(printed).contains("[1/8] starting 2 shards x 2 replicas", "Every phase completed with 0 failed user requests.");
+        assertThat(printed).contains("[1/11] starting 2 shards x 2 replicas", "Every phase completed with 0 failed user requests.");
 
         String report = Files.readString(out.resolve(DemoReport.REPORT));
         assertThat(report).doesNotContain("FAILED", "n/a |", "not seen")

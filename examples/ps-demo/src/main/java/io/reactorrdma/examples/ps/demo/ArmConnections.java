@@ -18,7 +18,7 @@ import java.util.Map;
  * replicas: balancing, ejection, reconnection, retries, hedging), its meters in the run's registry.
  * Replica {@code r} of shard {@code s} is the target {@link #replicaKey(int, int) shard<s>-replica<r>}.
  */
-final class ShardConnections implements AutoCloseable {
+final class ArmConnections implements AutoCloseable {
 
     /** How long every replica of every shard may take to connect: 60 s (JVMs still warming up on a loaded host). */
     static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(60);
@@ -26,7 +26,7 @@ final class ShardConnections implements AutoCloseable {
 
     private final Map<Integer, ShardClient> clients;
 
-    private ShardConnections(Map<Integer, ShardClient> clients) {
+    private ArmConnections(Map<Integer, ShardClient> clients) {
         this.clients = clients;
     }
 
@@ -39,7 +39,7 @@ final class ShardConnections implements AutoCloseable {
      * Connects to every replica over {@code transport} ({@code rdma} on {@code resources}, or {@code tcp})
      * and returns once all are live.
      */
-    static ShardConnections connect(ShardAddresses shards, String transport, RdmaResources resources, MeterRegistry registry) {
+    static ArmConnections connect(ShardAddresses shards, String transport, RdmaResources resources, MeterRegistry registry) {
         List<List<InetSocketAddress>> addresses = new ArrayList<>();
         for (int s = 0; s < shards.shards(); s++) {
             List<InetSocketAddress> replicas = new ArrayList<>();
@@ -48,7 +48,7 @@ final class ShardConnections implements AutoCloseable {
             }
             addresses.add(replicas);
         }
-        ShardConnections c = new ShardConnections(ShardClients.replicated(transport.equals("rdma")
+        ArmConnections c = new ArmConnections(ShardClients.replicated(transport.equals("rdma")
                 ? ShardClients.rdma(addresses, resources) : ShardClients.tcp(addresses), ShardClients.DEFAULT_ATTEMPT_TIMEOUT, registry));
         try {
             ShardClients.awaitConnected(c.clients, shards.replicas(), DEFAULT_CONNECT_TIMEOUT);
