@@ -289,6 +289,20 @@ public final class DemoReport {
         md.append("- The provider is `").append(options.provider()).append("`").append(options.provider().equals("shm")
                 ? ": software RDMA between processes on one host (memory-mapped files); it copies once per transfer where "
                 + "hardware would DMA, and its TCP rival runs over loopback, so neither side sees a network.\n" : ".\n");
+        md.append("- Inference: both transports are connected and warmed up first, then measured in alternating rounds (RDMA, "
+                + "TCP, RDMA, TCP), so that the shards' JIT and the host's load weigh on both alike. Fetch latency is one model's "
+                + "fan-out to every shard, until the last shard answered; CPU is this JVM's process CPU and the shard processes' "
+                + "user + system time over the measured rounds, per user request answered.\n");
+        md.append("- Training: each trainer has connections of its own (as on a host of its own); over RDMA they share one engine "
+                + "per shard replica, which is what the send window bounds. The arms run one after the other (window on, off, "
+                + "TCP), so the first pays more for the trainers' JIT. The peak bytes in flight include the warm-up.\n");
+        md.append("- Recovery: time to eject runs from the SIGKILL until `rdma.recovery.ejections` of that replica grew or the "
+                + "shard client no longer listed it as live; the JVM start from the restart until the new process printed "
+                + "SHARD-READY; time to return from then until the shard client sent it a request (`requestsSent()`).\n");
+        md.append("- Registered memory: the sum over this JVM's pools (local, remote-writable, rendezvous destinations). It "
+                + "grows while connections and pools warm up; where it swings during inference, the swings go with the large "
+                + "fetch replies in flight (rendezvous destinations are taken per large message); "
+                + "`rdma.memory.registered.bytes{pool}` tells the pools apart.\n");
         notes.forEach(n -> md.append("- ").append(n).append('\n'));
         try {
             Files.writeString(dir.resolve(REPORT), md.toString(), StandardCharsets.UTF_8);

@@ -68,6 +68,8 @@ public final class DemoRun {
     static final String ARM_WINDOW_OFF = "rdma, window off";
     static final String ARM_TCP = "tcp";
     private static final Duration MIN_KILL_AFTER = Duration.ofSeconds(1);
+    /** What a shard JVM's start costs a 2-core host, for the progress line's estimate only. */
+    private static final Duration EXPECTED_START_PER_PROCESS = Duration.ofSeconds(2);
 
     private final DemoOptions options;
     private final PrintStream out;
@@ -105,7 +107,7 @@ public final class DemoRun {
             ShardAddresses shards;
             memory("shards");
             try (Progress.Step step = progress.start("starting " + options.shards() + " shards x " + options.replicas() + " replicas",
-                    Duration.ofSeconds(5))) {
+                    EXPECTED_START_PER_PROCESS.multipliedBy((long) options.shards() * options.replicas()))) {
                 if (options.hosts() == null) {
                     fleet = ShardFleet.start(new ShardSpec(DEFAULT_ROWS, DEFAULT_DIMENSION, options.provider(), LOCAL_HOST, shmDir),
                             options.shards(), options.replicas(), outDir.resolve("logs"));
@@ -417,6 +419,7 @@ public final class DemoRun {
                 more.set(false);
             }
             Lanes.Outcome o = run.join();
+            timeline.end();
             note(o, "recovery");
             return new RecoveryResult(killed, o.answered(), o.failed(), ejectMillis, downMillis, startMillis, returnMillis,
                     Meters.count(registry, "rdma.recovery.hedges") - hedges0, Meters.count(registry, "rdma.recovery.hedges.won") - won0,

@@ -25,6 +25,7 @@ public final class Timeline {
     private final AtomicLongArray failed;
     private final AtomicLongArray latencySum;
     private final List<Mark> marks = new ArrayList<>();
+    private volatile long end;
 
     /** A timeline starting now, long enough for {@code span}. */
     public Timeline(Duration span) {
@@ -67,9 +68,15 @@ public final class Timeline {
         return List.copyOf(marks);
     }
 
-    /** Buckets up to now (or all, if the span has passed). */
+    /** The run is over: later buckets are not shown. */
+    public void end() {
+        end = System.nanoTime();
+    }
+
+    /** Buckets up to the end (or up to now while running; all, if the span has passed). */
     public int buckets() {
-        return Math.min(answered.length(), bucket(System.nanoTime()) + 1);
+        long last = end != 0 ? end : System.nanoTime();
+        return Math.min(answered.length(), bucket(last) + 1);
     }
 
     /** Bucket {@code i}'s start, in seconds. */
