@@ -69,22 +69,27 @@ public final class RankerConfig {
                 DEFAULT_REPLY_SIZES, DEFAULT_REPLY_PERCENTS);
     }
 
+    /** A copy evaluating {@code models} models per user request. */
     public RankerConfig withModels(int models) {
         return new RankerConfig(models, dimension, rowsPerShard, seed, deadline, replySizes, replyPercents);
     }
 
+    /** A copy for rows of {@code dimension} floats. */
     public RankerConfig withDimension(int dimension) {
         return new RankerConfig(models, dimension, rowsPerShard, seed, deadline, replySizes, replyPercents);
     }
 
+    /** A copy for shards of {@code rowsPerShard} rows. */
     public RankerConfig withRowsPerShard(int rowsPerShard) {
         return new RankerConfig(models, dimension, rowsPerShard, seed, deadline, replySizes, replyPercents);
     }
 
+    /** A copy drawing from {@code seed}. */
     public RankerConfig withSeed(long seed) {
         return new RankerConfig(models, dimension, rowsPerShard, seed, deadline, replySizes, replyPercents);
     }
 
+    /** A copy whose model fan-outs must answer within {@code deadline}. */
     public RankerConfig withDeadline(Duration deadline) {
         return new RankerConfig(models, dimension, rowsPerShard, seed, deadline, replySizes, replyPercents);
     }

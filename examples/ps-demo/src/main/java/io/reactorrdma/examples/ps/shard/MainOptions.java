@@ -28,6 +28,7 @@ public final class MainOptions {
 
     /** A bad command line: its message says which option and what to do; mains print it with their usage and exit 2. */
     public static final class UsageException extends IllegalArgumentException {
+        /** A usage error saying {@code message}. */
         public UsageException(String message) {
             super(message);
         }
@@ -59,6 +60,7 @@ public final class MainOptions {
         return values.containsKey(name);
     }
 
+    /** {@code --name}'s value, or {@code fallback}. */
     public String string(String name, String fallback) {
         return values.getOrDefault(name, fallback);
     }
@@ -72,6 +74,7 @@ public final class MainOptions {
         return v;
     }
 
+    /** {@code --name} as a whole number of at least {@code min}, or {@code fallback}. */
     public int integer(String name, int fallback, int min) {
         String v = values.get(name);
         if (v == null) {
@@ -88,6 +91,7 @@ public final class MainOptions {
         }
     }
 
+    /** {@code --name} as a long of at least {@code min}, or {@code fallback}. */
     public long longValue(String name, long fallback, long min) {
         String v = values.get(name);
         if (v == null) {
@@ -104,6 +108,7 @@ public final class MainOptions {
         }
     }
 
+    /** {@code --name} as a number, or {@code fallback}. */
     public double decimal(String name, double fallback) {
         String v = values.get(name);
         if (v == null) {

@@ -66,22 +66,27 @@ public final class ShardConfig {
         return new ShardConfig(index, count, DEFAULT_ROWS, DEFAULT_DIMENSION, DEFAULT_LEARNING_RATE, DEFAULT_SEED, DEFAULT_SLOW_MILLIS);
     }
 
+    /** A copy with {@code rows} rows. */
     public ShardConfig withRows(int rows) {
         return new ShardConfig(index, count, rows, dimension, learningRate, seed, slowMillis);
     }
 
+    /** A copy with rows of {@code dimension} floats. */
     public ShardConfig withDimension(int dimension) {
         return new ShardConfig(index, count, rows, dimension, learningRate, seed, slowMillis);
     }
 
+    /** A copy with SGD step {@code learningRate}. */
     public ShardConfig withLearningRate(float learningRate) {
         return new ShardConfig(index, count, rows, dimension, learningRate, seed, slowMillis);
     }
 
+    /** A copy whose initial values come from {@code seed}. */
     public ShardConfig withSeed(long seed) {
         return new ShardConfig(index, count, rows, dimension, learningRate, seed, slowMillis);
     }
 
+    /** A copy that delays each fetch reply by {@code slowMillis} ms (0: none). */
     public ShardConfig withSlowMillis(int slowMillis) {
         return new ShardConfig(index, count, rows, dimension, learningRate, seed, slowMillis);
     }
@@ -106,10 +111,12 @@ public final class ShardConfig {
         return dimension;
     }
 
+    /** The SGD step size. */
     public float learningRate() {
         return learningRate;
     }
 
+    /** The seed of the initial values. */
     public long seed() {
         return seed;
     }

@@ -80,6 +80,9 @@ public final class ShardMain {
             err.println("shard: " + e.getMessage());
             err.println(USAGE);
             return 2;
+        } catch (RuntimeException e) {
+            err.println("shard " + config.index() + ": cannot start the RDMA provider: " + e.getMessage());
+            return 1;
         }
         ShardServer server = null;
         CountDownLatch stop = new CountDownLatch(1);

@@ -61,26 +61,32 @@ public final class TrainerConfig {
                 DEFAULT_DEADLINE, PushSizes.DEFAULT_MEAN_BYTES, PushSizes.DEFAULT_P99_BYTES);
     }
 
+    /** A copy spending {@code v} ns of CPU per step. */
     public TrainerConfig withComputeNanos(long v) {
         return new TrainerConfig(v, dimension, rowsPerShard, fetchRows, seed, deadline, pushMeanBytes, pushP99Bytes);
     }
 
+    /** A copy for rows of {@code v} floats. */
     public TrainerConfig withDimension(int v) {
         return new TrainerConfig(computeNanos, v, rowsPerShard, fetchRows, seed, deadline, pushMeanBytes, pushP99Bytes);
     }
 
+    /** A copy for shards of {@code v} rows. */
     public TrainerConfig withRowsPerShard(int v) {
         return new TrainerConfig(computeNanos, dimension, v, fetchRows, seed, deadline, pushMeanBytes, pushP99Bytes);
     }
 
+    /** A copy fetching {@code v} rows per shard per step. */
     public TrainerConfig withFetchRows(int v) {
         return new TrainerConfig(computeNanos, dimension, rowsPerShard, v, seed, deadline, pushMeanBytes, pushP99Bytes);
     }
 
+    /** A copy drawing from seed {@code v}. */
     public TrainerConfig withSeed(long v) {
         return new TrainerConfig(computeNanos, dimension, rowsPerShard, fetchRows, v, deadline, pushMeanBytes, pushP99Bytes);
     }
 
+    /** A copy whose fetches and push acks must come within {@code v}. */
     public TrainerConfig withDeadline(Duration v) {
         return new TrainerConfig(computeNanos, dimension, rowsPerShard, fetchRows, seed, v, pushMeanBytes, pushP99Bytes);
     }

@@ -100,6 +100,8 @@ class RankerTest {
         assertThat(bytes.get()).isGreaterThan(0);
         assertThat(ShardFixture.counter(fixture.clientMeters, "rdma.copies.on.send"))
                 .as("requests written into registered memory are sent without a copy").isZero();
+        assertThat(ShardFixture.counter(fixture.serverMeters, "rdma.copies.on.send"))
+                .as("a model's fetch is one run of rows per shard: answered in the split form, without a copy").isZero();
     }
 
     @Test
