@@ -13,7 +13,9 @@ public final class Progress {
 
     /** How often a terminal's bar is redrawn: 250 ms. */
     public static final Duration DEFAULT_REDRAW = Duration.ofMillis(250);
-    private static final int BAR_WIDTH = 30;
+    private static final int BAR_WIDTH = 20;
+    /** The bar's line stays within 80 columns: a wrapped line cannot be redrawn with a carriage return. */
+    private static final int BAR_LABEL_WIDTH = 48;
 
     private final PrintStream out;
     private final boolean bar;
@@ -48,6 +50,7 @@ public final class Progress {
     /** The phase in progress. */
     public final class Step implements AutoCloseable {
         private final String label;
+        private final String barLabel;
         private final long start = System.nanoTime();
         private final long expectedNanos;
         private final Thread redraw;
@@ -55,6 +58,9 @@ public final class Progress {
 
         private Step(String label, Duration expected) {
             this.label = label;
+            int colon = label.indexOf(':');
+            String shortLabel = colon > 0 ? label.substring(0, colon) : label;
+            this.barLabel = shortLabel.length() > BAR_LABEL_WIDTH ? shortLabel.substring(0, BAR_LABEL_WIDTH) : shortLabel;
             this.expectedNanos = Math.max(1, expected.toNanos());
             if (bar) {
                 redraw = new Thread(this::redrawLoop, "ps-demo-progress");
@@ -81,7 +87,7 @@ public final class Progress {
             long elapsed = System.nanoTime() - start;
             int filled = (int) Math.min(BAR_WIDTH, BAR_WIDTH * elapsed / expectedNanos);
             synchronized (out) {
-                out.print("\r" + label + " [" + "#".repeat(filled) + " ".repeat(BAR_WIDTH - filled) + "] "
+                out.print("\r" + barLabel + " [" + "#".repeat(filled) + " ".repeat(BAR_WIDTH - filled) + "] "
                         + String.format(Locale.ROOT, "%.0f s", elapsed / 1e9));
                 out.flush();
             }
@@ -103,7 +109,7 @@ public final class Progress {
                     Thread.currentThread().interrupt();
                 }
                 synchronized (out) {
-                    out.print("\r" + " ".repeat(label.length() + BAR_WIDTH + 12) + "\r");
+                    out.print("\r" + " ".repeat(barLabel.length() + BAR_WIDTH + 12) + "\r");
                 }
             }
             note(String.format(Locale.ROOT, "%s: %.1f s, %s", label, seconds, result));
