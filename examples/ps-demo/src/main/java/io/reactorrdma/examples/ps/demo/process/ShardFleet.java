@@ -1,0 +1,221 @@
+package io.reactorrdma.examples.ps.demo.process;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.security.CodeSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The shard replicas this demo runs as child processes: {@code shards x replicas} {@code ShardMain}
+ * JVMs started with this JVM's java binary and class path, all at once (their start-ups overlap),
+ * serving RDMA and TCP on ports they pick. One replica can be killed and restarted on the same ports.
+ * {@link #close()} stops them all; a JVM shutdown hook kills whatever is left if the demo ends any
+ * other way (an exception, Ctrl-C).
+ */
+public final class ShardFleet implements ShardAddresses, AutoCloseable {
+
+    /** The shard program the children run. */
+    public static final String SHARD_MAIN = "io.reactorrdma.examples.ps.shard.ShardMain";
+    /**
+     * The children's JVM options: a small heap (the table lives in registered memory, not on the
+     * heap) and the serial collector, so that many shard JVMs share a 2-core host without each
+     * starting a parallel collector's threads.
+     */
+    public static final List<String> DEFAULT_JVM_OPTIONS = List.of("-Xmx256m", "-XX:+UseSerialGC");
+
+    private static final Set<Process> LIVE = ConcurrentHashMap.newKeySet();
+
+    static {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> LIVE.forEach(Process::destroyForcibly), "ps-demo-kill-shards"));
+    }
+
+    private final ShardSpec spec;
+    private final int shards;
+    private final int replicas;
+    private final Path logDir;
+    private final ShardProcess[][] processes;
+    private final int[][] rdmaPorts;
+    private final int[][] tcpPorts;
+
+    private ShardFleet(ShardSpec spec, int shards, int replicas, Path logDir) {
+        this.spec = spec;
+        this.shards = shards;
+        this.replicas = replicas;
+        this.logDir = logDir;
+        this.processes = new ShardProcess[shards][replicas];
+        this.rdmaPorts = new int[shards][replicas];
+        this.tcpPorts = new int[shards][replicas];
+    }
+
+    /**
+     * Starts every replica and waits until each has printed SHARD-READY; on failure kills those
+     * started and throws, naming the replica and its log. Logs go to {@code logDir}.
+     */
+    public static ShardFleet start(ShardSpec spec, int shards, int replicas, Path logDir) {
+        ShardFleet fleet = new ShardFleet(spec, shards, replicas, logDir);
+        try {
+            Files.createDirectories(logDir);
+            for (int s = 0; s < shards; s++) {
+                for (int r = 0; r < replicas; r++) {
+                    fleet.launch(s, r, 0, 0);
+                }
+            }
+            for (int s = 0; s < shards; s++) {
+                for (int r = 0; r < replicas; r++) {
+                    fleet.awaitReady(s, r);
+                }
+            }
+            return fleet;
+        } catch (IOException e) {
+            fleet.close();
+            throw new IllegalStateException("cannot create the shard log directory " + logDir + ": " + e.getMessage(), e);
+        } catch (RuntimeException e) {
+            fleet.close();
+            throw e;
+        }
+    }
+
+    private void launch(int shard, int replica, int rdmaPort, int tcpPort) {
+        List<String> command = command(spec.arguments(shard, shards, rdmaPort, tcpPort));
+        ShardProcess p = ShardProcess.start(shard, replica, command, logDir.resolve("shard-" + shard + "-replica-" + replica + ".log"));
+        LIVE.add(p.process());
+        processes[shard][replica] = p;
+    }
+
+    private void awaitReady(int shard, int replica) {
+        int[] ports = processes[shard][replica].awaitReady(ShardProcess.DEFAULT_READY_TIMEOUT);
+        rdmaPorts[shard][replica] = ports[0];
+        tcpPorts[shard][replica] = ports[1];
+    }
+
+    /** The child's command line: this JVM's java, {@link #DEFAULT_JVM_OPTIONS}, our reactor.rdma.* properties, our class path. */
+    static List<String> command(List<String> shardArguments) {
+        String java = ProcessHandle.current().info().command()
+                .orElse(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
+        List<String> cmd = new ArrayList<>();
+        cmd.add(java);
+        cmd.addAll(DEFAULT_JVM_OPTIONS);
+        for (String name : System.getProperties().stringPropertyNames()) {
+            // the shm directory is the demo's own, given with --shm-dir
+            if (name.startsWith("reactor.rdma.") && !name.equals("reactor.rdma.soft.shmDir")) {
+                cmd.add("-D" + name + "=" + System.getProperty(name));
+            }
+        }
+        cmd.add("-cp");
+        cmd.add(classPath());
+        cmd.add(SHARD_MAIN);
+        cmd.addAll(shardArguments);
+        return cmd;
+    }
+
+    /** The jar this class came from; when run from class directories (tests, an IDE), the JVM's class path. */
+    private static String classPath() {
+        CodeSource source = ShardFleet.class.getProtectionDomain().getCodeSource();
+        if (source != null && source.getLocation() != null) {
+            try {
+                Path p = Paths.get(source.getLocation().toURI());
+                if (Files.isRegularFile(p)) {
+                    return p.toString();
+                }
+            } catch (URISyntaxException | IllegalArgumentException e) {
+                // fall through to the class path
+            }
+        }
+        return System.getProperty("java.class.path");
+    }
+
+    /** SIGKILLs one replica and waits for it to end. */
+    public void kill(int shard, int replica) {
+        ShardProcess p = processes[shard][replica];
+        p.kill();
+        LIVE.remove(p.process());
+    }
+
+    /** Starts a killed replica again on its old ports and waits until it serves. */
+    public void restart(int shard, int replica) {
+        if (processes[shard][replica].isAlive()) {
+            throw new IllegalStateException("shard " + shard + " replica " + replica + " is still running; kill it first");
+        }
+        launch(shard, replica, rdmaPorts[shard][replica], tcpPorts[shard][replica]);
+        int rdma = rdmaPorts[shard][replica];
+        int tcp = tcpPorts[shard][replica];
+        awaitReady(shard, replica);
+        if (rdmaPorts[shard][replica] != rdma || tcpPorts[shard][replica] != tcp) {
+            throw new IllegalStateException("shard " + shard + " replica " + replica + " came back on rdma=" + rdmaPorts[shard][replica]
+                    + " tcp=" + tcpPorts[shard][replica] + ", not on its old ports " + rdma + "/" + tcp);
+        }
+    }
+
+    /** CPU time all replicas used so far (user + system), in nanoseconds; -1 when one cannot tell. */
+    public long cpuNanos() {
+        long sum = 0;
+        for (ShardProcess[] row : processes) {
+            for (ShardProcess p : row) {
+                long t = p.cpuNanos();
+                if (t < 0) {
+                    return -1;
+                }
+                sum += t;
+            }
+        }
+        return sum;
+    }
+
+    /** The operating-system process id of one replica. */
+    public long pid(int shard, int replica) {
+        return processes[shard][replica].pid();
+    }
+
+    @Override
+    public int shards() {
+        return shards;
+    }
+
+    @Override
+    public int replicas() {
+        return replicas;
+    }
+
+    @Override
+    public InetSocketAddress rdma(int shard, int replica) {
+        return new InetSocketAddress(spec.host(), rdmaPorts[shard][replica]);
+    }
+
+    @Override
+    public InetSocketAddress tcp(int shard, int replica) {
+        return new InetSocketAddress(spec.host(), tcpPorts[shard][replica]);
+    }
+
+    /** Stops every replica (stdin closed, then killed if it lingers), all at once. */
+    @Override
+    public void close() {
+        List<Thread> stoppers = new ArrayList<>();
+        for (ShardProcess[] row : processes) {
+            for (ShardProcess p : row) {
+                if (p != null) {
+                    Thread t = new Thread(() -> {
+                        p.stop();
+                        LIVE.remove(p.process());
+                    }, "ps-demo-stop-shard");
+                    t.start();
+                    stoppers.add(t);
+                }
+            }
+        }
+        for (Thread t : stoppers) {
+            try {
+                t.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+    }
+}
