@@ -10,6 +10,7 @@ import reactor.core.publisher.MonoSink;
 import reactor.core.publisher.Sinks;
 
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -17,8 +18,12 @@ import java.util.concurrent.atomic.AtomicReference;
  * answers each with a {@link PushAck} in the same order, and each {@link #push} completes with its
  * ack. When the stream fails, every waiting push and every later one fails with the cause.
  *
- * <p>One caller pushes at a time (a trainer's steps do not overlap). Acks arrive on the
- * connection's I/O thread, which takes no lock here: the waiting pushes are a lock-free queue.
+ * <p>A trainer's steps do not overlap, but two pushes can still meet: an ack completes a step on
+ * the I/O thread, which starts the next step's push while the thread that sent the previous batch
+ * may still be inside the sink handing it to RSocket. Reactor's sink refuses a second thread there
+ * ({@code FAIL_NON_SERIALIZED}), so batches go through a queue that whichever pusher finds idle
+ * drains (a work-in-progress counter: lock-free, nobody waits). Acks arrive on the connection's I/O
+ * thread, which takes no lock here either: the waiting pushes are a lock-free queue.
  */
 final class PushChannel {
 
@@ -28,6 +33,12 @@ final class PushChannel {
     /** Pushes sent and not yet acked, oldest first. */
     private final ConcurrentLinkedQueue<Pending> pending = new ConcurrentLinkedQueue<>();
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
+    /** Batches to hand to {@link #out}, in push order; drained by one pusher at a time ({@link #emitting}). */
+    private final ConcurrentLinkedQueue<Payload> toEmit = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger emitting = new AtomicInteger();
+    /** Set by {@link #close}: the drainer completes the sink after the batches queued before it. */
+    private volatile boolean completing;
+    private boolean completed; // only the drainer reads and writes it
 
     private static final class Pending {
         final MonoSink<Integer> sink;
@@ -66,12 +77,31 @@ final class PushChannel {
                 sink.error(failed(failed));
                 return;
             }
-            Sinks.EmitResult result = out.tryEmitNext(ByteBufPayload.create(batch));
-            if (result.isFailure()) {
-                batch.release();
-                onError(new IllegalStateException("the push stream refused a batch: " + result));
-            }
+            toEmit.add(ByteBufPayload.create(batch));
+            drain();
         });
+    }
+
+    /** Hands queued batches to the sink; only the pusher that took the counter from 0 emits, the others leave theirs queued for it. */
+    private void drain() {
+        if (emitting.getAndIncrement() != 0) {
+            return;
+        }
+        int missed = 1;
+        do {
+            for (Payload next = toEmit.poll(); next != null; next = toEmit.poll()) {
+                Sinks.EmitResult result = out.tryEmitNext(next);
+                if (result.isFailure()) {
+                    next.release();
+                    onError(new IllegalStateException("the push stream refused a batch: " + result));
+                }
+            }
+            if (completing && !completed) {
+                completed = true;
+                out.tryEmitComplete();
+            }
+            missed = emitting.addAndGet(-missed);
+        } while (missed != 0);
     }
 
     private void onAck(Payload ack) {
@@ -108,7 +138,8 @@ final class PushChannel {
     /** Completes the outbound side; the shard then completes its side. Waiting pushes fail. */
     void close() {
         failure.compareAndSet(null, new IllegalStateException("the trainer was closed"));
-        out.tryEmitComplete();
+        completing = true;
+        drain();
         onError(failure.get());
     }
 }
