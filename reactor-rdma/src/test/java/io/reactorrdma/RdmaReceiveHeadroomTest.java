@@ -82,8 +82,13 @@ class RdmaReceiveHeadroomTest {
 
         reader.get().request(Long.MAX_VALUE);
         Eventually.until(() -> read.get() == window + 1);
-        // window + 1 arrived; grants go in batches of half the window, so 'window' were granted back
-        Eventually.until(() -> c.receiveHeadroom() == window - 1);
+        // window + 1 arrived and were read. A grant goes out once at least half the window was consumed
+        // and takes everything consumed by the time the I/O thread runs it, so fewer than half stay
+        // ungranted; how many depends on that timing (a busy CI host left more than the one the old
+        // halves-exactly batching left, and the old "== window - 1" timed out)
+        int half = window / 2;
+        Eventually.until(() -> c.receiveHeadroom() > window - half);
+        assertThat(c.receiveHeadroom()).as("fewer than half the window consumed and not granted").isBetween(window - half + 1, window);
         client.dispose();
     }
 }
