@@ -4,19 +4,22 @@ import java.util.Arrays;
 
 /**
  * A binary min-heap of events (time, sequence, kind, a, b) on primitive arrays. Ties in time are broken by insertion
- * sequence, so one seed gives one order. Growing doubles the arrays; in steady state push and pop allocate nothing.
+ * sequence, so one seed gives one order. Three arrays per slot: the time, the sequence with the kind in its low
+ * {@value #KIND_BITS} bits (so one comparison of that long orders ties), and a and b packed into one long. Growing doubles the arrays; in steady state push and pop allocate nothing.
  * The head's fields are read through {@link #time()}, {@link #kind()}, {@link #a()}, {@link #b()} after {@link #pop()}.
  */
 public final class EventQueue {
 
     /** Initial capacity in events. */
     public static final int DEFAULT_CAPACITY = 1024;
+    /** Bits of the kind stored under the sequence number; kinds are 0 .. 2^KIND_BITS − 1. */
+    public static final int KIND_BITS = 4;
+
+    private static final int KIND_MASK = (1 << KIND_BITS) - 1;
 
     private long[] times;
-    private long[] seqs;
-    private int[] kinds;
-    private int[] as;
-    private int[] bs;
+    private long[] seqKinds;
+    private long[] args;
     private int size;
     private long nextSeq;
 
@@ -36,28 +39,34 @@ public final class EventQueue {
             throw new IllegalArgumentException("capacity " + capacity + ": must be positive");
         }
         times = new long[capacity];
-        seqs = new long[capacity];
-        kinds = new int[capacity];
-        as = new int[capacity];
-        bs = new int[capacity];
+        seqKinds = new long[capacity];
+        args = new long[capacity];
     }
 
-    /** Schedules an event. */
+    /** Schedules an event; {@code eventKind} is 0 .. 2^{@value #KIND_BITS} − 1. */
     public void push(long atPs, int eventKind, int eventA, int eventB) {
+        if ((eventKind & ~KIND_MASK) != 0) {
+            throw new IllegalArgumentException("event kind " + eventKind + ": must be 0.." + KIND_MASK);
+        }
         if (size == times.length) {
             grow();
         }
-        long seq = nextSeq++;
+        long seqKind = (nextSeq++ << KIND_BITS) | eventKind;
+        long packed = ((long) eventA << 32) | (eventB & 0xFFFF_FFFFL);
         int i = size++;
         while (i > 0) {
             int parent = (i - 1) >>> 1;
-            if (!less(atPs, seq, times[parent], seqs[parent])) {
+            if (!less(atPs, seqKind, times[parent], seqKinds[parent])) {
                 break;
             }
-            move(parent, i);
+            times[i] = times[parent];
+            seqKinds[i] = seqKinds[parent];
+            args[i] = args[parent];
             i = parent;
         }
-        set(i, atPs, seq, eventKind, eventA, eventB);
+        times[i] = atPs;
+        seqKinds[i] = seqKind;
+        args[i] = packed;
     }
 
     /** Removes the earliest event and exposes its fields; false when empty. */
@@ -66,9 +75,10 @@ public final class EventQueue {
             return false;
         }
         time = times[0];
-        kind = kinds[0];
-        a = as[0];
-        b = bs[0];
+        kind = (int) (seqKinds[0] & KIND_MASK);
+        long packed = args[0];
+        a = (int) (packed >> 32);
+        b = (int) packed;
         int last = --size;
         if (last > 0) {
             siftDownLast(last);
@@ -108,53 +118,37 @@ public final class EventQueue {
 
     private void siftDownLast(int last) {
         long t = times[last];
-        long s = seqs[last];
-        int k = kinds[last];
-        int ea = as[last];
-        int eb = bs[last];
+        long s = seqKinds[last];
+        long packed = args[last];
         int i = 0;
         int half = size >>> 1;
         while (i < half) {
             int child = 2 * i + 1;
             int right = child + 1;
-            if (right < size && less(times[right], seqs[right], times[child], seqs[child])) {
+            if (right < size && less(times[right], seqKinds[right], times[child], seqKinds[child])) {
                 child = right;
             }
-            if (!less(times[child], seqs[child], t, s)) {
+            if (!less(times[child], seqKinds[child], t, s)) {
                 break;
             }
-            move(child, i);
+            times[i] = times[child];
+            seqKinds[i] = seqKinds[child];
+            args[i] = args[child];
             i = child;
         }
-        set(i, t, s, k, ea, eb);
+        times[i] = t;
+        seqKinds[i] = s;
+        args[i] = packed;
     }
 
     private static boolean less(long t1, long s1, long t2, long s2) {
         return t1 < t2 || (t1 == t2 && s1 < s2);
     }
 
-    private void move(int from, int to) {
-        times[to] = times[from];
-        seqs[to] = seqs[from];
-        kinds[to] = kinds[from];
-        as[to] = as[from];
-        bs[to] = bs[from];
-    }
-
-    private void set(int i, long t, long s, int k, int ea, int eb) {
-        times[i] = t;
-        seqs[i] = s;
-        kinds[i] = k;
-        as[i] = ea;
-        bs[i] = eb;
-    }
-
     private void grow() {
         int capacity = times.length * 2;
         times = Arrays.copyOf(times, capacity);
-        seqs = Arrays.copyOf(seqs, capacity);
-        kinds = Arrays.copyOf(kinds, capacity);
-        as = Arrays.copyOf(as, capacity);
-        bs = Arrays.copyOf(bs, capacity);
+        seqKinds = Arrays.copyOf(seqKinds, capacity);
+        args = Arrays.copyOf(args, capacity);
     }
 }

@@ -48,7 +48,9 @@ public final class PoissonWorkload implements Workload {
         }
         posted++;
         sim.postNow(flows[a], messageBytes);
-        sim.scheduleWorkload(sim.nowPs() + interval(), a, 0);
+        if (posted < total) {
+            sim.scheduleWorkload(sim.nowPs() + interval(), a, 0);
+        }
     }
 
     private long interval() {

@@ -15,6 +15,9 @@ final class QueueStats {
     private final long[] packetPsIntegral;
     private final long[] waitPsSum;
     private final long[] dequeued;
+    private final long[] enqueued;
+    private final long[] firstEnqueuePs;
+    private final long[] lastEnqueuePs;
 
     QueueStats(int ports) {
         bytes = new long[ports];
@@ -24,12 +27,19 @@ final class QueueStats {
         packetPsIntegral = new long[ports];
         waitPsSum = new long[ports];
         dequeued = new long[ports];
+        enqueued = new long[ports];
+        firstEnqueuePs = new long[ports];
+        lastEnqueuePs = new long[ports];
     }
 
     void enqueue(int port, int wireBytes, long nowPs) {
         settle(port, nowPs);
         bytes[port] += wireBytes;
         packets[port]++;
+        if (enqueued[port]++ == 0) {
+            firstEnqueuePs[port] = nowPs;
+        }
+        lastEnqueuePs[port] = nowPs;
     }
 
     void dequeue(int port, int wireBytes, long waitPs, long nowPs) {
@@ -69,5 +79,14 @@ final class QueueStats {
 
     long dequeued(int port) {
         return dequeued[port];
+    }
+
+    long enqueued(int port) {
+        return enqueued[port];
+    }
+
+    /** Time from the first to the last data packet queued at {@code port}. */
+    long arrivalSpanPs(int port) {
+        return lastEnqueuePs[port] - firstEnqueuePs[port];
     }
 }

@@ -78,6 +78,10 @@ public final class Simulation {
 
     /** Posts a message now (from a workload). */
     public void postNow(int flow, int bytes) {
+        if (flow < 0 || flow >= flows.count() || bytes <= 0) {
+            throw new IllegalArgumentException("post flow " + flow + ", " + bytes + " B: needs a flow 0.."
+                    + (flows.count() - 1) + " and positive bytes");
+        }
         onPost(flow, bytes);
     }
 
@@ -297,6 +301,16 @@ public final class Simulation {
     /** Data packets dequeued at {@code port}. */
     public long dequeued(int port) {
         return queues.dequeued(port);
+    }
+
+    /** Data packets queued at {@code port}. */
+    public long enqueued(int port) {
+        return queues.enqueued(port);
+    }
+
+    /** Time from the first to the last data packet queued at {@code port}, ps; (packets − 1) / span is the arrival rate. */
+    public long arrivalSpanPs(int port) {
+        return queues.arrivalSpanPs(port);
     }
 
     /** XOFF frames received by {@code port}. */

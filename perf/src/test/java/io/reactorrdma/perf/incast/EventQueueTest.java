@@ -63,8 +63,10 @@ class EventQueueTest {
     }
 
     @Test
-    void rejectsANonPositiveCapacity() {
+    void rejectsANonPositiveCapacityAndAKindOutOfRange() {
         assertThatThrownBy(() -> new EventQueue(0)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("capacity 0");
+        assertThatThrownBy(() -> new EventQueue().push(0, 1 << EventQueue.KIND_BITS, 0, 0))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("event kind 16");
     }
 }
