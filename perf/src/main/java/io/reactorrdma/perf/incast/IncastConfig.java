@@ -21,7 +21,9 @@ import java.util.Set;
  * @param switchBufferBytes  each switch's shared buffer (default {@value #DEFAULT_SWITCH_BUFFER_BYTES} = 12 MiB)
  * @param reserveBytes       the buffer reserved per ingress port before shared use (default
  *                           {@value #DEFAULT_RESERVE_BYTES})
- * @param headroomBytes      PFC headroom per ingress port (default 3 × rate × link delay, 9375 B at 25 Gb/s, 1 µs)
+ * @param headroomBytes      PFC headroom per ingress port (default 3 × rate × link delay, 9375 B at 25 Gb/s and 1 µs,
+ *                           raised to {@link #minimumHeadroom} where that is larger, as at MTU 4096); with PFC it
+ *                           must be at least {@link #minimumHeadroom}
  * @param dtAlphaShift       the dynamic threshold is (buffer − Σheadroom − Σreserve − shared use) >> this (default
  *                           {@value #DEFAULT_DT_ALPHA_SHIFT}, α = 1/8)
  * @param xonOffsetBytes     XON is sent when the headroom is empty and shared use + this ≤ the threshold (default
@@ -78,9 +80,11 @@ public record IncastConfig(long linkBitsPerSecond, long linkDelayPs, int mtuByte
             throw new IllegalArgumentException("reserveBytes " + reserveBytes + ", headroomBytes " + headroomBytes
                     + ", xonOffsetBytes " + xonOffsetBytes + ": none may be negative");
         }
-        if (pfcEnabled && headroomBytes < mtuBytes + headerBytes) {
-            throw new IllegalArgumentException("headroomBytes " + headroomBytes + " is below one packet ("
-                    + (mtuBytes + headerBytes) + " B): PFC cannot be lossless; give at least 2 × rate × link delay");
+        long minimum = minimumHeadroom(linkBitsPerSecond, linkDelayPs, mtuBytes + headerBytes, pfcFrameBytes);
+        if (pfcEnabled && headroomBytes < minimum) {
+            throw new IllegalArgumentException("headroomBytes " + headroomBytes + " is below what can arrive after an "
+                    + "XOFF (" + minimum + " B: the packet that crossed the threshold and those started upstream "
+                    + "before the XOFF reaches it): PFC would not be lossless; give at least " + minimum);
         }
         if (dtAlphaShift < 0 || dtAlphaShift > 16) {
             throw new IllegalArgumentException("dtAlphaShift " + dtAlphaShift + ": use 0..16 (3 means α = 1/8)");
@@ -92,13 +96,29 @@ public record IncastConfig(long linkBitsPerSecond, long linkDelayPs, int mtuByte
         return new IncastConfig(DEFAULT_LINK_BITS_PER_SECOND, DEFAULT_LINK_DELAY_PS, DEFAULT_MTU_BYTES,
                 DEFAULT_HEADER_BYTES, DEFAULT_ACK_BYTES, DEFAULT_PFC_FRAME_BYTES, DEFAULT_ACK_EVERY_PACKETS, true,
                 DEFAULT_SWITCH_BUFFER_BYTES, DEFAULT_RESERVE_BYTES,
-                headroomFor(DEFAULT_LINK_BITS_PER_SECOND, DEFAULT_LINK_DELAY_PS), DEFAULT_DT_ALPHA_SHIFT,
+                headroomFor(DEFAULT_LINK_BITS_PER_SECOND, DEFAULT_LINK_DELAY_PS,
+                        DEFAULT_MTU_BYTES + DEFAULT_HEADER_BYTES, DEFAULT_PFC_FRAME_BYTES), DEFAULT_DT_ALPHA_SHIFT,
                 DEFAULT_XON_OFFSET_BYTES);
     }
 
-    /** The default headroom for a rate and delay: {@value #DEFAULT_HEADROOM_LINK_DELAYS} × rate × delay, in bytes. */
-    public static long headroomFor(long bitsPerSecond, long delayPs) {
-        return DEFAULT_HEADROOM_LINK_DELAYS * delayPs / (PS_BITS_PER_SECOND / bitsPerSecond);
+    /**
+     * The default headroom, bytes: {@value #DEFAULT_HEADROOM_LINK_DELAYS} × rate × delay, or
+     * {@link #minimumHeadroom} where that is larger.
+     */
+    public static long headroomFor(long bitsPerSecond, long delayPs, int packetWireBytes, int pfcFrameBytes) {
+        long rule = DEFAULT_HEADROOM_LINK_DELAYS * delayPs / (PS_BITS_PER_SECOND / bitsPerSecond);
+        return Math.max(rule, minimumHeadroom(bitsPerSecond, delayPs, packetWireBytes, pfcFrameBytes));
+    }
+
+    /**
+     * The most that can land in an ingress port's headroom, bytes: the packet that crossed the threshold, and every
+     * packet the upstream port starts from the link delay plus a packet time before that moment until the XOFF frame
+     * reaches it (frame time + link delay later) — floor((2 × rate × delay + frame) / packet) + 2 packets — all of
+     * {@code packetWireBytes}.
+     */
+    public static long minimumHeadroom(long bitsPerSecond, long delayPs, int packetWireBytes, int pfcFrameBytes) {
+        long twoDelaysBytes = 2 * delayPs / (PS_BITS_PER_SECOND / bitsPerSecond);
+        return (long) packetWireBytes * ((twoDelaysBytes + pfcFrameBytes) / packetWireBytes + 3);
     }
 
     /** Picoseconds to serialize one byte on a link. */
@@ -123,10 +143,12 @@ public record IncastConfig(long linkBitsPerSecond, long linkDelayPs, int mtuByte
                 ackEveryPackets, pfcEnabled, bytes, reserveBytes, headroomBytes, dtAlphaShift, xonOffsetBytes);
     }
 
-    /** This config with another MTU. */
+    /** This config with another MTU and the default headroom for it ({@link #headroomFor}). */
     public IncastConfig withMtuBytes(int mtu) {
         return new IncastConfig(linkBitsPerSecond, linkDelayPs, mtu, headerBytes, ackBytes, pfcFrameBytes,
-                ackEveryPackets, pfcEnabled, switchBufferBytes, reserveBytes, headroomBytes, dtAlphaShift, xonOffsetBytes);
+                ackEveryPackets, pfcEnabled, switchBufferBytes, reserveBytes,
+                headroomFor(linkBitsPerSecond, linkDelayPs, mtu + headerBytes, pfcFrameBytes), dtAlphaShift,
+                xonOffsetBytes);
     }
 
     private static void requirePositive(String name, long value) {

@@ -38,9 +38,9 @@ class EventQueueTest {
     void allocatesNothingPerEventAfterWarmUp() {
         com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         EventQueue queue = new EventQueue();
-        long sink = churn(queue, 200_000);
+        long sink = churn(queue, 100_000);
         long before = threads.getThreadAllocatedBytes(Thread.currentThread().getId());
-        int events = 2_000_000;
+        int events = 1_000_000;
         sink += churn(queue, events);
         long allocated = threads.getThreadAllocatedBytes(Thread.currentThread().getId()) - before;
         assertThat(sink).isNotZero();

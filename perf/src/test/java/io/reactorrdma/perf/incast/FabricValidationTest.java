@@ -53,6 +53,20 @@ class FabricValidationTest {
     }
 
     @Test
+    void atMtu4096AFlowCompletesAfterSizeOverRatePlusRttAndAnIncastStaysLossless() {
+        IncastConfig config = IncastConfig.defaults().withMtuBytes(4096);
+        long ser = 4178L * 320;
+        Simulation sim = new Simulation(config, new OneBigSwitch(2));
+        sim.post(sim.addFlow(0, 1), 1 << 20, 0);
+        sim.run();
+        assertThat(sim.lastCompletionPs()).isEqualTo(256 * ser + (2 * ser + 2 * SER_ACK + 4 * DELAY) - ser);
+
+        Simulation large = incast(config.withSwitchBufferBytes(1L << 20), 8, 256 * 1024);
+        assertThat(large.xoffTotal()).isPositive();
+        assertThat(large.completions()).isEqualTo(8);
+    }
+
+    @Test
     void nToOneWithoutPfcOrBufferLimitPeaksAtNsTimesOneMinusOneOverNAndEndsAfterNsOverCPlusRtt() {
         int n = 8;
         int packets = 64;

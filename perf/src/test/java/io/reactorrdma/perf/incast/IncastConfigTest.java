@@ -13,7 +13,9 @@ class IncastConfigTest {
         assertThat(c.psPerByte()).isEqualTo(320);
         assertThat(c.serializationPs(1024 + 82)).isEqualTo(353_920);
         assertThat(c.headroomBytes()).isEqualTo(9375);
-        assertThat(c.withMtuBytes(4096).mtuBytes()).isEqualTo(4096);
+        // 2 × rate × delay = 6250 B: 1 + floor(6334 / 1106) + 2 = 8 packets fit in 3 × rate × delay; at 4096, 4 do not
+        assertThat(IncastConfig.minimumHeadroom(25_000_000_000L, 1_000_000, 1106, 84)).isEqualTo(8 * 1106);
+        assertThat(c.withMtuBytes(4096).headroomBytes()).isEqualTo(4 * 4178);
     }
 
     @Test
