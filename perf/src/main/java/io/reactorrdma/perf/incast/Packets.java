@@ -21,6 +21,7 @@ final class Packets {
     private boolean[] last = new boolean[256];
     private int[] ingress = new int[256];
     private long[] enqueuedPs = new long[256];
+    private boolean[] inUse = new boolean[256];
     private int[] freeList = new int[256];
     private int freeCount;
     private int created;
@@ -43,11 +44,16 @@ final class Packets {
         message[id] = messageSeq;
         last[id] = lastOfMessage;
         ingress[id] = -1;
+        inUse[id] = true;
         live++;
         return id;
     }
 
     void free(int id) {
+        if (id < 0 || id >= created || !inUse[id]) {
+            throw new IllegalStateException("packet " + id + " freed twice or never allocated: a model error");
+        }
+        inUse[id] = false;
         if (freeCount == freeList.length) {
             freeList = Arrays.copyOf(freeList, freeList.length * 2);
         }
@@ -110,5 +116,6 @@ final class Packets {
         last = Arrays.copyOf(last, capacity);
         ingress = Arrays.copyOf(ingress, capacity);
         enqueuedPs = Arrays.copyOf(enqueuedPs, capacity);
+        inUse = Arrays.copyOf(inUse, capacity);
     }
 }
