@@ -1,0 +1,369 @@
+package io.reactorrdma.perf.incast;
+
+import org.HdrHistogram.Histogram;
+
+/**
+ * The event loop and the handlers that tie the fabric together: NICs pull packets from their flows round-robin, ports
+ * serialize one packet at a time (ACKs first, data unless PFC paused), links delay, switches charge the ingress
+ * port's share of the buffer, queue on the egress and send PFC frames upstream; receivers ACK, and a message completes
+ * at the ACK of its last packet. Single-threaded and deterministic: one seed, one output.
+ */
+public final class Simulation {
+
+    static final int POST = 0;
+    static final int TX_DONE = 1;
+    static final int ARRIVE = 2;
+    static final int PFC_FRAME = 3;
+    static final int WORKLOAD = 4;
+
+    private final IncastConfig config;
+    private final Topology topology;
+    private final Links links;
+    private final EventQueue events = new EventQueue();
+    private final Packets packets = new Packets();
+    private final Flows flows = new Flows();
+    private final Nic nic;
+    private final Pfc pfc;
+    private final QueueStats queues;
+    private final SharedBuffer[] buffers;
+    private final IntFifo[] control;
+    private final IntFifo[] data;
+    private final boolean[] busy;
+    private final long[] txBytes;
+    private Workload workload;
+    private boolean started;
+    private long nowPs;
+    private long processed;
+
+    /** A fabric of {@code topology} with {@code config}'s links and switches, no flows yet. */
+    public Simulation(IncastConfig config, Topology topology) {
+        this.config = config;
+        this.topology = topology;
+        this.links = new Links(topology, config);
+        this.nic = new Nic(topology.hosts(), flows, packets, config);
+        int ports = topology.ports();
+        this.pfc = new Pfc(ports);
+        this.queues = new QueueStats(ports);
+        this.buffers = new SharedBuffer[topology.switches()];
+        for (int s = 0; s < buffers.length; s++) {
+            buffers[s] = new SharedBuffer(s, topology.firstPort(s), topology.portCount(s), config);
+        }
+        this.control = new IntFifo[ports];
+        this.data = new IntFifo[ports];
+        for (int p = 0; p < ports; p++) {
+            control[p] = new IntFifo();
+            data[p] = topology.switchOf(p) >= 0 ? new IntFifo() : null;
+        }
+        this.busy = new boolean[ports];
+        this.txBytes = new long[ports];
+    }
+
+    /** Adds a flow (a QP) from host {@code src} to host {@code dst}; returns its id. */
+    public int addFlow(int src, int dst) {
+        if (src < 0 || dst < 0 || src >= topology.hosts() || dst >= topology.hosts() || src == dst) {
+            throw new IllegalArgumentException("flow " + src + " -> " + dst + ": hosts are 0.." + (topology.hosts() - 1)
+                    + " and a flow needs two different ones");
+        }
+        return flows.add(src, dst);
+    }
+
+    /** Posts a message of {@code bytes} payload on {@code flow} at {@code atPs} (not before now). */
+    public void post(int flow, int bytes, long atPs) {
+        if (flow < 0 || flow >= flows.count() || bytes <= 0 || atPs < nowPs) {
+            throw new IllegalArgumentException("post flow " + flow + ", " + bytes + " B at " + atPs + " ps: needs a flow "
+                    + "0.." + (flows.count() - 1) + ", positive bytes and a time not before now (" + nowPs + " ps)");
+        }
+        events.push(atPs, POST, flow, bytes);
+    }
+
+    /** Posts a message now (from a workload). */
+    public void postNow(int flow, int bytes) {
+        if (flow < 0 || flow >= flows.count() || bytes <= 0) {
+            throw new IllegalArgumentException("post flow " + flow + ", " + bytes + " B: needs a flow 0.."
+                    + (flows.count() - 1) + " and positive bytes");
+        }
+        onPost(flow, bytes);
+    }
+
+    /** Sets the workload; it starts with the first run. */
+    public void workload(Workload w) {
+        this.workload = w;
+    }
+
+    /** Schedules an event for the workload. */
+    public void scheduleWorkload(long atPs, int a, int b) {
+        events.push(atPs, WORKLOAD, a, b);
+    }
+
+    /** Runs until no event is left; returns the events processed by this call. */
+    public long run() {
+        return runUntil(Long.MAX_VALUE);
+    }
+
+    /** Runs the events due at or before {@code endPs}; returns the events processed by this call. */
+    public long runUntil(long endPs) {
+        if (!started) {
+            started = true;
+            if (workload != null) {
+                workload.start(this);
+            }
+        }
+        long before = processed;
+        while (events.peekTime() <= endPs && events.pop()) {
+            nowPs = events.time();
+            processed++;
+            dispatch(events.kind(), events.a(), events.b());
+        }
+        return processed - before;
+    }
+
+    private void dispatch(int kind, int a, int b) {
+        switch (kind) {
+            case POST -> onPost(a, b);
+            case TX_DONE -> {
+                busy[a] = false;
+                startTx(a);
+            }
+            case ARRIVE -> onArrive(topology.peer(a), b);
+            case PFC_FRAME -> {
+                pfc.onFrame(a, b == 1, nowPs);
+                startTx(a);
+            }
+            case WORKLOAD -> workload.onEvent(this, a, b);
+            default -> throw new IllegalStateException("unknown event kind " + kind);
+        }
+    }
+
+    private void onPost(int flow, int bytes) {
+        if (flows.post(flow, bytes, nowPs)) {
+            int host = flows.src(flow);
+            nic.activate(host, flow);
+            startTx(host);
+        }
+    }
+
+    private void startTx(int port) {
+        if (busy[port]) {
+            return;
+        }
+        int packet = -1;
+        if (!control[port].isEmpty()) {
+            packet = control[port].poll();
+        } else if (!pfc.paused(port)) {
+            int sw = topology.switchOf(port);
+            if (sw < 0) {
+                packet = nic.nextPacket(port);
+            } else if (!data[port].isEmpty()) {
+                packet = data[port].poll();
+                int wire = packets.wireBytes(packet);
+                queues.dequeue(port, wire, nowPs - packets.enqueuedPs(packet), nowPs);
+                int ingress = packets.ingress(packet);
+                if (buffers[sw].release(ingress, wire)) {
+                    sendPfc(ingress, false);
+                }
+            }
+        }
+        if (packet < 0) {
+            return;
+        }
+        busy[port] = true;
+        int wire = packets.wireBytes(packet);
+        txBytes[port] += wire;
+        long done = nowPs + links.serializationPs(port, wire);
+        events.push(done, TX_DONE, port, 0);
+        events.push(done + links.delayPs(port), ARRIVE, port, packet);
+    }
+
+    /** The switch sends a PFC frame from ingress {@code port} to the port upstream of it. */
+    private void sendPfc(int port, boolean pause) {
+        long arrive = nowPs + links.serializationPs(port, config.pfcFrameBytes()) + links.delayPs(port);
+        events.push(arrive, PFC_FRAME, topology.peer(port), pause ? 1 : 0);
+    }
+
+    private void onArrive(int port, int packet) {
+        int sw = topology.switchOf(port);
+        if (sw >= 0) {
+            onSwitch(sw, port, packet);
+        } else {
+            onHost(port, packet);
+        }
+    }
+
+    private void onSwitch(int sw, int ingress, int packet) {
+        int flow = packets.flow(packet);
+        boolean isData = packets.kind(packet) == Packets.DATA;
+        int egress = topology.egress(sw, isData ? flows.dst(flow) : flows.src(flow), flow);
+        if (isData) {
+            int wire = packets.wireBytes(packet);
+            if (buffers[sw].admit(ingress, wire)) {
+                sendPfc(ingress, true);
+            }
+            packets.ingress(packet, ingress);
+            packets.enqueuedPs(packet, nowPs);
+            queues.enqueue(egress, wire, nowPs);
+            data[egress].add(packet);
+        } else {
+            control[egress].add(packet);
+        }
+        startTx(egress);
+    }
+
+    private void onHost(int host, int packet) {
+        int flow = packets.flow(packet);
+        boolean last = packets.last(packet);
+        int message = packets.message(packet);
+        if (packets.kind(packet) == Packets.DATA) {
+            if (flows.dst(flow) != host) {
+                throw new IllegalStateException("host " + host + " got a packet of flow " + flow + " for host "
+                        + flows.dst(flow) + ": a routing error in the topology");
+            }
+            if (flows.onData(flow, packets.payloadBytes(packet), last, config.ackEveryPackets())) {
+                int ack = packets.allocate(Packets.ACK, flow, config.ackBytes(), flows.takeAckBytes(flow), message, last);
+                control[host].add(ack);
+                startTx(host);
+            }
+        } else {
+            flows.onAck(flow, packets.payloadBytes(packet), message, last, nowPs);
+        }
+        packets.free(packet);
+    }
+
+    /** Simulated time now, in picoseconds. */
+    public long nowPs() {
+        return nowPs;
+    }
+
+    /** Events processed so far. */
+    public long events() {
+        return processed;
+    }
+
+    /** The configuration. */
+    public IncastConfig config() {
+        return config;
+    }
+
+    /** The topology. */
+    public Topology topology() {
+        return topology;
+    }
+
+    /** Message completion times (post to the ACK of the last packet), picoseconds. */
+    public Histogram completionPs() {
+        return flows.completionPs();
+    }
+
+    /** Messages completed. */
+    public long completions() {
+        return flows.completions();
+    }
+
+    /** When the last message completed, picoseconds. */
+    public long lastCompletionPs() {
+        return flows.lastCompletionPs();
+    }
+
+    /** A hash of every completion in order: equal runs give equal digests. */
+    public long digest() {
+        return flows.digest();
+    }
+
+    /** Payload bytes of {@code flow} delivered to its receiver. */
+    public long deliveredBytes(int flow) {
+        return flows.deliveredBytes(flow);
+    }
+
+    /** Wire bytes {@code port} has transmitted. */
+    public long txBytes(int port) {
+        return txBytes[port];
+    }
+
+    /** The peak data queue of {@code port} in wire bytes (values that held for a positive time). */
+    public long peakQueueBytes(int port) {
+        return queues.peakBytes(port);
+    }
+
+    /** Data bytes waiting at {@code port} now. */
+    public long queueBytes(int port) {
+        return queues.bytes(port);
+    }
+
+    /** ∫ waiting data packets dt at {@code port}, packet·ps. */
+    public long queuePacketPsIntegral(int port) {
+        return queues.packetPsIntegral(port);
+    }
+
+    /** Sum of the waits of data packets dequeued at {@code port}, ps. */
+    public long queueWaitPsSum(int port) {
+        return queues.waitPsSum(port);
+    }
+
+    /** Data packets dequeued at {@code port}. */
+    public long dequeued(int port) {
+        return queues.dequeued(port);
+    }
+
+    /** Data packets queued at {@code port}. */
+    public long enqueued(int port) {
+        return queues.enqueued(port);
+    }
+
+    /** Time from the first to the last data packet queued at {@code port}, ps; (packets − 1) / span is the arrival rate. */
+    public long arrivalSpanPs(int port) {
+        return queues.arrivalSpanPs(port);
+    }
+
+    /** XOFF frames received by {@code port}. */
+    public long xoffs(int port) {
+        return pfc.xoffs(port);
+    }
+
+    /** XOFF frames sent in all. */
+    public long xoffTotal() {
+        return pfc.xoffTotal();
+    }
+
+    /** How long {@code port} was paused, ps. */
+    public long pausedPs(int port) {
+        return pfc.pausedPs(port, nowPs);
+    }
+
+    /** Whether {@code port} was ever paused. */
+    public boolean everPaused(int port) {
+        return pfc.everPaused(port);
+    }
+
+    /** The most one ingress port of switch {@code sw} ever held, bytes. */
+    public long maxIngressBytes(int sw) {
+        return buffers[sw].maxIngressBytes();
+    }
+
+    /** The most switch {@code sw}'s buffer ever held, bytes. */
+    public long maxBufferBytes(int sw) {
+        return buffers[sw].maxUsedBytes();
+    }
+
+    /** Switch {@code sw}'s dynamic threshold now, bytes. */
+    public long threshold(int sw) {
+        return buffers[sw].threshold();
+    }
+
+    /**
+     * True when the fabric has drained: every buffer counter zero, no XOFF outstanding, no packet alive or queued,
+     * every posted message acknowledged.
+     */
+    public boolean drained() {
+        for (SharedBuffer buffer : buffers) {
+            if (!buffer.isEmpty()) {
+                return false;
+            }
+        }
+        for (int p = 0; p < busy.length; p++) {
+            if (busy[p] || !control[p].isEmpty() || (data[p] != null && !data[p].isEmpty()) || queues.bytes(p) != 0
+                    || pfc.paused(p)) {
+                return false;
+            }
+        }
+        return packets.live() == 0 && flows.allAcknowledged();
+    }
+}

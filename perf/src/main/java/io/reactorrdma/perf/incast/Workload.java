@@ -1,0 +1,15 @@
+package io.reactorrdma.perf.incast;
+
+/**
+ * Generates messages over simulated time: the simulation calls {@link #onEvent} for each event the workload scheduled
+ * with {@link Simulation#scheduleWorkload}, and the workload posts messages with {@link Simulation#post}. The seam for
+ * the trainers' compute-then-push iterations.
+ */
+public interface Workload {
+
+    /** Called once before the first event. */
+    void start(Simulation sim);
+
+    /** A workload event scheduled earlier fires; {@code a} and {@code b} are what was scheduled. */
+    void onEvent(Simulation sim, int a, int b);
+}

@@ -1,0 +1,25 @@
+/**
+ * incast-sim's packet-level discrete-event model of a RoCE fabric (issue 15; docs/INCAST.md).
+ *
+ * <p>Units: simulated time is a {@code long} of picoseconds; sizes are bytes; rates bits per second. A byte takes
+ * 8e12 / rate picoseconds on a link (320 ps at 25 Gb/s), so serialization, propagation and therefore every result of
+ * the model are exact integers: one seed gives one output.
+ *
+ * <p>The model as built: hosts with one NIC port each ({@link io.reactorrdma.perf.incast.Topology}; one big switch,
+ * {@link io.reactorrdma.perf.incast.OneBigSwitch}, for validation); a NIC serves its flows (QPs) round-robin, one
+ * packet of at most one MTU plus headers per turn; every port serializes one packet at a time, ACKs before data,
+ * and a link adds its propagation delay; a switch charges each data packet to its ingress port in a shared buffer
+ * (reserve, then shared under a dynamic threshold, then PFC headroom) and queues it on the egress port; PFC XOFF/XON
+ * frames take a frame's serialization and a link delay and stop the upstream port's data priority, NICs included;
+ * receivers ACK every few packets and a message's last packet, and a message completes at the ACK of its last
+ * packet. No drop is modelled: an overflow is a model error, thrown with the port and its occupancy.
+ *
+ * <p>Events ({@link io.reactorrdma.perf.incast.EventQueue}, a binary heap on primitive arrays, ties by insertion
+ * order): a message post, a port's transmission done, a packet's arrival at the far end of a link, a PFC frame's
+ * arrival, and a workload's own event. Packets live in a pool of primitive arrays; the steady state allocates nothing.
+ *
+ * <p>Entry point: {@link io.reactorrdma.perf.incast.Simulation} with an {@link io.reactorrdma.perf.incast.IncastConfig}
+ * and a {@link io.reactorrdma.perf.incast.Workload}. DCQCN, the spine tier, the engine's send window and the CLI come
+ * next; their seams are the NIC's per-packet choice of flow, {@code Topology.egress} and {@code Links}.
+ */
+package io.reactorrdma.perf.incast;
