@@ -26,9 +26,13 @@ public final class ShardFleet implements ShardAddresses, AutoCloseable {
     /**
      * The children's JVM options: a small heap (the table lives in registered memory, not on the
      * heap) and the serial collector, so that many shard JVMs share a 2-core host without each
-     * starting a parallel collector's threads.
+     * starting a parallel collector's threads; and C1 only ({@code -XX:TieredStopAtLevel=1}): with
+     * tiered compilation the shards' C2 compiler threads took more CPU than their I/O threads for the
+     * whole of an inference run (8 JVMs compiling the same code each, on 2 cores, and more of it over
+     * RDMA: engine and soft provider beside RSocket), so the CPU per request measured the JIT, not
+     * the transport (docs/PERFORMANCE.md, "The demo's inference: where the shards' CPU goes").
      */
-    public static final List<String> DEFAULT_JVM_OPTIONS = List.of("-Xmx256m", "-XX:+UseSerialGC");
+    public static final List<String> DEFAULT_JVM_OPTIONS = List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
 
     private static final Set<Process> LIVE = ConcurrentHashMap.newKeySet();
 
