@@ -16,7 +16,8 @@ import java.util.function.Supplier;
  * One attempt of a hedged request-response: the primary copy starts at once; if it has not
  * answered after the hedge delay a second copy starts (when the supplier gives one); the first
  * answer wins and the other copy is cancelled (RSocket sends CANCEL, so the replica drops it).
- * An answer that arrives after the winner is released. The attempt fails only when every copy
+ * An answer that arrives after the winner is released, and so is one handed over as the caller
+ * cancels (the cancelled sink discards it, and the discard hook releases it). The attempt fails only when every copy
  * that started has failed, with the first failure; a primary that fails before the hedge is due
  * fails the attempt at once (the retry decides what comes next).
  */
@@ -41,7 +42,7 @@ final class HedgedRace {
      */
     static Mono<Payload> race(Mono<Payload> primary, Duration delay, Supplier<Mono<Payload>> hedge, Runnable onHedgeWon,
                               Scheduler timer) {
-        return Mono.create(sink -> {
+        return Mono.<Payload>create(sink -> {
             HedgedRace race = new HedgedRace(sink, onHedgeWon);
             sink.onDispose(race.running);
             synchronized (race) {
@@ -50,7 +51,7 @@ final class HedgedRace {
             }
             race.start(primary, false);
             race.running.add(timer.schedule(() -> race.timerFired(hedge), delay.toNanos(), TimeUnit.NANOSECONDS));
-        });
+        }).doOnDiscard(Payload.class, Payload::release); // an answer handed over as the caller cancels is dropped by the sink: release it
     }
 
     private void start(Mono<Payload> copy, boolean isHedge) {

@@ -221,7 +221,7 @@ public final class ShardClient implements RSocketClient {
             CallOptions options = CallOptions.from(ctx);
             return payloadMono.flatMap(p -> Mono.using(() -> p, payload -> new Call(payload, options).run(),
                     Payload::release, true));
-        });
+        }).doOnDiscard(Payload.class, Payload::release); // what an operator of the call drops on a cancel race (an answer, an unsent request) is released
     }
 
     /** One request-response: its attempts, retries and hedges. */
