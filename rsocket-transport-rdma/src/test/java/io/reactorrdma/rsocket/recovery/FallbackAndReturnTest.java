@@ -113,17 +113,7 @@ class FallbackAndReturnTest {
     }
 
     private static void await(BooleanSupplier condition, String what) {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting for: " + what);
-            }
-            try {
-                Thread.sleep(5);
-            } catch (InterruptedException e) {
-                throw new AssertionError(e);
-            }
-        }
+        LiveBufferWait.until(WAIT, condition, what);
     }
 
     private String rr(String data) {

@@ -138,17 +138,7 @@ class GuardedConnectTest {
     }
 
     private static void await(BooleanSupplier condition, String what) {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting for: " + what);
-            }
-            try {
-                Thread.sleep(10);
-            } catch (InterruptedException e) {
-                throw new AssertionError(e);
-            }
-        }
+        LiveBufferWait.until(WAIT, condition, what);
     }
 
     /** Fires the cancel signal as RSocket sends SETUP, before passing the frame on. */

@@ -19,10 +19,19 @@ final class LiveBufferWait {
 
     /** Polls {@code condition} until it holds; fails after {@code timeout} (tests never assert on speed). */
     static void until(Duration timeout, BooleanSupplier condition) {
+        awaitOrFail(timeout, condition, "condition not met within " + timeout.toMillis() + " ms");
+    }
+
+    /** As {@link #until(Duration, BooleanSupplier)}, failing with "timed out waiting for: {@code what}". */
+    static void until(Duration timeout, BooleanSupplier condition, String what) {
+        awaitOrFail(timeout, condition, "timed out waiting for: " + what);
+    }
+
+    private static void awaitOrFail(Duration timeout, BooleanSupplier condition, String failure) {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > deadline) {
-                throw new AssertionError("condition not met within " + timeout.toMillis() + " ms");
+                throw new AssertionError(failure);
             }
             try {
                 Thread.sleep(5);

@@ -201,17 +201,7 @@ class ShardFallbackChaosTest {
     }
 
     private static void await(BooleanSupplier condition, String what) {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting for: " + what);
-            }
-            try {
-                Thread.sleep(20);
-            } catch (InterruptedException e) {
-                throw new AssertionError(e);
-            }
-        }
+        LiveBufferWait.until(WAIT, condition, what);
     }
 
     /** Counts the held calls' requests this client sends, so the test knows they are in flight. */

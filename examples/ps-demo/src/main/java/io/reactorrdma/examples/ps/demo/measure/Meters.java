@@ -35,20 +35,17 @@ public final class Meters {
 
     /** The largest value of the gauges named {@code name} (0 when there is none; NaN values skipped). */
     public static long max(MeterRegistry registry, String name) {
-        double max = 0;
-        for (Gauge g : registry.find(name).gauges()) {
-            double v = g.value();
-            if (!Double.isNaN(v)) {
-                max = Math.max(max, v);
-            }
-        }
-        return (long) max;
+        return max(registry.find(name));
     }
 
     /** The largest value of the gauges named {@code name} with tag {@code key=value}. */
     public static long max(MeterRegistry registry, String name, String key, String value) {
+        return max(registry.find(name).tag(key, value));
+    }
+
+    private static long max(Search search) {
         double max = 0;
-        for (Gauge g : registry.find(name).tag(key, value).gauges()) {
+        for (Gauge g : search.gauges()) {
             double v = g.value();
             if (!Double.isNaN(v)) {
                 max = Math.max(max, v);
