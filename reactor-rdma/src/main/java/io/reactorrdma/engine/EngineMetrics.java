@@ -32,6 +32,7 @@ public final class EngineMetrics {
     long engines;
     long engineFailures;
     long peakWindowBytes;
+    long idleWaits;
     long minCredits = Long.MAX_VALUE;
 
     void doorbell(int requests, long signaled) {
@@ -112,6 +113,10 @@ public final class EngineMetrics {
         engineFailures++;
     }
 
+    void idleWait() {
+        idleWaits++;
+    }
+
     public long doorbells() { return doorbells; }
     public long requestsPosted() { return requestsPosted; }
     /** Work requests posted with the signaled flag: the signaled fraction is this over {@link #requestsPosted}. */
@@ -140,6 +145,12 @@ public final class EngineMetrics {
      * forbids. Counted once per engine.
      */
     public long engineFailures() { return engineFailures; }
+    /**
+     * Times the I/O thread found nothing to do for its idle strategy's spin and blocked on completion
+     * notification (never with BUSY_SPIN). Per message, it says how often a peer's message found the
+     * thread asleep and paid a wake-up: the measure of whether BACK_OFF's spin covers the traffic's gaps.
+     */
+    public long idleWaits() { return idleWaits; }
     /** Most bytes ever in flight on one engine of this domain (never above the send window). */
     public long peakWindowBytes() { return peakWindowBytes; }
     /** Fewest receive credits an engine of this domain was ever left with (never negative). */
@@ -164,6 +175,8 @@ public final class EngineMetrics {
         counter(registry, "rdma.bytes.sent", "bytes sent", EngineMetrics::bytesSent, tags);
         counter(registry, "rdma.bytes.received", "bytes received", EngineMetrics::bytesReceived, tags);
         counter(registry, "rdma.copies.on.send", "payloads copied into registered memory before sending", EngineMetrics::copiesOnSend, tags);
+        counter(registry, "rdma.idle.waits", "times the I/O thread blocked on completion notification after its idle spin",
+                EngineMetrics::idleWaits, tags);
         Gauge.builder("rdma.window.peak.bytes", this, EngineMetrics::peakWindowBytes).tags(tags).baseUnit("bytes")
                 .description("most bytes in flight on one engine").register(registry);
         Gauge.builder("rdma.sockets", this, EngineMetrics::socketsOpen).tags(tags).description("open sockets").register(registry);
@@ -184,6 +197,6 @@ public final class EngineMetrics {
                 + ", creditStalls=" + creditStalls + ", windowStalls=" + windowStalls + ", socketStalls=" + socketStalls
                 + ", rnr=" + rnrEvents + ", rendezvous=" + rendezvousRoundTrips + ", bytesSent=" + bytesSent
                 + ", bytesReceived=" + bytesReceived + ", copiesOnSend=" + copiesOnSend + ", sockets=" + socketsOpen
-                + ", engines=" + engines + ", engineFailures=" + engineFailures + "}";
+                + ", engines=" + engines + ", engineFailures=" + engineFailures + ", idleWaits=" + idleWaits + "}";
     }
 }

@@ -553,6 +553,7 @@ public final class ThreadDomain implements AutoCloseable {
             dispatch(n);
             idleTurns = 0;
         } else if (tasks.isEmpty()) {
+            metrics.idleWait();
             try {
                 cq.awaitNotification(Math.max(1, nanos), TimeUnit.NANOSECONDS);
             } catch (InterruptedException e) {

@@ -23,15 +23,19 @@ class EngineMetersTest {
         FunctionCounter.builder("rdma.doorbells", b, AtomicLong::get).tag("domain", "1").register(registry);
         FunctionCounter.builder("rdma.posts", posts, AtomicLong::get).register(registry);
         FunctionCounter.builder("rdma.posts.signaled", signaled, AtomicLong::get).register(registry);
+        AtomicLong waits = new AtomicLong(3);
+        FunctionCounter.builder("rdma.idle.waits", waits, AtomicLong::get).register(registry);
         EngineMeters before = EngineMeters.parse(EngineMeters.snapshot(registry).format());
         assertThat(before.get("rdma.doorbells")).isEqualTo(15);
         assertThat(before.get("rdma.rnr")).as("not registered reads 0").isZero();
         a.addAndGet(20);
         posts.addAndGet(40);
         signaled.addAndGet(10);
+        waits.addAndGet(5);
         EngineMeters delta = EngineMeters.snapshot(registry).minus(before);
         assertThat(delta.get("rdma.doorbells")).isEqualTo(20);
-        assertThat(delta.describe(10)).contains("10 messages sent", "2.000 doorbells/msg", "4.000 posts/msg", "signaled 25.0% of posts", "RNR 0", "block registrations 0");
+        assertThat(delta.describe(10)).contains("10 messages sent", "2.000 doorbells/msg", "4.000 posts/msg", "signaled 25.0% of posts", "RNR 0", "block registrations 0",
+                "idle waits 0.500/msg");
         assertThat(EngineMeters.NONE.describe(10)).isEqualTo("no engine meters");
     }
 
