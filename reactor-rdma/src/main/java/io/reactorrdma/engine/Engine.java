@@ -1011,12 +1011,28 @@ public final class Engine {
             return null;
         }
         byte[] utf8 = reason.getBytes(java.nio.charset.StandardCharsets.UTF_8);
-        int n = Math.min(utf8.length, Math.min(WireHeader.MAX_REFUSE_TEXT, peerEagerSize - (WireHeader.RNDV_REFUSE_SIZE - WireHeader.SIZE)));
+        int n = utf8Prefix(utf8, Math.min(WireHeader.MAX_REFUSE_TEXT, peerEagerSize - (WireHeader.RNDV_REFUSE_SIZE - WireHeader.SIZE)));
+        if (n == 0) {
+            return null;
+        }
         try {
             return memory.byteBufAllocator().directBuffer(n, n).writeBytes(utf8, 0, n);
         } catch (RuntimeException | OutOfMemoryError e) {
             return null; // the refusal still goes, without its text
         }
+    }
+
+    /**
+     * How many leading bytes of {@code utf8} fit in {@code limit} bytes without splitting a
+     * character: a cut before a continuation byte (10xxxxxx) backs off to that character's first
+     * byte, so the peer decodes the text without a malformed sequence at its end.
+     */
+    static int utf8Prefix(byte[] utf8, int limit) {
+        int n = Math.min(utf8.length, Math.max(0, limit));
+        while (n > 0 && n < utf8.length && (utf8[n] & 0xC0) == 0x80) {
+            n--;
+        }
+        return n;
     }
 
     /**
