@@ -56,7 +56,15 @@ final class FanOutAnswers<K> {
     /** Hands every answer over in the shards' order; later answers are released. */
     synchronized Map<K, Payload> takeAnswers() {
         closed = true;
-        return ordered(answers);
+        HandedOver<K> out = new HandedOver<>();
+        for (K k : shards) {
+            Payload p = answers.get(k);
+            if (p != null) {
+                out.put(k, p);
+            }
+        }
+        answers.clear();
+        return out;
     }
 
     /** Hands answers and errors over in the shards' order; later answers are released. */
@@ -72,6 +80,23 @@ final class FanOutAnswers<K> {
             p.release();
         }
         answers.clear();
+    }
+
+    /**
+     * The answers as handed over: its own type, so that the operators after the hand-over can
+     * release it when they drop it (the caller cancelled as it was handed over).
+     */
+    static final class HandedOver<K> extends LinkedHashMap<K, Payload> {
+        private static final long serialVersionUID = 1L;
+
+        /** Releases every answer in it (a map dropped on its way to the caller). */
+        void release() {
+            for (Payload p : values()) {
+                if (p.refCnt() > 0) {
+                    p.release();
+                }
+            }
+        }
     }
 
     private <V> Map<K, V> ordered(Map<K, V> from) {
