@@ -99,8 +99,17 @@ public final class Engine {
     /** Answered rendezvous messages of ours whose last fragment is not posted yet, by token (a revocation finds them here). */
     private final IntObjectHashMap<OutboundMessage> writing = new IntObjectHashMap<>();
     private final IntObjectHashMap<InboundRendezvous> receiving = new IntObjectHashMap<>();
-    /** The peer's rendezvous requests that wait for {@link #pinnedBytes} to make room, in arrival order. */
+    /**
+     * The peer's rendezvous requests that wait for {@link #pinnedBytes} to make room, in arrival
+     * order; an abandoned one stays, marked, until it reaches the head or the queue is compacted.
+     */
     private final ArrayDeque<WaitingRequest> waitingForRoom = new ArrayDeque<>();
+    /**
+     * The requests of {@link #waitingForRoom} not abandoned, by token: each new request's token
+     * check and each abandon find theirs at once (a scan of the queue cost every request up to
+     * {@link #MAX_WAITING_REQUESTS} steps on the I/O thread).
+     */
+    private final IntObjectHashMap<WaitingRequest> waitingByToken = new IntObjectHashMap<>();
     /** Bytes of the destinations in {@link #receiving}: at most EngineConfig.maxPinnedDestinationBytes (or one larger destination). */
     private long pinnedBytes;
     private long nextRevocationCheck = System.nanoTime();
@@ -144,7 +153,18 @@ public final class Engine {
     }
 
     /** A rendezvous request of the peer not answered yet: the destinations we hold are at their bound. */
-    private record WaitingRequest(int socketId, int size, int token) {
+    private static final class WaitingRequest {
+        final int socketId;
+        final int size;
+        final int token;
+        /** The peer gave it up: refused already, skipped when it reaches the head. */
+        boolean abandoned;
+
+        WaitingRequest(int socketId, int size, int token) {
+            this.socketId = socketId;
+            this.size = size;
+            this.token = token;
+        }
     }
 
     /** CREDIT and HEARTBEAT carry nothing of their own (credits go in every header): one immutable instance each. */
@@ -481,13 +501,15 @@ public final class Engine {
         if (size <= 0 || size > config.maxMessageSize()) {
             throw new ProtocolException(peerName + " asked to send a " + size + "-byte message; the maximum is " + config.maxMessageSize());
         }
-        if (receiving.containsKey(token) || waitingRequest(token, false) != null) {
+        if (receiving.containsKey(token) || waitingByToken.containsKey(token)) {
             throw new ProtocolException(peerName + " reused rendezvous token " + token + " while it was in use");
         }
-        if (waitingForRoom.isEmpty() && hasRoomFor(size)) {
+        if (waitingByToken.isEmpty() && hasRoomFor(size)) {
             answerRendezvous(socketId, size, token);
-        } else if (waitingForRoom.size() < MAX_WAITING_REQUESTS) {
-            waitingForRoom.add(new WaitingRequest(socketId, size, token));
+        } else if (waitingByToken.size() < MAX_WAITING_REQUESTS) {
+            WaitingRequest w = new WaitingRequest(socketId, size, token);
+            waitingForRoom.add(w);
+            waitingByToken.put(token, w);
         } else {
             throw new ProtocolException(peerName + " has " + MAX_WAITING_REQUESTS + " rendezvous requests waiting for room already");
         }
@@ -520,27 +542,20 @@ public final class Engine {
         metrics.rendezvous();
     }
 
-    /** The waiting request with {@code token}, or null; {@code remove} takes it out. Linear: the queue is short and rarely used. */
-    private WaitingRequest waitingRequest(int token, boolean remove) {
-        if (waitingForRoom.isEmpty()) {
-            return null;
-        }
-        for (java.util.Iterator<WaitingRequest> it = waitingForRoom.iterator(); it.hasNext(); ) {
-            WaitingRequest w = it.next();
-            if (w.token() == token) {
-                if (remove) it.remove();
-                return w;
-            }
-        }
-        return null;
-    }
-
     /** A destination left {@link #receiving}: its bytes no longer count, waiting requests may be answered. */
     private void unpin(InboundRendezvous r) {
         pinnedBytes -= r.size;
-        while (!waitingForRoom.isEmpty() && hasRoomFor(waitingForRoom.peek().size())) {
-            WaitingRequest w = waitingForRoom.poll();
-            answerRendezvous(w.socketId(), w.size(), w.token());
+        WaitingRequest w;
+        while ((w = waitingForRoom.peek()) != null) {
+            if (w.abandoned) {
+                waitingForRoom.poll();
+            } else if (hasRoomFor(w.size)) {
+                waitingForRoom.poll();
+                waitingByToken.remove(w.token);
+                answerRendezvous(w.socketId, w.size, w.token);
+            } else {
+                break;
+            }
         }
     }
 
@@ -556,9 +571,15 @@ public final class Engine {
             unpin(r);
             return;
         }
-        WaitingRequest w = waitingRequest(token, true);
+        WaitingRequest w = waitingByToken.remove(token);
         if (w != null) {
-            control.add(new ControlMessage(WireHeader.RNDV_REFUSE, w.socketId(), w.size(), token, WireHeader.REFUSED_ABANDONED, 0));
+            w.abandoned = true;
+            if (waitingByToken.isEmpty()) {
+                waitingForRoom.clear();
+            } else if (waitingForRoom.size() > 2 * waitingByToken.size() + 64) {
+                waitingForRoom.removeIf(x -> x.abandoned); // marks never outnumber live requests by much
+            }
+            control.add(new ControlMessage(WireHeader.RNDV_REFUSE, w.socketId, w.size, token, WireHeader.REFUSED_ABANDONED, 0));
         }
         // else: finished or refused already; the abandon crossed our reply
     }
@@ -1011,12 +1032,28 @@ public final class Engine {
             return null;
         }
         byte[] utf8 = reason.getBytes(java.nio.charset.StandardCharsets.UTF_8);
-        int n = Math.min(utf8.length, Math.min(WireHeader.MAX_REFUSE_TEXT, peerEagerSize - (WireHeader.RNDV_REFUSE_SIZE - WireHeader.SIZE)));
+        int n = utf8Prefix(utf8, Math.min(WireHeader.MAX_REFUSE_TEXT, peerEagerSize - (WireHeader.RNDV_REFUSE_SIZE - WireHeader.SIZE)));
+        if (n == 0) {
+            return null;
+        }
         try {
             return memory.byteBufAllocator().directBuffer(n, n).writeBytes(utf8, 0, n);
         } catch (RuntimeException | OutOfMemoryError e) {
             return null; // the refusal still goes, without its text
         }
+    }
+
+    /**
+     * How many leading bytes of {@code utf8} fit in {@code limit} bytes without splitting a
+     * character: a cut before a continuation byte (10xxxxxx) backs off to that character's first
+     * byte, so the peer decodes the text without a malformed sequence at its end.
+     */
+    static int utf8Prefix(byte[] utf8, int limit) {
+        int n = Math.min(utf8.length, Math.max(0, limit));
+        while (n > 0 && n < utf8.length && (utf8[n] & 0xC0) == 0x80) {
+            n--;
+        }
+        return n;
     }
 
     /**

@@ -223,6 +223,40 @@ class EngineRendezvousAbandonTest {
         }
     }
 
+    /**
+     * Requests waiting for room keep their order when some of them are abandoned: an abandoned one
+     * is refused as abandoned at once, its token may be asked for again (that request queues at the
+     * end), and freed room goes to the oldest request still waiting.
+     */
+    @Test
+    void abandonedWaitingRequestsAreRefusedAndSkippedInOrder() throws Exception {
+        EngineConfig config = EngineConfig.defaults().withMaxPinnedDestinationBytes(4L * MIB)
+                .withRendezvousWriteTimeout(Duration.ofSeconds(60));
+        try (EngineHarness h = new EngineHarness(() -> SoftContext.openLoopback(SoftConfig.defaults()), config,
+                IdleStrategy.BUSY_SPIN, EngineHarness.echo()); RawPeer peer = new RawPeer()) {
+            peer.connect(h);
+            waitFor(() -> h.server.metrics().engines() == 1, "the raw peer is connected");
+            peer.send(WireHeader.SOCKET_OPEN, 1, 0, 0);
+            for (int token = 1; token <= 4; token++) {
+                peer.send(WireHeader.RNDV_REQUEST, 1, 3 * MIB, token);
+            }
+            assertThat(peer.receive()).as("token 1 answered; 2, 3, 4 wait").containsExactly(WireHeader.RNDV_ANSWER, 3 * MIB, 1);
+            peer.send(WireHeader.RNDV_ABANDON, 1, 0, 3);
+            assertThat(peer.receive()).as("a waiting request given up is refused as abandoned")
+                    .containsExactly(WireHeader.RNDV_REFUSE, 3 * MIB, 3);
+            peer.send(WireHeader.RNDV_REQUEST, 1, 3 * MIB, 3); // the token is free again: it queues behind 4
+            peer.send(WireHeader.RNDV_ABANDON, 1, 0, 1);
+            assertThat(peer.receive()).as("the oldest waiting request gets the room").containsExactly(WireHeader.RNDV_ANSWER, 3 * MIB, 2);
+            peer.send(WireHeader.RNDV_ABANDON, 1, 0, 2);
+            assertThat(peer.receive()).as("the abandoned request is skipped").containsExactly(WireHeader.RNDV_ANSWER, 3 * MIB, 4);
+            peer.send(WireHeader.RNDV_ABANDON, 1, 0, 4);
+            assertThat(peer.receive()).as("then the token asked for again").containsExactly(WireHeader.RNDV_ANSWER, 3 * MIB, 3);
+            peer.send(WireHeader.RNDV_ABANDON, 1, 0, 3);
+            waitFor(() -> h.serverMemory.destinationStatistics().liveBuffers() == 0, "no destination left");
+            assertThat(h.server.metrics().engines()).as("no protocol error").isEqualTo(1);
+        }
+    }
+
     /** A raw verbs peer that speaks the wire protocol by hand: asks for destinations and never writes. */
     private static final class RawPeer implements AutoCloseable {
         final VerbsContext ctx = SoftContext.openLoopback(SoftConfig.defaults());

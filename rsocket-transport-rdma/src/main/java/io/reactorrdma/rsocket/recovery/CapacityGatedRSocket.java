@@ -5,16 +5,16 @@ import io.rsocket.RSocket;
 import io.rsocket.exceptions.RejectedException;
 import io.rsocket.util.RSocketProxy;
 import org.reactivestreams.Publisher;
-import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoSink;
 import reactor.core.scheduler.Scheduler;
 
 import java.nio.channels.ClosedChannelException;
-import java.util.ArrayDeque;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 /**
@@ -31,12 +31,17 @@ final class CapacityGatedRSocket extends RSocketProxy {
     private final Scheduler timer;
     private final long pollNanos;
     private final int maxWaiting;
-    /** Guarded by {@code this}. */
-    private final ArrayDeque<MonoSink<Void>> waiting = new ArrayDeque<>();
-    /** Guarded by {@code this}. */
-    private Disposable poll;
-    /** Guarded by {@code this}: one thread admits at a time (admitting runs the request). */
-    private boolean admitting;
+    /**
+     * Nothing here locks: requests start on their callers' threads, which may be a transport's
+     * I/O thread (a handler calling out), and admit() runs on the timer.
+     */
+    private final ConcurrentLinkedQueue<MonoSink<Void>> waiting = new ConcurrentLinkedQueue<>();
+    /** Requests in {@link #waiting} (its size() counts them one by one). */
+    private final AtomicInteger waitingCount = new AtomicInteger();
+    /** A poll is scheduled and has not started; cleared by it first, so a later wait schedules another. */
+    private final AtomicBoolean pollScheduled = new AtomicBoolean();
+    /** One thread admits at a time (admitting runs the request). */
+    private final AtomicBoolean admitting = new AtomicBoolean();
 
     CapacityGatedRSocket(RSocket source, Scheduler timer, long pollNanos, int maxWaiting) {
         super(source);
@@ -103,24 +108,23 @@ final class CapacityGatedRSocket extends RSocketProxy {
     /** Completes when this request may go: at once if nothing waits and there is room, else in turn. */
     private Mono<Void> room() {
         return Mono.create(sink -> {
-            synchronized (this) {
-                if (waiting.isEmpty() && !admitting && hasRoom()) {
-                    sink.success();
-                    return;
-                }
-                if (waiting.size() >= maxWaiting) {
-                    sink.error(new RejectedException(maxWaiting + " requests already wait for room on " + source
-                            + "; bound the callers' concurrency (e.g. flatMap(..., n)) or raise CapacityGate maxWaiting"));
-                    return;
-                }
-                waiting.add(sink);
-                sink.onCancel(() -> {
-                    synchronized (this) {
-                        waiting.remove(sink);
-                    }
-                });
-                schedulePoll();
+            if (waiting.isEmpty() && !admitting.get() && hasRoom()) {
+                sink.success();
+                return;
             }
+            if (waitingCount.incrementAndGet() > maxWaiting) {
+                waitingCount.decrementAndGet();
+                sink.error(new RejectedException(maxWaiting + " requests already wait for room on " + source
+                        + "; bound the callers' concurrency (e.g. flatMap(..., n)) or raise CapacityGate maxWaiting"));
+                return;
+            }
+            waiting.add(sink);
+            sink.onCancel(() -> {
+                if (waiting.remove(sink)) {
+                    waitingCount.decrementAndGet();
+                }
+            });
+            schedulePoll();
         });
     }
 
@@ -130,53 +134,48 @@ final class CapacityGatedRSocket extends RSocketProxy {
 
     /** Lets waiting requests go, one at a time, while there is room; each is sent before room is looked at again. */
     private void admit() {
-        synchronized (this) {
-            poll = null;
-            if (admitting) {
-                return;
-            }
-            admitting = true;
+        pollScheduled.set(false);
+        if (!admitting.compareAndSet(false, true)) {
+            return;
         }
         try {
             while (true) {
-                MonoSink<Void> next;
-                synchronized (this) {
-                    if (waiting.isEmpty() || !hasRoom()) {
-                        admitting = false;
-                        if (!waiting.isEmpty()) {
-                            schedulePoll();
-                        }
-                        return;
+                if (waiting.isEmpty() || !hasRoom()) {
+                    admitting.set(false);
+                    if (!waiting.isEmpty()) {
+                        schedulePoll();
                     }
-                    next = waiting.poll();
+                    return;
                 }
-                next.success(); // runs the request on this thread: its frame is queued (or its lease used) before the next look
+                MonoSink<Void> next = waiting.poll();
+                if (next != null) {
+                    waitingCount.decrementAndGet();
+                    next.success(); // runs the request on this thread: its frame is queued (or its lease used) before the next look
+                }
             }
         } catch (RuntimeException | Error e) {
-            synchronized (this) {
-                admitting = false;
-                schedulePoll();
-            }
+            admitting.set(false);
+            schedulePoll();
             throw e;
         }
     }
 
-    /** Guarded by {@code this}. */
     private void schedulePoll() {
-        if (poll == null) {
-            poll = timer.schedule(this::admit, pollNanos, TimeUnit.NANOSECONDS);
+        if (pollScheduled.compareAndSet(false, true)) {
+            timer.schedule(this::admit, pollNanos, TimeUnit.NANOSECONDS);
         }
     }
 
     private void failWaiting(Throwable cause) {
-        ArrayDeque<MonoSink<Void>> failed;
-        synchronized (this) {
-            failed = new ArrayDeque<>(waiting);
-            waiting.clear();
+        java.util.List<MonoSink<Void>> failed = new java.util.ArrayList<>();
+        MonoSink<Void> s;
+        while ((s = waiting.poll()) != null) {
+            waitingCount.decrementAndGet();
+            failed.add(s);
         }
         if (!failed.isEmpty()) {
             LOG.log(System.Logger.Level.DEBUG, () -> failed.size() + " requests waiting for room on " + source + " fail: it closed");
         }
-        failed.forEach(s -> s.error(cause));
+        failed.forEach(f -> f.error(cause));
     }
 }

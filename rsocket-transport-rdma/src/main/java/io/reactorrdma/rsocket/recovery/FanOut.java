@@ -56,8 +56,12 @@ public final class FanOut {
                             .doOnNext(p -> answers.answer(e.getKey(), p))
                             .then()
                             .onErrorMap(t -> failed(e.getKey(), t, shards.size())), Math.max(1, shards.size()))
-                    .then(Mono.fromCallable(answers::takeAnswers))
+                    .then()
+                    // The deadline covers the calls, not the hand-over: behind timeout() a map handed over
+                    // as the deadline fires would be dropped (a late onNext) with its answers unreleased.
                     .timeout(deadline, Mono.defer(() -> Mono.error(timedOut(answers.pending(), deadline, shards.size()))))
+                    .then(Mono.fromCallable(answers::takeAnswers))
+                    .doOnDiscard(FanOutAnswers.HandedOver.class, FanOutAnswers.HandedOver::release) // handed over as the caller cancels
                     .doFinally(signal -> answers.releaseAll()); // after a hand-over there is nothing left to release
         });
     }
@@ -85,6 +89,7 @@ public final class FanOut {
                                 return Mono.empty();
                             }), Math.max(1, shards.size()))
                     .then(Mono.fromCallable(answers::takeResult))
+                    .doOnDiscard(FanOutResult.class, FanOutResult::release) // handed over as the caller cancels
                     .doFinally(signal -> answers.releaseAll());
         });
     }

@@ -10,6 +10,8 @@ import reactor.util.annotation.Nullable;
 
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
 /**
@@ -23,13 +25,22 @@ import java.util.function.Supplier;
  */
 final class HedgedRace {
 
+    // state bits; the copies started and not yet ended count in the bits above them (IN_FLIGHT each)
+    private static final int DONE = 1;           // the attempt has its verdict
+    private static final int HEDGE_PENDING = 2;  // the hedge timer has not fired yet
+    private static final int IN_FLIGHT = 4;
+
     private final MonoSink<Payload> sink;
     private final Disposable.Composite running = Disposables.composite();
     private final Runnable onHedgeWon;
-    private int inFlight;          // copies started and not yet ended, guarded by this
-    private boolean hedgePending;  // the hedge timer has not fired yet
-    private boolean done;
-    private Throwable firstError;
+    /**
+     * DONE, HEDGE_PENDING and the copies in flight, changed by compare-and-set: answers and failures
+     * arrive on the transport's I/O threads and the hedge timer on its scheduler, so nothing here
+     * locks (a monitor held while the caller's chain ran would stall the other threads).
+     */
+    private final AtomicInteger state = new AtomicInteger(HEDGE_PENDING | IN_FLIGHT);
+    /** The first failure of a copy; set once, before the state change that may report it. */
+    private final AtomicReference<Throwable> firstError = new AtomicReference<>();
 
     private HedgedRace(MonoSink<Payload> sink, Runnable onHedgeWon) {
         this.sink = sink;
@@ -45,10 +56,6 @@ final class HedgedRace {
         return Mono.<Payload>create(sink -> {
             HedgedRace race = new HedgedRace(sink, onHedgeWon);
             sink.onDispose(race.running);
-            synchronized (race) {
-                race.inFlight = 1;
-                race.hedgePending = true;
-            }
             race.start(primary, false);
             race.running.add(timer.schedule(() -> race.timerFired(hedge), delay.toNanos(), TimeUnit.NANOSECONDS));
         }).doOnDiscard(Payload.class, Payload::release); // an answer handed over as the caller cancels is dropped by the sink: release it
@@ -59,12 +66,14 @@ final class HedgedRace {
     }
 
     private void timerFired(Supplier<Mono<Payload>> hedge) {
-        synchronized (this) {
-            if (done || !hedgePending) {
+        for (;;) {
+            int s = state.get();
+            if ((s & DONE) != 0 || (s & HEDGE_PENDING) == 0) {
                 return;
             }
-            hedgePending = false;
-            inFlight++;
+            if (state.compareAndSet(s, (s & ~HEDGE_PENDING) + IN_FLIGHT)) {
+                break;
+            }
         }
         Mono<Payload> copy = hedge.get();
         if (copy == null) {
@@ -75,22 +84,32 @@ final class HedgedRace {
     }
 
     private void won(@Nullable Payload payload, boolean isHedge) {
-        synchronized (this) {
-            if (!done) {
-                done = true;
-                if (isHedge) {
-                    onHedgeWon.run();
-                }
-                if (payload == null) {
-                    sink.success();
-                } else {
-                    sink.success(payload);
-                }
-                return;
+        if (!finish()) {
+            if (payload != null) {
+                payload.release(); // a late answer of the losing copy
             }
+            return;
         }
-        if (payload != null) {
-            payload.release(); // a late answer of the losing copy
+        if (isHedge) {
+            onHedgeWon.run();
+        }
+        if (payload == null) {
+            sink.success();
+        } else {
+            sink.success(payload);
+        }
+    }
+
+    /** Sets DONE; false when the attempt had its verdict already. */
+    private boolean finish() {
+        for (;;) {
+            int s = state.get();
+            if ((s & DONE) != 0) {
+                return false;
+            }
+            if (state.compareAndSet(s, (s & ~HEDGE_PENDING) | DONE)) {
+                return true;
+            }
         }
     }
 
@@ -99,23 +118,27 @@ final class HedgedRace {
     }
 
     private void ended(@Nullable Throwable error) {
-        Throwable fail;
-        synchronized (this) {
-            if (done) {
+        if (error != null) {
+            firstError.compareAndSet(null, error);
+        }
+        for (;;) {
+            int s = state.get();
+            if ((s & DONE) != 0) {
                 return;
             }
-            if (error != null && firstError == null) {
-                firstError = error;
-            }
-            inFlight--;
-            if (inFlight > 0 || (hedgePending && firstError == null)) {
-                return;
+            int left = s - IN_FLIGHT;
+            if (left >= IN_FLIGHT || ((left & HEDGE_PENDING) != 0 && firstError.get() == null)) {
+                if (state.compareAndSet(s, left)) {
+                    return; // a copy still runs, or the hedge may still go
+                }
+                continue;
             }
             // nothing left running: a pending hedge is not worth waiting for after a failure
-            hedgePending = false;
-            done = true;
-            fail = firstError != null ? firstError : new IllegalStateException("no copy of the request could be sent");
+            if (state.compareAndSet(s, (left & ~HEDGE_PENDING) | DONE)) {
+                break;
+            }
         }
-        sink.error(fail);
+        Throwable fail = firstError.get();
+        sink.error(fail != null ? fail : new IllegalStateException("no copy of the request could be sent"));
     }
 }

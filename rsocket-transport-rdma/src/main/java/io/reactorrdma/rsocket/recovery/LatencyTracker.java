@@ -4,6 +4,7 @@ import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
 
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
 
 /**
@@ -27,9 +28,11 @@ final class LatencyTracker {
     private final Recorder recorder = new Recorder(HIGHEST_MICROS, 2);
     private final Histogram[] slices;
     private final Histogram window = new Histogram(HIGHEST_MICROS, 2);
-    private Histogram recycled;
+    /** Taken (compare-and-set) by the one caller that rolls; the others go on with the current delay, never waiting. */
+    private final AtomicBoolean rolling = new AtomicBoolean();
+    private Histogram recycled;  // recycled, next: only the caller holding rolling; lastRoll: written only by it
     private int next;
-    private long lastRoll;
+    private volatile long lastRoll;
     private volatile long delayNanos;
 
     LatencyTracker(double quantile, Duration floor, Duration initialDelay, long minSamples, Duration window, int slices,
@@ -58,16 +61,25 @@ final class LatencyTracker {
         recorder.recordValue(Math.min(HIGHEST_MICROS, Math.max(0, nanos / 1000)));
     }
 
-    /** The current hedge delay in nanoseconds. */
+    /**
+     * The current hedge delay in nanoseconds. Called as calls start, also on a transport's I/O
+     * thread (a retry after a connection loss): a caller that finds another one rolling the window
+     * does not wait for it but takes the delay of the slice before.
+     */
     long delayNanos() {
         long now = nanoClock.getAsLong();
-        if (now - lastRoll >= sliceNanos) {
-            roll(now);
+        if (now - lastRoll >= sliceNanos && rolling.compareAndSet(false, true)) {
+            try {
+                roll(now);
+            } finally {
+                rolling.set(false);
+            }
         }
         return delayNanos;
     }
 
-    private synchronized void roll(long now) {
+    /** Holding {@link #rolling}. */
+    private void roll(long now) {
         if (now - lastRoll < sliceNanos) {
             return; // another caller rolled it
         }

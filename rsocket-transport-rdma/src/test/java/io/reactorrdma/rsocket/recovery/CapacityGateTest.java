@@ -164,4 +164,43 @@ class CapacityGateTest {
         assertThat(started.get()).as("the other waiting one went once there was room").isEqualTo(1);
         assertThat(second.refCnt()).isZero();
     }
+
+    /**
+     * A request that finds room goes on its caller's thread — which may be a transport's I/O
+     * thread (a handler calling out) — with nothing locked: here, while the first request runs,
+     * a second caller on another thread starts one and must not wait for the first. Before, the
+     * gate ran the request inside its monitor, and the second caller waited for it.
+     */
+    @Test
+    void aRequestThatGoesAtOnceRunsWithNothingLocked() throws Exception {
+        AtomicReference<RSocket> gate = new AtomicReference<>();
+        AtomicInteger started = new AtomicInteger();
+        AtomicBoolean secondWaited = new AtomicBoolean(true);
+        RSocket roomy = new RSocket() {
+            @Override
+            public Mono<Void> fireAndForget(Payload p) {
+                p.release();
+                if (started.incrementAndGet() == 1) {
+                    Thread second = new Thread(() -> gate.get().fireAndForget(ByteBufPayload.create("second")).block(Duration.ofSeconds(60)));
+                    second.start();
+                    try {
+                        second.join(TimeUnit.SECONDS.toMillis(30));
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    secondWaited.set(second.isAlive());
+                }
+                return Mono.empty();
+            }
+
+            @Override
+            public double availability() {
+                return 1.0;
+            }
+        };
+        gate.set(CapacityGate.builder().build().apply(roomy));
+        gate.get().fireAndForget(ByteBufPayload.create("first")).block(Duration.ofSeconds(90));
+        assertThat(secondWaited).as("the second caller waited for the first request to finish").isFalse();
+        LiveBufferWait.until(Duration.ofSeconds(30), () -> started.get() == 2);
+    }
 }

@@ -117,4 +117,31 @@ class HedgedRaceTest {
         assertThat(caller.get().isDisposed()).isTrue();
         assertThat(answer.refCnt()).as("the answer nobody received is released").isZero();
     }
+
+    /**
+     * The winner's answer reaches the caller with nothing locked: answers arrive on a transport's
+     * I/O thread, and while the caller's chain runs there the hedge timer, on its own thread, must
+     * not wait for it. Before, the race held its monitor while it handed the answer over, so the
+     * timer thread blocked until the caller's chain returned.
+     */
+    @Test
+    void theCallersChainRunsWithNothingLocked() {
+        Sinks.One<Payload> primary = Sinks.one();
+        AtomicBoolean timerWaited = new AtomicBoolean(true);
+        StepVerifier.create(race(primary.asMono(), Mono.never()).map(p -> {
+                    Thread timer = new Thread(() -> time.advanceTimeBy(DELAY)); // the hedge is due now, on the timer's thread
+                    timer.start();
+                    try {
+                        timer.join(java.util.concurrent.TimeUnit.SECONDS.toMillis(30));
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    timerWaited.set(timer.isAlive());
+                    return data(p);
+                }))
+                .then(() -> primary.tryEmitValue(DefaultPayload.create("primary")))
+                .expectNext("primary").verifyComplete();
+        assertThat(timerWaited).as("the timer thread waited for the caller's chain").isFalse();
+        assertThat(hedgesAsked.get()).as("no hedge after the primary won").isZero();
+    }
 }
