@@ -275,11 +275,6 @@ final class BlockSource {
         return blocks.size();
     }
 
-    /** Empty blocks held now (registered, no page taken). */
-    synchronized int emptyBlocks() {
-        return empty.size();
-    }
-
     /** Pages free in the pooled blocks (empty retained blocks included). */
     synchronized long freePages() {
         return heap.freePages();
