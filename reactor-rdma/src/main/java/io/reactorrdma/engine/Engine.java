@@ -116,6 +116,11 @@ public final class Engine {
     private int nextSocketId;
     private int nextToken = 1;
     private long lastSendNanos = System.nanoTime();
+    /**
+     * When the destination pool is trimmed next: every heartbeat interval, so an empty block stays
+     * while messages keep coming and goes within about two intervals of the last (RegisteredPool.trim).
+     */
+    private long nextTrimNanos = lastSendNanos;
     private boolean failed;
     /** Whether this engine was counted in {@link EngineMetrics#engineFailures()} (once per engine). */
     private boolean countedAsFailure;
@@ -810,6 +815,10 @@ public final class Engine {
             long now = System.nanoTime();
             if (chain.pending() == 0 && now - lastSendNanos > config.heartbeatInterval().toNanos() && chain.free() > 0 && credits.availableForData() > 0) {
                 prepareControl(HEARTBEAT_MESSAGE);
+            }
+            if (now - nextTrimNanos >= 0) {
+                destinations.pool().trim();
+                nextTrimNanos = now + config.heartbeatInterval().toNanos();
             }
             if (chain.pending() > 0) {
                 metrics.inFlight(window.inFlight(), credits.available());

@@ -30,9 +30,12 @@ public final class AllocatorConfig {
      */
     public static final int DEFAULT_DESTINATION_BLOCK_SIZE = 2 * 1024 * 1024;
     /**
-     * Empty destination blocks an engine keeps registered: one, so a steady stream registers
-     * nothing per message, while an idle connection holds at most one block beyond its live
-     * destinations (an engine that never receives a rendezvous message registers nothing).
+     * Empty destination blocks an idle engine keeps registered: one, so an idle connection holds at
+     * most one block beyond its live destinations (an engine that never receives a rendezvous
+     * message registers nothing). While messages come, empty blocks beyond it are kept too: the
+     * engine releases one only when it has stayed empty from one trim to the next (trims run every
+     * {@code EngineConfig.heartbeatInterval()}, default 1 s), so several large messages in flight
+     * register nothing per message, and the bound holds again by the second trim after the last.
      */
     public static final long DEFAULT_DESTINATION_RETAINED_BYTES = DEFAULT_DESTINATION_BLOCK_SIZE;
 
@@ -108,7 +111,11 @@ public final class AllocatorConfig {
                 destinationRetainedBytes);
     }
 
-    /** Bytes of empty destination blocks each engine keeps registered; 0 releases a block as soon as it is empty. */
+    /**
+     * Bytes of empty destination blocks each idle engine keeps registered; blocks beyond it go at the
+     * engine's second trim (heartbeat interval) after they emptied, if not used again meanwhile; with 0
+     * every block goes then.
+     */
     public AllocatorConfig withDestinationRetainedBytes(long bytes) {
         if (bytes < 0) {
             throw new IllegalArgumentException("destination retained bytes must be ≥ 0, got " + bytes);

@@ -11,6 +11,10 @@ import java.util.List;
  * Where blocks come from and go back to: the provider registers a block when it is acquired and
  * deregisters it when it is released; empty blocks are kept (hysteresis) while the retained bytes
  * stay within the configured bound, so a steady workload registers nothing after warm-up.
+ * A <em>trimmed</em> source (an engine's destination pool) keeps every empty block until its
+ * owner's {@link #trim()}: one that has stayed empty since the previous trim is released there,
+ * down to the bound, so a working set that swings over several blocks re-registers nothing
+ * while traffic lasts and shrinks to the bound by the second trim after it stops.
  * Also hands out page runs from the blocks it holds, best fit ({@link PageHeap}). Its methods take
  * this object's lock: they run when a size-class pool needs a new run, or a page run misses the
  * thread's cache, not per small allocation. A block is registered outside the lock, so the other
@@ -22,8 +26,13 @@ final class BlockSource {
     private final int access;
     private final int blockSize;
     private final long retainedBytes;
+    /** Whether empty blocks beyond the bound wait for {@link #trim()} instead of going at once. */
+    private final boolean trimmed;
     private final List<Block> blocks = new ArrayList<>();
+    /** Empty blocks, oldest emptied first (a block taken from again leaves; emptied again, it goes last). */
     private final List<Block> empty = new ArrayList<>();
+    /** How many of {@link #empty}'s first blocks have stayed empty since the last {@link #trim()}. */
+    private int emptySinceTrim;
     private final PageHeap heap;
     private boolean released;
     /** Whether a thread is registering a block for {@link #takePages} now (outside the lock). */
@@ -33,11 +42,16 @@ final class BlockSource {
     private long registrations;
     private long deregistrations;
 
-    BlockSource(ProtectionDomain pd, int access, int blockSize, long retainedBytes) {
+    /**
+     * @param trimmed whether empty blocks beyond {@code retainedBytes} stay until {@link #trim()}
+     *                (whose caller must then trim periodically) rather than being released at once
+     */
+    BlockSource(ProtectionDomain pd, int access, int blockSize, long retainedBytes, boolean trimmed) {
         this.pd = pd;
         this.access = access;
         this.blockSize = blockSize;
         this.retainedBytes = retainedBytes;
+        this.trimmed = trimmed;
         this.heap = new PageHeap(blockPages());
     }
 
@@ -90,7 +104,7 @@ final class BlockSource {
                 heap.addBlock(fresh);
                 Block b = takeHeld(n, firstPage); // pages freed meanwhile may fit better than the fresh block
                 if (fresh.isEmpty()) {
-                    retainOrRelease(fresh);
+                    becameEmpty(fresh);
                 }
                 return b;
             }
@@ -105,12 +119,16 @@ final class BlockSource {
         Block b = heap.take(n, firstPage);
         if (b != null && b.retainedEmpty) {
             b.retainedEmpty = false;
-            empty.remove(b);
+            int at = empty.indexOf(b);
+            empty.remove(at);
+            if (at < emptySinceTrim) {
+                emptySinceTrim--; // re-used: no longer a candidate for the next trim
+            }
         }
         return b;
     }
 
-    /** Gives pages back; an empty block is kept or released, as the retained bound says. */
+    /** Gives pages back; an empty block is kept or released, as the retained bound (and {@link #trim()}) say. */
     synchronized void givePages(Block b, int first, int n) {
         give(b, first, n);
     }
@@ -129,22 +147,56 @@ final class BlockSource {
             return; // a free that raced with close: the block is gone already
         }
         if (heap.give(b, first, n)) {
-            retainOrRelease(b);
+            becameEmpty(b);
         }
     }
 
-    private void retainOrRelease(Block b) {
+    /** Joins the empty list as its newest; an untrimmed source releases the oldest beyond the bound now. */
+    private void becameEmpty(Block b) {
         b.retainedEmpty = true;
         empty.add(b);
-        long retained = (long) empty.size() * blockSize;
-        while (retained > retainedBytes && !empty.isEmpty()) {
+        if (!trimmed) {
+            releaseOldest(empty.size() - retainedBlocks());
+        }
+    }
+
+    /**
+     * Releases the empty blocks beyond the retained bound that have stayed empty since the previous
+     * trim (oldest first); those that emptied since stay, and are candidates for the next trim. So
+     * after two trims with nothing taken, at most the retained bytes of empty blocks stay
+     * registered. Takes the lock once; allocates nothing. Does nothing after {@link #releaseAll()}.
+     *
+     * @return the number of blocks released
+     */
+    synchronized int trim() {
+        if (released) {
+            return 0;
+        }
+        int n = releaseOldest(Math.min(empty.size() - retainedBlocks(), emptySinceTrim));
+        emptySinceTrim = empty.size();
+        return n;
+    }
+
+    /** Releases up to {@code n} of the oldest empty blocks; returns how many. */
+    private int releaseOldest(int n) {
+        int done = 0;
+        while (done < n && !empty.isEmpty()) {
             Block oldest = empty.remove(0);
+            if (emptySinceTrim > 0) {
+                emptySinceTrim--;
+            }
             oldest.retainedEmpty = false;
             heap.removeBlock(oldest);
             blocks.remove(oldest);
             deregister(oldest.region);
-            retained -= blockSize;
+            done++;
         }
+        return done;
+    }
+
+    /** Empty blocks the retained bound allows (whole blocks). */
+    private int retainedBlocks() {
+        return (int) Math.min(Integer.MAX_VALUE, retainedBytes / blockSize);
     }
 
     /** A region of its own for an allocation larger than a block. */
@@ -200,6 +252,7 @@ final class BlockSource {
         }
         blocks.clear();
         empty.clear();
+        emptySinceTrim = 0;
     }
 
     synchronized long registeredBytes() {

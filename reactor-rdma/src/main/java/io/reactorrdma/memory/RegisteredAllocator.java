@@ -20,7 +20,8 @@ import java.util.concurrent.atomic.LongAdder;
  *       peer): rendezvous destinations and direct-write targets, the memory whose rkeys the
  *       engine hands to its peer. Each registers blocks of its own, so the rkey one peer gets
  *       never covers another peer's buffers; sized by {@link AllocatorConfig#destinationBlockSize()}
- *       and {@link AllocatorConfig#destinationRetainedBytes()}.</li>
+ *       and {@link AllocatorConfig#destinationRetainedBytes()}, and trimmed by its owner
+ *       ({@link RegisteredPool#trim()}).</li>
  * </ul>
  */
 public final class RegisteredAllocator implements AutoCloseable {
@@ -65,9 +66,11 @@ public final class RegisteredAllocator implements AutoCloseable {
 
     /**
      * A new remote-writable pool for the destinations one peer may write into: it registers
-     * nothing until its first allocation, and its blocks are its own. Close it when the peer is
-     * gone; buffers still live then keep their memory until released, and the pool leaves this
-     * allocator's figures once its memory is released.
+     * nothing until its first allocation, and its blocks are its own. Call its
+     * {@link RegisteredPool#trim()} periodically: empty blocks beyond
+     * {@link AllocatorConfig#destinationRetainedBytes()} are released only there. Close it when the
+     * peer is gone; buffers still live then keep their memory until released, and the pool leaves
+     * this allocator's figures once its memory is released.
      */
     public RegisteredPool openDestinationPool(String peer) {
         if (local.isClosed()) {

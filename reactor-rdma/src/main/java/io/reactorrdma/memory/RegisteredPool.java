@@ -27,7 +27,12 @@ import java.util.concurrent.atomic.LongAdder;
  * engine) serves every size up to the block size as whole pages from its blocks, under the
  * block lock, and gives them straight back: it is used once per rendezvous message, allocated on
  * the I/O thread and freed wherever the application releases the message, and it ends with its
- * engine, so nothing may stay behind in threads' caches.
+ * engine, so nothing may stay behind in threads' caches. Such a pool is also <em>trimmed</em>: an
+ * empty block beyond {@link AllocatorConfig#destinationRetainedBytes()} is not released when it
+ * empties but by its owner's periodic {@link #trim()}, once it has stayed empty from one trim to the
+ * next — several large messages in flight then re-register nothing, and an idle pool is back at
+ * its retained bytes by the second trim after its last message. The shared pools release at once
+ * (no one trims them; their larger retained bound and the threads' caches absorb bursts).
  */
 public final class RegisteredPool implements AutoCloseable {
 
@@ -54,12 +59,16 @@ public final class RegisteredPool implements AutoCloseable {
         this(name, pd, access, config, true, null);
     }
 
+    /**
+     * @param threadCaches false for a pool that serves every size up to a block from its blocks and
+     *                     releases empty blocks beyond the bound only in {@link #trim()}
+     */
     RegisteredPool(String name, ProtectionDomain pd, int access, AllocatorConfig config, boolean threadCaches, Runnable onReleased) {
         this.name = name;
         this.onReleased = onReleased;
         this.pd = pd;
         this.config = config;
-        this.source = new BlockSource(pd, AccessFlags.validate(access), config.blockSize(), config.retainedBytes());
+        this.source = new BlockSource(pd, AccessFlags.validate(access), config.blockSize(), config.retainedBytes(), !threadCaches);
         for (int c = 0; c < SizeClasses.COUNT; c++) {
             pools[c] = new SizeClassPool(this, source, c);
         }
@@ -198,6 +207,19 @@ public final class RegisteredPool implements AutoCloseable {
         if (onReleased != null) {
             onReleased.run();
         }
+    }
+
+    /**
+     * Releases the empty blocks beyond the retained bytes that have stayed empty since the previous
+     * call (a block taken from in between stays). The owner of a destination pool calls it
+     * periodically (the engine: every {@code EngineConfig.heartbeatInterval()}, default 1 s); on the
+     * shared pools, which release at once, and on a closed pool (whose blocks go with its last live
+     * buffer) it does nothing. Takes the pool's block lock once and allocates nothing.
+     *
+     * @return the number of blocks released
+     */
+    public int trim() {
+        return closed ? 0 : source.trim();
     }
 
     public AllocatorStatistics statistics() {

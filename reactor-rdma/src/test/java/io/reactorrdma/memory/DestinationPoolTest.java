@@ -1,6 +1,7 @@
 package io.reactorrdma.memory;
 
 import io.reactorrdma.verbs.AccessFlags;
+import io.reactorrdma.verbs.MemoryRegion;
 import io.reactorrdma.verbs.VerbsContext;
 import io.reactorrdma.verbs.soft.SoftConfig;
 import io.reactorrdma.verbs.soft.SoftContext;
@@ -64,10 +65,107 @@ class DestinationPoolTest {
         }
         assertThat(used.statistics().blocks()).isGreaterThan(1);
         burst.forEach(used::free);
-        assertThat(used.statistics().registeredBytes()).as("after the burst: at most the retained bytes")
+        used.trim();
+        used.trim();
+        assertThat(used.statistics().registeredBytes()).as("after the burst and two trims: at most the retained bytes")
                 .isLessThanOrEqualTo(AllocatorConfig.DEFAULT_DESTINATION_RETAINED_BYTES);
         pools.forEach(RegisteredPool::close);
         assertThat(allocator.destinationStatistics().registeredBytes()).isZero();
+    }
+
+    /** A 1 MiB message with its RSocket frame header: one per 2 MiB block. */
+    private static final int LARGE_MESSAGE = (1 << 20) + 9;
+
+    private static List<Chunk> burst(RegisteredPool pool, int n) {
+        List<Chunk> chunks = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            chunks.add(pool.allocate(LARGE_MESSAGE));
+        }
+        return chunks;
+    }
+
+    @Test
+    void burstsOfSeveralLargeDestinationsRegisterNothingAfterTheFirstWhileNoTrimRuns() {
+        RegisteredPool pool = allocator.openDestinationPool("peer");
+        List<Chunk> first = burst(pool, 4);
+        assertThat(pool.statistics().blocks()).as("four 1 MiB messages in flight take four blocks").isEqualTo(4);
+        first.forEach(pool::free);
+        AllocatorStatistics warm = pool.statistics();
+        for (int round = 0; round < 50; round++) {
+            List<Chunk> chunks = burst(pool, 4);
+            chunks.subList(0, 2).forEach(pool::free); // the working set swings: some blocks empty while others fill
+            chunks.add(pool.allocate(LARGE_MESSAGE));
+            chunks.subList(2, chunks.size()).forEach(pool::free);
+        }
+        AllocatorStatistics after = pool.statistics();
+        assertThat(after.registrations()).as("registrations after 50 more bursts, no trim between").isEqualTo(warm.registrations());
+        assertThat(after.deregistrations()).isEqualTo(warm.deregistrations());
+        assertThat(after.registeredBytes()).as("the empty blocks wait for a trim").isEqualTo(4L * AllocatorConfig.DEFAULT_DESTINATION_BLOCK_SIZE);
+        pool.close();
+    }
+
+    @Test
+    void twoTrimsWithNothingAllocatedLeaveAtMostTheRetainedBytes() {
+        RegisteredPool pool = allocator.openDestinationPool("peer");
+        burst(pool, 4).forEach(pool::free);
+        assertThat(pool.trim()).as("the first trim after the burst: every block emptied since the last one").isZero();
+        assertThat(pool.statistics().registeredBytes()).isEqualTo(4L * AllocatorConfig.DEFAULT_DESTINATION_BLOCK_SIZE);
+        assertThat(pool.trim()).as("the second: the blocks stayed empty from one trim to the next").isEqualTo(3);
+        assertThat(pool.statistics().registeredBytes()).isEqualTo(AllocatorConfig.DEFAULT_DESTINATION_RETAINED_BYTES);
+        assertThat(pool.trim()).as("the retained block stays").isZero();
+        assertThat(pool.statistics().deregistrations()).isEqualTo(3);
+        pool.close();
+        assertThat(allocator.destinationStatistics().registeredBytes()).isZero();
+    }
+
+    @Test
+    void aBlockUsedAgainBetweenTrimsIsNotReleased() {
+        RegisteredPool pool = allocator.openDestinationPool("peer");
+        List<Chunk> first = burst(pool, 4);
+        first.forEach(pool::free);
+        pool.trim(); // all four have been empty since before this trim now
+        Chunk again = pool.allocate(LARGE_MESSAGE);
+        MemoryRegion used = again.region();
+        pool.free(again); // empties again: new since the last trim
+        assertThat(pool.trim()).as("the three blocks nobody used").isEqualTo(3);
+        assertThat(used.isValid()).as("the block used between the trims stays registered").isTrue();
+        assertThat(first.stream().map(Chunk::region).filter(r -> r != used).allMatch(r -> !r.isValid()))
+                .as("the others are deregistered").isTrue();
+        assertThat(pool.trim()).as("within the retained bound").isZero();
+        assertThat(pool.statistics().registeredBytes()).isEqualTo(AllocatorConfig.DEFAULT_DESTINATION_RETAINED_BYTES);
+        pool.close();
+    }
+
+    @Test
+    void aBlockInUseAtATrimStaysAndTheRetainedBoundCountsWholeBlocks() {
+        RegisteredAllocator none = new RegisteredAllocator(ctx.allocPd(), AllocatorConfig.defaults().withDestinationRetainedBytes(0));
+        RegisteredPool pool = none.openDestinationPool("peer");
+        List<Chunk> chunks = burst(pool, 3);
+        pool.free(chunks.get(0));
+        pool.trim();
+        pool.trim();
+        assertThat(pool.statistics().blocks()).as("two blocks in use, the empty one released (0 retained)").isEqualTo(2);
+        pool.free(chunks.get(1));
+        pool.free(chunks.get(2));
+        pool.trim();
+        assertThat(pool.statistics().blocks()).as("emptied since the last trim: still there").isEqualTo(2);
+        pool.trim();
+        assertThat(pool.statistics().registeredBytes()).isZero();
+        assertThat(none.closeAndReport()).isZero();
+    }
+
+    @Test
+    void theSharedPoolsStillReleaseAtOnceBeyondTheirBound() {
+        RegisteredAllocator small = new RegisteredAllocator(ctx.allocPd(),
+                AllocatorConfig.defaults().withBlockSize(1 << 20).withRetainedBytes(1 << 20).withThreadCachePageRunBytes(0));
+        RegisteredPool pool = small.remoteWritable();
+        List<Chunk> chunks = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            chunks.add(pool.allocate(600_000)); // one per 1 MiB block
+        }
+        chunks.forEach(pool::free);
+        assertThat(pool.statistics().blocks()).as("no trim: the bound applies when a block empties").isEqualTo(1);
+        assertThat(small.closeAndReport()).isZero();
     }
 
     @Test

@@ -158,7 +158,7 @@ class PageHeapTest {
     @Test
     void theThreadCacheOfPageRunsStaysWithinItsBytesAndReusesRunsOfAboutTheRightSize() {
         int blockSize = 4 << 20;
-        BlockSource source = new BlockSource(pd, AccessFlags.LOCAL_WRITE, blockSize, blockSize);
+        BlockSource source = new BlockSource(pd, AccessFlags.LOCAL_WRITE, blockSize, blockSize, false);
         long cap = 1 << 20;
         PageRunCache cache = new PageRunCache(cap, source.blockPages());
         int[] first = new int[1];
