@@ -15,6 +15,9 @@ import io.reactorrdma.verbs.SendWr;
  * the engine's own protection domain: a key is meaningful only there (a buffer of another
  * {@code RdmaResources} carries another context's keys, which name other memory here, or none).
  * Anything else is copied once by the engine into one registered buffer.
+ *
+ * <p>A composite's pieces are read in place ({@link CompositeComponents}): asking Netty for a
+ * piece would slice RSocket's header buffer (a new object per frame).
  */
 final class PayloadGather {
 
@@ -48,11 +51,21 @@ final class PayloadGather {
         if (from == to) {
             return false;
         }
+        Object[] components = CompositeComponents.AVAILABLE ? CompositeComponents.of(c) : null;
         int pieces = 0;
         for (int i = c.toComponentIndex(from), last = c.toComponentIndex(to - 1); i <= last; i++) {
-            ByteBuf piece = c.internalComponent(i);
-            if (piece.readableBytes() == 0) {
-                continue;
+            ByteBuf piece;
+            if (components != null) {
+                Object component = components[i];
+                if (CompositeComponents.endOffset(component) == c.toByteIndex(i)) {
+                    continue; // empty
+                }
+                piece = CompositeComponents.buf(component);
+            } else {
+                piece = c.internalComponent(i);
+                if (piece.readableBytes() == 0) {
+                    continue;
+                }
             }
             if (++pieces > MAX_PIECES || piece instanceof CompositeByteBuf
                     || !registeredIn(piece, pd) || !piece.hasMemoryAddress()) {
@@ -69,10 +82,34 @@ final class PayloadGather {
             return;
         }
         CompositeByteBuf c = (CompositeByteBuf) msg;
-        int pos = c.readerIndex() + offset;
+        if (CompositeComponents.AVAILABLE) {
+            addSgesInPlace(wr, c, c.readerIndex() + offset, length);
+        } else {
+            addSgesBySlices(wr, c, c.readerIndex() + offset, length);
+        }
+    }
+
+    /** Each piece read where the composite keeps it: nothing allocated. */
+    private static void addSgesInPlace(SendWr wr, CompositeByteBuf c, int pos, int length) {
+        Object[] components = CompositeComponents.of(c);
         int end = pos + length;
         for (int i = c.toComponentIndex(pos); pos < end; i++) {
-            ByteBuf piece = c.internalComponent(i); // cached by the composite: no allocation after the first
+            Object component = components[i];
+            int n = Math.min(CompositeComponents.endOffset(component), end) - pos;
+            if (n > 0) {
+                ByteBuf piece = CompositeComponents.buf(component);
+                wr.addSge(RegisteredByteBufAllocator.addressAt(piece, pos + CompositeComponents.adjustment(component)), n,
+                        RegisteredByteBufAllocator.regionOf(piece).lkey());
+                pos += n;
+            }
+        }
+    }
+
+    /** Each piece through Netty's public view of it, which slices a piece narrower than its buffer once per composite. */
+    static void addSgesBySlices(SendWr wr, CompositeByteBuf c, int pos, int length) {
+        int end = pos + length;
+        for (int i = c.toComponentIndex(pos); pos < end; i++) {
+            ByteBuf piece = c.internalComponent(i);
             int within = pos - c.toByteIndex(i);
             int n = Math.min(piece.readableBytes() - within, end - pos);
             if (n > 0) {

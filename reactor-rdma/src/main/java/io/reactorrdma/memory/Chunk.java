@@ -1,6 +1,6 @@
 package io.reactorrdma.memory;
 
-import io.netty.util.internal.CleanableDirectBuffer;
+import io.netty.util.internal.PlatformDependent;
 import io.reactorrdma.verbs.MemoryRegion;
 import io.reactorrdma.verbs.ProtectionDomain;
 
@@ -12,10 +12,10 @@ import java.nio.ByteBuffer;
  * so are page runs while they stay in a thread's {@link PageRunCache}, so that an allocation from a
  * thread cache allocates nothing.
  *
- * <p>Implements Netty's {@link CleanableDirectBuffer} so that a Netty direct buffer can live in
- * it: {@link #clean()} gives the memory back.
+ * <p>A {@link RegisteredByteBuf} reads and writes a chunk by its {@link #memoryAddress()}; its
+ * last release gives the chunk back.
  */
-public final class Chunk implements CleanableDirectBuffer {
+public final class Chunk {
 
     final RegisteredPool owner;
     final Block block;
@@ -29,6 +29,10 @@ public final class Chunk implements CleanableDirectBuffer {
     /** The slot in its run, or the first page of a page run. */
     final int slot;
     private final ByteBuffer view;
+    /** JVM address of the view's first byte (what Netty calls a buffer's memory address). */
+    private final long memoryAddress;
+    /** The owning buffer's scratch view ({@code internalNioBuffer}); made on first use, reused with the chunk. */
+    private ByteBuffer internalView;
     /** Bytes the caller asked for; set on every allocation. */
     int requested;
     boolean inUse;
@@ -44,19 +48,32 @@ public final class Chunk implements CleanableDirectBuffer {
         this.run = run;
         this.slot = slot;
         this.view = block.memory.slice(offset, capacity).order(java.nio.ByteOrder.nativeOrder());
+        this.memoryAddress = PlatformDependent.directBufferAddress(view);
     }
 
     /** The memory: index 0 is {@link #address()}, limit the requested size. */
-    @Override
     public ByteBuffer buffer() {
         view.clear().limit(requested);
         return view;
     }
 
-    /** Gives the memory back to the allocator (Netty calls this when the buffer's last reference goes). */
-    @Override
-    public void clean() {
-        owner.free(this);
+    /** The JVM address of the chunk's first byte (not the provider's: that is {@link #address()}). */
+    public long memoryAddress() {
+        return memoryAddress;
+    }
+
+    /** A new view of the whole chunk (position 0, limit its capacity), for a caller that keeps it. */
+    ByteBuffer viewDuplicate() {
+        return view.duplicate().clear();
+    }
+
+    /** The owning buffer's scratch view of the whole chunk: reused, so valid only until the next call. */
+    ByteBuffer internalView() {
+        ByteBuffer v = internalView;
+        if (v == null) {
+            v = internalView = view.duplicate();
+        }
+        return v;
     }
 
     /** The region this chunk lies in. */

@@ -3,6 +3,7 @@ package io.reactorrdma.memory;
 import io.netty.buffer.AbstractByteBufAllocator;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.UnpooledHeapByteBuf;
+import io.netty.util.IllegalReferenceCountException;
 
 /**
  * Netty's {@code ByteBufAllocator} over a registered pool: direct buffers (the default,
@@ -33,7 +34,7 @@ public final class RegisteredByteBufAllocator extends AbstractByteBufAllocator {
     protected ByteBuf newDirectBuffer(int initialCapacity, int maxCapacity) {
         Chunk chunk = pool.allocateAtLeast(initialCapacity);
         try {
-            return toLeakAwareBuffer(new RegisteredByteBuf(this, pool, chunk, maxCapacity));
+            return toLeakAwareBuffer(new RegisteredByteBuf(this, chunk, maxCapacity));
         } catch (RuntimeException e) {
             pool.free(chunk);
             throw e;
@@ -71,6 +72,20 @@ public final class RegisteredByteBufAllocator extends AbstractByteBufAllocator {
      * buffer is not registered memory.
      */
     public static long addressOf(ByteBuf buf) {
+        return addressAt(buf, buf.readerIndex());
+    }
+
+    /**
+     * The provider address of the byte at {@code index} of {@code buf} (no bounds check), or -1
+     * when the buffer is not registered memory.
+     */
+    public static long addressAt(ByteBuf buf, int index) {
+        if (buf instanceof RegisteredByteBuf) {
+            if (buf.refCnt() == 0) {
+                throw new IllegalReferenceCountException(0); // its memory may be another buffer's now
+            }
+            return ((RegisteredByteBuf) buf).chunk().address() + index;
+        }
         ByteBuf b = buf;
         for (int depth = 0; b != null && depth < 16; depth++) {
             if (b instanceof RegisteredByteBuf) {
@@ -78,7 +93,7 @@ public final class RegisteredByteBufAllocator extends AbstractByteBufAllocator {
                 if (!buf.hasMemoryAddress()) {
                     return -1;
                 }
-                return root.chunk().address() + (buf.memoryAddress() - root.memoryAddress()) + buf.readerIndex();
+                return root.chunk().address() + (buf.memoryAddress() - root.memoryAddress()) + index;
             }
             b = b.unwrap();
         }

@@ -11,6 +11,8 @@
  * runs (slabs) through per-thread caches; larger sizes up to the block size as page runs, best fit
  * over all blocks' free pages, through a bounded per-thread cache of freed runs; dedicated regions
  * beyond the block size; empty blocks retained with hysteresis. A thread's caches go back to the
- * pools when the thread dies (a {@link java.lang.ref.Cleaner} on the cache).
+ * pools when the thread dies (a {@link java.lang.ref.Cleaner} on the cache). A Netty buffer is one
+ * small object over its chunk, new per allocation so that a stale reference to a released buffer
+ * fails rather than reaching the memory's next owner.
  */
 package io.reactorrdma.memory;
