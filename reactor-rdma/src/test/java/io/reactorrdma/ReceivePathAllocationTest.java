@@ -30,12 +30,13 @@ class ReceivePathAllocationTest {
     /** The sender keeps at most this many messages ahead of what the server has read. */
     private static final int AHEAD = 256;
     /**
-     * Bytes per received message the server's I/O thread may allocate on average. Measured on a
-     * loaded 2-core host (the I/O thread parking and waking about once per message): ~204 with the
-     * receive buffer one ~56 B object, ~302 when it was Netty's UnpooledUnsafeDirectByteBuf with its
-     * RefCnt and sliced DirectByteBuffer (~160 B). The rest is the engine's other per-message work.
+     * Bytes per received message the server's I/O thread may allocate on average: 204–221 with the
+     * receive buffer one ~56 B object (load 7 to 20; about the same with BUSY_SPIN, so not the
+     * parking), ~302 when it was Netty's UnpooledUnsafeDirectByteBuf with its RefCnt and sliced
+     * DirectByteBuffer (~160 B). The rest is the engine's and the inbound pipeline's other
+     * per-message work. The bound sits between the two with room on both sides.
      */
-    private static final double MAX_BYTES_PER_MESSAGE = 250.0;
+    private static final double MAX_BYTES_PER_MESSAGE = 260.0;
 
     private RdmaResources serverResources;
     private RdmaResources clientResources;
