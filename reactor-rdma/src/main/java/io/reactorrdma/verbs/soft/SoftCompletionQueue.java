@@ -21,7 +21,9 @@ import java.util.concurrent.locks.LockSupport;
  * receive queue's shared header; whoever adds the next completion disarms and wakes the waiter —
  * directly when in this process; when the peer is another process, by a byte on the queue's
  * {@link WakeSocket}, in whose selector the waiter itself blocks (or, without one, through the
- * link's control socket and the provider thread).
+ * link's control socket and the provider thread). A wait that ends on a completion uses the arm
+ * up (all of it: the local flag and every receive queue's), as on an RNIC, and an arm drops an
+ * event left from the last one, so a running poller is not signalled by its own sends.
  */
 final class SoftCompletionQueue implements CompletionQueue {
 
@@ -259,6 +261,10 @@ final class SoftCompletionQueue implements CompletionQueue {
 
     @Override
     public void requestNotification() {
+        // An event left from an earlier arm (our own send completion pushed while we ran, after a
+        // poll had already found work) is stale: the poll the caller makes next sees its completion.
+        // Cleared before the arm, so an event of this arm always survives (see awaitNotification).
+        event.set(0);
         armed = 1;
         for (SoftQueuePair qp : recvQps) {
             qp.armNotification();
@@ -287,6 +293,21 @@ final class SoftCompletionQueue implements CompletionQueue {
         }
     }
 
+    /**
+     * The wait ended on a completion event: the arm is used up, as {@code ibv_req_notify_cq}'s is
+     * by the first completion. Whoever woke us disarmed only its own flag (a peer its queue pair's
+     * shared one, an in-process completion the local one); the rest are cleared here, so that
+     * while the poller runs, neither its own send completions nor a peer's next message signal it
+     * again (a stale event or a stale byte would end its next wait at once: an extra wake-up per
+     * message). Safe for wake-ups: the poller arms again, behind a full fence, before it waits.
+     */
+    private void consumeArm() {
+        armed = 0;
+        for (SoftQueuePair qp : recvQps) {
+            qp.disarmNotification();
+        }
+    }
+
     @Override
     public boolean awaitNotification(long timeout, TimeUnit unit) throws InterruptedException {
         long deadline = System.nanoTime() + unit.toNanos(timeout);
@@ -294,6 +315,7 @@ final class SoftCompletionQueue implements CompletionQueue {
         try {
             while (true) {
                 if (event.getAndSet(0) != 0) {
+                    consumeArm();
                     return true;
                 }
                 if (wakeups.getAndSet(0) != 0) {
@@ -309,6 +331,7 @@ final class SoftCompletionQueue implements CompletionQueue {
                 if (wakeSocket == null) {
                     LockSupport.parkNanos(this, left);
                 } else if (wakeSocket.await(left)) {
+                    consumeArm();
                     return true; // a peer's byte: one context switch, no provider thread in between
                 }
             }

@@ -687,6 +687,11 @@ final class SoftQueuePair implements QueuePair {
         SharedMemory.putIntVolatile(mem, QpLayout.H_NOTIFY_ARMED, 1);
     }
 
+    /** The owner's poller woke: its peer need not wake it (a plain store; the next arm is volatile and fenced). */
+    void disarmNotification() {
+        SharedMemory.putIntRelease(mem, QpLayout.H_NOTIFY_ARMED, 0);
+    }
+
     /**
      * Moves the next receive completion into {@code wc}, if there is one: written by the peer
      * (checked before it is believed), or a flush once the queue pair is in error.

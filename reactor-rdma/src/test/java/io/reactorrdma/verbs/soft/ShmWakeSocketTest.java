@@ -73,6 +73,34 @@ class ShmWakeSocketTest {
         assertThat(relayed(a) + relayed(b)).as("wake-ups relayed by a provider thread").isZero();
     }
 
+    /**
+     * A wait ended by the peer's byte uses the arm up, as an RNIC's event does: the poller's own send
+     * completion afterwards leaves no event behind, so its next wait (armed again, nothing arriving)
+     * really waits. Before, it returned at once — a second "wake-up" per message that was none.
+     */
+    @Test
+    void aWaitEndedByThePeersByteUsesTheArmUpSoThePollersOwnSendsDoNotEndItsNextWait() throws Exception {
+        VerbsFixture f = open(shortDirectory());
+        f.postRecv(f.qpA, f.mrA, 1, 4096, 64);
+        f.postRecv(f.qpB, f.mrB, 1, 4096, 64);
+        WorkCompletion[] wcs = VerbsFixture.newCompletions(8);
+        f.cqA.requestNotification();
+        assertThat(f.cqA.poll(wcs, wcs.length)).as("completions before the peer sends").isZero();
+        post(f.qpB, VerbsFixture.send(1, f.mrB, 0, 8).signaled(true)); // finds A armed: a byte on A's wake socket
+        assertThat(f.cqA.awaitNotification(WAIT_MILLIS, TimeUnit.MILLISECONDS)).as("the wait the peer's byte ends").isTrue();
+        assertThat(((SoftCompletionQueue) f.cqA).socketWakeups()).as("waits ended by the peer's byte").isEqualTo(1);
+        assertThat(f.cqA.poll(wcs, wcs.length)).as("the peer's message").isEqualTo(1);
+        assertThat(wcs[0].opcode()).isEqualTo(WcOpcode.RECV);
+        post(f.qpA, VerbsFixture.send(2, f.mrA, 0, 8).signaled(true)); // the poller's own send completes at once
+        assertThat(f.cqA.poll(wcs, wcs.length)).as("the poller's own send completion").isEqualTo(1);
+        assertThat(wcs[0].opcode()).isEqualTo(WcOpcode.SEND);
+        f.cqA.requestNotification();
+        assertThat(f.cqA.poll(wcs, wcs.length)).as("completions after the arm").isZero();
+        // nothing arrives, so the wait must run out; a stale event would end it at once
+        assertThat(f.cqA.awaitNotification(300, TimeUnit.MILLISECONDS)).as("a wait with nothing arriving").isFalse();
+        assertThat(f.cqB.poll(wcs, wcs.length)).as("the peer's send completion and our message").isEqualTo(2);
+    }
+
     @Test
     void withoutAWakeSocketTheProviderThreadRelaysWakeUpsAndNoneIsLost() throws Exception {
         // A directory path short enough for the listener's socket (port-NNNNN.sock) but too long for a
