@@ -1,0 +1,77 @@
+package io.reactorrdma.perf.incast.sweep;
+
+import io.reactorrdma.perf.incast.Simulation;
+import io.reactorrdma.perf.incast.Topology;
+
+import org.HdrHistogram.Histogram;
+
+/**
+ * Runs one arm's simulation for a duration of simulated time, then stops the workload posting and drains what was
+ * posted, and reads the figures of an {@link ArmResult}. The time-weighted p99 queue is sampled: the run advances in
+ * slices of {@link #DEFAULT_SAMPLE_PS} and after each slice records the egress queue towards every parameter server
+ * (equal slices make the samples' distribution the time-weighted one, to within a slice). The drain is not sampled.
+ */
+public final class ArmMeasurement {
+
+    /** The queue sampling interval: 10 µs of simulated time (the model notes' SAMPLE event). */
+    public static final long DEFAULT_SAMPLE_PS = 10_000_000L;
+
+    private ArmMeasurement() {
+    }
+
+    /** Runs {@code fabric} for {@code durationPs} of posting plus the drain, and measures it as {@code arm}. */
+    public static ArmResult run(Arm arm, ArmFabric fabric, long durationPs) {
+        if (durationPs <= 0) {
+            throw new IllegalArgumentException("duration " + durationPs + " ps: must be positive");
+        }
+        long start = System.nanoTime();
+        Simulation sim = fabric.simulation();
+        Topology topology = sim.topology();
+        int[] servers = fabric.serverHosts();
+        int[] serverPorts = new int[servers.length];
+        for (int i = 0; i < servers.length; i++) {
+            serverPorts[i] = topology.peer(servers[i]); // the switch port that transmits to the server
+        }
+        Histogram queue = new Histogram(3);
+        long t = 0;
+        while (t < durationPs) {
+            t = Math.min(durationPs, t + DEFAULT_SAMPLE_PS);
+            sim.runUntil(t);
+            for (int port : serverPorts) {
+                queue.recordValue(sim.queueBytes(port));
+            }
+        }
+        fabric.stopPosting();
+        sim.run();
+        if (!sim.drained()) {
+            throw new IllegalStateException(arm.label() + ": the fabric did not drain after the workload stopped "
+                    + "(a buffer counter, a pause or a message is left): a model error");
+        }
+        long wall = System.nanoTime() - start;
+        long[] xoffs = new long[Tier.ALL.size()];
+        long[] paused = new long[Tier.ALL.size()];
+        long maxQueue = 0;
+        int nics = topology.hosts();
+        int nicsPaused = 0;
+        for (int port = 0; port < topology.ports(); port++) {
+            Tier tier = fabric.tier(port);
+            xoffs[tier.ordinal()] += sim.xoffs(port);
+            paused[tier.ordinal()] += sim.pausedPs(port);
+            if (topology.switchOf(port) >= 0) {
+                maxQueue = Math.max(maxQueue, sim.peakQueueBytes(port));
+            } else if (sim.everPaused(port)) {
+                nicsPaused++;
+            }
+        }
+        long delivered = 0;
+        for (int flow : fabric.flows()) {
+            delivered += sim.deliveredBytes(flow);
+        }
+        Histogram push = sim.completionPs();
+        return new ArmResult(arm, push.getTotalCount(), push.getValueAtPercentile(50) / 1e6,
+                push.getValueAtPercentile(99) / 1e6, push.getValueAtPercentile(99.9) / 1e6, xoffs, paused,
+                (double) nicsPaused / nics, maxQueue, queue.getTotalCount() == 0 ? 0 : queue.getValueAtPercentile(99),
+                fabric.ecnMarks(), fabric.cnps(), delivered, sim.nowPs(), fabric.serverLinkBitsPerSecond(),
+                sim.events(), wall);
+    }
+}
