@@ -46,7 +46,8 @@ public final class Simulation {
         this.queues = new QueueStats(ports);
         this.buffers = new SharedBuffer[topology.switches()];
         for (int s = 0; s < buffers.length; s++) {
-            buffers[s] = new SharedBuffer(s, topology.firstPort(s), topology.portCount(s), config);
+            buffers[s] = new SharedBuffer(s, topology.firstPort(s), topology.portCount(s),
+                    topology.switchBufferBytes(s, config), links, config);
         }
         this.control = new IntFifo[ports];
         this.data = new IntFifo[ports];
