@@ -3,10 +3,13 @@ package io.reactorrdma.perf.incast;
 import org.HdrHistogram.Histogram;
 
 /**
- * The event loop and the handlers that tie the fabric together: NICs pull packets from their flows round-robin, ports
+ * The event loop and the handlers that tie the fabric together: each flow's sender engine ({@code SenderEngines})
+ * cuts the application's messages into fragments and posts them within its chain depth and send window; NICs pull
+ * packets from their flows' posted fragments round-robin, ports
  * serialize one packet at a time (ACKs first, data unless PFC paused), links delay, switches charge the ingress
- * port's share of the buffer, queue on the egress and send PFC frames upstream; receivers ACK, and a message completes
- * at the ACK of its last packet. Single-threaded and deterministic: one seed, one output.
+ * port's share of the buffer, queue on the egress and send PFC frames upstream; receivers ACK, a fragment completes
+ * at the ACK of its last packet, and a message with its last fragment. Single-threaded and deterministic: one seed,
+ * one output.
  */
 public final class Simulation {
 
@@ -22,6 +25,7 @@ public final class Simulation {
     private final EventQueue events = new EventQueue();
     private final Packets packets = new Packets();
     private final Flows flows = new Flows();
+    private final SenderEngines engines;
     private final Nic nic;
     private final Pfc pfc;
     private final QueueStats queues;
@@ -35,12 +39,21 @@ public final class Simulation {
     private long nowPs;
     private long processed;
 
-    /** A fabric of {@code topology} with {@code config}'s links and switches, no flows yet. */
+    /** A fabric of {@code topology} with {@code config}'s links and switches, no flows yet; the default engines. */
     public Simulation(IncastConfig config, Topology topology) {
+        this(config, topology, SenderConfig.defaults());
+    }
+
+    /**
+     * A fabric of {@code topology} with {@code config}'s links and switches and {@code sender}'s engine per flow (send
+     * window, chain depth, fragment size), no flows yet.
+     */
+    public Simulation(IncastConfig config, Topology topology, SenderConfig sender) {
         this.config = config;
         this.topology = topology;
         this.links = new Links(topology, config);
         this.nic = new Nic(topology.hosts(), flows, packets, config);
+        this.engines = new SenderEngines(sender, topology.hosts());
         int ports = topology.ports();
         this.pfc = new Pfc(ports);
         this.queues = new QueueStats(ports);
@@ -65,6 +78,7 @@ public final class Simulation {
             throw new IllegalArgumentException("flow " + src + " -> " + dst + ": hosts are 0.." + (topology.hosts() - 1)
                     + " and a flow needs two different ones");
         }
+        engines.add(src);
         return flows.add(src, dst);
     }
 
@@ -136,7 +150,12 @@ public final class Simulation {
     }
 
     private void onPost(int flow, int bytes) {
-        if (flows.post(flow, bytes, nowPs)) {
+        engines.post(this, flow, bytes, nowPs);
+    }
+
+    /** {@code flow}'s engine posts a work request (a fragment) of {@code bytes}: the NIC takes it up. */
+    void postWr(int flow, int bytes) {
+        if (flows.post(flow, bytes)) {
             int host = flows.src(flow);
             nic.activate(host, flow);
             startTx(host);
@@ -224,9 +243,19 @@ public final class Simulation {
                 startTx(host);
             }
         } else {
-            flows.onAck(flow, packets.payloadBytes(packet), message, last, nowPs);
+            if (flows.onAck(flow, packets.payloadBytes(packet), message, last)) {
+                engines.onCompleted(this, flow, nowPs);
+            }
         }
         packets.free(packet);
+    }
+
+    /** {@code flow}'s engine completed an application message posted at {@code postedPs}. */
+    void messageCompleted(int flow, long postedPs) {
+        flows.recordCompletion(flow, nowPs - postedPs, nowPs);
+        if (workload != null) {
+            workload.onComplete(this, flow);
+        }
     }
 
     /** Simulated time now, in picoseconds. */
@@ -249,7 +278,37 @@ public final class Simulation {
         return topology;
     }
 
-    /** Message completion times (post to the ACK of the last packet), picoseconds. */
+    /** The engines' configuration: send window, chain depth, fragment size. */
+    public SenderConfig sender() {
+        return engines.config();
+    }
+
+    /** Per message, the time it waited in its engine: from its post to the post of its last fragment, picoseconds. */
+    public Histogram engineWaitPs() {
+        return engines.engineWaitPs();
+    }
+
+    /** The most bytes one engine (QP) had posted and not completed. */
+    public long peakEngineBytes() {
+        return engines.peakEngineBytes();
+    }
+
+    /** The most bytes the engines of one host had posted and not completed: the deepest NIC send backlog. */
+    public long peakHostPostedBytes() {
+        return engines.peakHostBytes();
+    }
+
+    /** Times an engine had a fragment ready and its send window refused it. */
+    public long windowStalls() {
+        return engines.windowStalls();
+    }
+
+    /** The engines (package-private: tests read their state and install a probe). */
+    SenderEngines engines() {
+        return engines;
+    }
+
+    /** Message completion times (the application's post to the ACK of its last packet), picoseconds. */
     public Histogram completionPs() {
         return flows.completionPs();
     }
@@ -351,7 +410,7 @@ public final class Simulation {
 
     /**
      * True when the fabric has drained: every buffer counter zero, no XOFF outstanding, no packet alive or queued,
-     * every posted message acknowledged.
+     * every posted message acknowledged, no engine holding a message or window bytes.
      */
     public boolean drained() {
         for (SharedBuffer buffer : buffers) {
@@ -365,6 +424,6 @@ public final class Simulation {
                 return false;
             }
         }
-        return packets.live() == 0 && flows.allAcknowledged();
+        return packets.live() == 0 && flows.allAcknowledged() && engines.drained();
     }
 }

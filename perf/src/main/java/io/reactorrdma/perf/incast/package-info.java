@@ -18,6 +18,13 @@
  * order): a message post, a port's transmission done, a packet's arrival at the far end of a link, a PFC frame's
  * arrival, and a workload's own event. Packets live in a pool of primitive arrays; the steady state allocates nothing.
  *
+ * <p>Senders and workload: every flow has a sender engine ({@code SenderEngines},
+ * parameters in {@link io.reactorrdma.perf.incast.SenderConfig}) that cuts the application's messages into fragments
+ * of the engine's size and posts them within the engine's work-request chain depth and the project's own
+ * {@code ByteWindow}; the NIC packetizes only posted fragments. {@link io.reactorrdma.perf.incast.TrainerWorkload}
+ * (parameters in {@link io.reactorrdma.perf.incast.TrainerConfig}) runs synchronous or asynchronous trainers that
+ * compute, then push one log-normal message to every parameter server.
+ *
  * <p>Entry point: {@link io.reactorrdma.perf.incast.Simulation} with an {@link io.reactorrdma.perf.incast.IncastConfig}
  * and a {@link io.reactorrdma.perf.incast.Workload}. DCQCN, the spine tier, the engine's send window and the CLI come
  * next; their seams are the NIC's per-packet choice of flow, {@code Topology.egress} and {@code Links}.
