@@ -2,6 +2,8 @@ package io.reactorrdma.perf.incast;
 
 import org.HdrHistogram.Histogram;
 
+import java.util.Arrays;
+
 /**
  * The event loop and the handlers that tie the fabric together: each flow's sender engine ({@code SenderEngines})
  * cuts the application's messages into fragments and posts them within its chain depth and send window; NICs pull
@@ -18,6 +20,8 @@ public final class Simulation {
     static final int ARRIVE = 2;
     static final int PFC_FRAME = 3;
     static final int WORKLOAD = 4;
+    /** A rate-limited NIC may send again (DCQCN); 8 leaves room for other kinds to be added in order. */
+    static final int RATE_WAKE = 8;
 
     private final IncastConfig config;
     private final Topology topology;
@@ -35,6 +39,11 @@ public final class Simulation {
     private final boolean[] busy;
     private final long[] txBytes;
     private Workload workload;
+    private DcqcnConfig dcqcn;
+    private EcnMarker ecn;
+    private NotificationPoints notification;
+    private ReactionPoints reaction;
+    private long[] wakePs;
     private boolean started;
     private long nowPs;
     private long processed;
@@ -79,7 +88,38 @@ public final class Simulation {
                     + " and a flow needs two different ones");
         }
         engines.add(src);
-        return flows.add(src, dst);
+        int flow = flows.add(src, dst);
+        if (reaction != null) {
+            reaction.add(flow, links.serializationPs(src, 1), nowPs);
+        }
+        return flow;
+    }
+
+    /**
+     * Installs DCQCN (issue 15, docs/INCAST.md "DCQCN"): ECN marking at every switch egress, CNPs from the receivers,
+     * a rate limiter per flow (QP) starting at line rate; {@code seed} seeds the marking. Call it before the first run;
+     * flows added before or after get a rate limiter. A config with {@code enabled} false changes nothing: the model
+     * then behaves exactly as without this call. Returns this simulation.
+     */
+    public Simulation congestionControl(DcqcnConfig config, long seed) {
+        if (started || dcqcn != null) {
+            throw new IllegalStateException("congestionControl: call it once, before the first run");
+        }
+        if (!config.enabled()) {
+            return this;
+        }
+        ReactionPoints rates = new ReactionPoints(config);
+        for (int f = 0; f < flows.count(); f++) {
+            rates.add(f, links.serializationPs(flows.src(f), 1), nowPs);
+        }
+        dcqcn = config;
+        ecn = new EcnMarker(config, topology.ports(), seed);
+        notification = new NotificationPoints(config);
+        reaction = rates;
+        nic.rateLimit(rates);
+        wakePs = new long[topology.hosts()];
+        Arrays.fill(wakePs, Long.MAX_VALUE);
+        return this;
     }
 
     /** Posts a message of {@code bytes} payload on {@code flow} at {@code atPs} (not before now). */
@@ -145,6 +185,12 @@ public final class Simulation {
                 startTx(a);
             }
             case WORKLOAD -> workload.onEvent(this, a, b);
+            case RATE_WAKE -> {
+                if (wakePs[a] == nowPs) {
+                    wakePs[a] = Long.MAX_VALUE;
+                }
+                startTx(a);
+            }
             default -> throw new IllegalStateException("unknown event kind " + kind);
         }
     }
@@ -157,7 +203,7 @@ public final class Simulation {
     void postWr(int flow, int bytes) {
         if (flows.post(flow, bytes)) {
             int host = flows.src(flow);
-            nic.activate(host, flow);
+            nic.activate(host, flow, nowPs);
             startTx(host);
         }
     }
@@ -172,11 +218,17 @@ public final class Simulation {
         } else if (!pfc.paused(port)) {
             int sw = topology.switchOf(port);
             if (sw < 0) {
-                packet = nic.nextPacket(port);
+                packet = nic.nextPacket(port, nowPs);
+                if (packet < 0 && reaction != null) {
+                    wakeWhenEligible(port);
+                }
             } else if (!data[port].isEmpty()) {
                 packet = data[port].poll();
                 int wire = packets.wireBytes(packet);
                 queues.dequeue(port, wire, nowPs - packets.enqueuedPs(packet), nowPs);
+                if (ecn != null && ecn.mark(port, queues.bytes(port))) {
+                    packets.markCe(packet);
+                }
                 int ingress = packets.ingress(packet);
                 if (buffers[sw].release(ingress, wire)) {
                     sendPfc(ingress, false);
@@ -192,6 +244,15 @@ public final class Simulation {
         long done = nowPs + links.serializationPs(port, wire);
         events.push(done, TX_DONE, port, 0);
         events.push(done + links.delayPs(port), ARRIVE, port, packet);
+    }
+
+    /** Schedules one wake-up of {@code host}'s NIC when its earliest rate-limited flow may send, unless one is due. */
+    private void wakeWhenEligible(int host) {
+        long at = nic.nextEligiblePs(host);
+        if (at < wakePs[host]) {
+            wakePs[host] = at;
+            events.push(at, RATE_WAKE, host, 0);
+        }
     }
 
     /** The switch sends a PFC frame from ingress {@code port} to the port upstream of it. */
@@ -237,11 +298,17 @@ public final class Simulation {
                 throw new IllegalStateException("host " + host + " got a packet of flow " + flow + " for host "
                         + flows.dst(flow) + ": a routing error in the topology");
             }
+            if (notification != null && packets.ce(packet) && notification.onMarked(flow, nowPs)) {
+                control[host].add(packets.allocate(Packets.CNP, flow, dcqcn.cnpBytes(), 0, message, false));
+                startTx(host);
+            }
             if (flows.onData(flow, packets.payloadBytes(packet), last, config.ackEveryPackets())) {
                 int ack = packets.allocate(Packets.ACK, flow, config.ackBytes(), flows.takeAckBytes(flow), message, last);
                 control[host].add(ack);
                 startTx(host);
             }
+        } else if (packets.kind(packet) == Packets.CNP) {
+            reaction.onCnp(flow, nowPs);
         } else {
             if (flows.onAck(flow, packets.payloadBytes(packet), message, last)) {
                 engines.onCompleted(this, flow, nowPs);
@@ -406,6 +473,34 @@ public final class Simulation {
     /** Switch {@code sw}'s dynamic threshold now, bytes. */
     public long threshold(int sw) {
         return buffers[sw].threshold();
+    }
+
+    /** ECN marks by every switch egress (DCQCN); 0 without DCQCN. */
+    public long ecnMarks() {
+        return ecn == null ? 0 : ecn.total();
+    }
+
+    /** ECN marks by switch egress {@code port}; 0 without DCQCN. */
+    public long ecnMarks(int port) {
+        return ecn == null ? 0 : ecn.marks(port);
+    }
+
+    /** CNPs sent by the receivers (each reaches its sender and cuts the QP's rate); 0 without DCQCN. */
+    public long cnps() {
+        return notification == null ? 0 : notification.total();
+    }
+
+    /**
+     * {@code flow}'s DCQCN current rate RC in b/s as of its last packet or CNP (reading it does not advance the
+     * lazy timers); the line rate without DCQCN.
+     */
+    public double rateBitsPerSecond(int flow) {
+        return reaction == null ? 8e12 / links.serializationPs(flows.src(flow), 1) : reaction.rateBitsPerSecond(flow);
+    }
+
+    /** CNPs that reached their senders and cut a rate (equals {@link #cnps()} once drained). */
+    long rateCuts() {
+        return reaction == null ? 0 : reaction.cuts();
     }
 
     /**
