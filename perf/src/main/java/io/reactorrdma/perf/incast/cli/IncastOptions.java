@@ -1,6 +1,7 @@
 package io.reactorrdma.perf.incast.cli;
 
 import io.reactorrdma.perf.cli.UsageException;
+import io.reactorrdma.perf.incast.Placement;
 import io.reactorrdma.perf.incast.sweep.Arm;
 import io.reactorrdma.perf.incast.sweep.Sweep;
 
@@ -58,21 +59,6 @@ public record IncastOptions(int trainers, int servers, List<Long> windows, boole
         private final String id;
 
         TopologyKind(String id) {
-            this.id = id;
-        }
-
-        public String id() {
-            return id;
-        }
-    }
-
-    /** Where the servers sit on a leaf-spine. */
-    public enum Placement {
-        SPREAD("spread"), CLUSTERED("clustered");
-
-        private final String id;
-
-        Placement(String id) {
             this.id = id;
         }
 

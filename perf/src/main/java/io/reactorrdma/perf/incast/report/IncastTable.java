@@ -1,8 +1,8 @@
 package io.reactorrdma.perf.incast.report;
 
+import io.reactorrdma.perf.incast.Tier;
 import io.reactorrdma.perf.incast.sweep.ArmResult;
 import io.reactorrdma.perf.incast.sweep.Recommendation;
-import io.reactorrdma.perf.incast.sweep.Tier;
 
 import java.io.PrintStream;
 import java.util.ArrayList;
@@ -38,20 +38,20 @@ public final class IncastTable {
         }
         out.println();
         List<Object> head = new ArrayList<>(List.of("arm"));
-        for (Tier t : Tier.ALL) {
-            head.add("xoff " + t.id());
+        for (Tier t : Tier.values()) {
+            head.add("xoff " + ArmResult.tierId(t));
         }
-        for (Tier t : Tier.ALL) {
-            head.add("paused us " + t.id());
+        for (Tier t : Tier.values()) {
+            head.add("paused us " + ArmResult.tierId(t));
         }
         head.add("NICs %");
         out.printf(Locale.ROOT, PFC_FORMAT, head.toArray());
         for (ArmResult r : results) {
             List<Object> cells = new ArrayList<>(List.of(r.arm().label()));
-            for (Tier t : Tier.ALL) {
+            for (Tier t : Tier.values()) {
                 cells.add(Long.toString(r.xoffs(t)));
             }
-            for (Tier t : Tier.ALL) {
+            for (Tier t : Tier.values()) {
                 cells.add(f1(r.pausedUs(t)));
             }
             cells.add(f1(r.nicsPausedShare() * 100));
@@ -78,10 +78,10 @@ public final class IncastTable {
             cells.add(f3(r.p50Us()));
             cells.add(f3(r.p99Us()));
             cells.add(f3(r.p999Us()));
-            for (Tier t : Tier.ALL) {
+            for (Tier t : Tier.values()) {
                 cells.add(Long.toString(r.xoffs(t)));
             }
-            for (Tier t : Tier.ALL) {
+            for (Tier t : Tier.values()) {
                 cells.add(f3(r.pausedUs(t)));
             }
             cells.add(String.format(Locale.ROOT, "%.4f", r.nicsPausedShare()));
@@ -104,11 +104,11 @@ public final class IncastTable {
 
     private static String csvHeader() {
         List<String> names = new ArrayList<>(List.of("arm", "kind", "window_bytes", "pushes", "p50_us", "p99_us", "p999_us"));
-        for (Tier t : Tier.ALL) {
-            names.add("xoff_" + t.id());
+        for (Tier t : Tier.values()) {
+            names.add("xoff_" + ArmResult.tierId(t));
         }
-        for (Tier t : Tier.ALL) {
-            names.add("paused_us_" + t.id());
+        for (Tier t : Tier.values()) {
+            names.add("paused_us_" + ArmResult.tierId(t));
         }
         names.addAll(List.of("nics_paused_share", "max_queue_bytes", "p99_queue_bytes", "ecn_marks", "cnps", "delivered_bytes",
                 "simulated_us", "goodput_gbps", "goodput_share", "events", "wall_s", "events_per_s", "recommended"));

@@ -1,6 +1,8 @@
 package io.reactorrdma.perf.incast.sweep;
 
+import io.reactorrdma.perf.incast.PfcTiers;
 import io.reactorrdma.perf.incast.Simulation;
+import io.reactorrdma.perf.incast.Tier;
 import io.reactorrdma.perf.incast.Topology;
 
 import org.HdrHistogram.Histogram;
@@ -48,19 +50,17 @@ public final class ArmMeasurement {
                     + "(a buffer counter, a pause or a message is left): a model error");
         }
         long wall = System.nanoTime() - start;
-        long[] xoffs = new long[Tier.ALL.size()];
-        long[] paused = new long[Tier.ALL.size()];
+        PfcTiers pfc = PfcTiers.of(sim);
+        long[] xoffs = new long[Tier.values().length];
+        long[] paused = new long[Tier.values().length];
+        for (Tier tier : Tier.values()) {
+            xoffs[tier.ordinal()] = pfc.xoffs(tier);
+            paused[tier.ordinal()] = pfc.pausedPs(tier);
+        }
         long maxQueue = 0;
-        int nics = topology.hosts();
-        int nicsPaused = 0;
         for (int port = 0; port < topology.ports(); port++) {
-            Tier tier = fabric.tier(port);
-            xoffs[tier.ordinal()] += sim.xoffs(port);
-            paused[tier.ordinal()] += sim.pausedPs(port);
             if (topology.switchOf(port) >= 0) {
                 maxQueue = Math.max(maxQueue, sim.peakQueueBytes(port));
-            } else if (sim.everPaused(port)) {
-                nicsPaused++;
             }
         }
         long delivered = 0;
@@ -70,8 +70,8 @@ public final class ArmMeasurement {
         Histogram push = sim.completionPs();
         return new ArmResult(arm, push.getTotalCount(), push.getValueAtPercentile(50) / 1e6,
                 push.getValueAtPercentile(99) / 1e6, push.getValueAtPercentile(99.9) / 1e6, xoffs, paused,
-                (double) nicsPaused / nics, maxQueue, queue.getTotalCount() == 0 ? 0 : queue.getValueAtPercentile(99),
-                fabric.ecnMarks(), fabric.cnps(), delivered, sim.nowPs(), fabric.serverLinkBitsPerSecond(),
+                pfc.nicsEverPausedShare(), maxQueue, queue.getTotalCount() == 0 ? 0 : queue.getValueAtPercentile(99),
+                sim.ecnMarks(), sim.cnps(), delivered, sim.nowPs(), fabric.serverLinkBitsPerSecond(),
                 sim.events(), wall);
     }
 }

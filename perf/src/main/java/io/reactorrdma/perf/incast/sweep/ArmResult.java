@@ -1,10 +1,10 @@
 package io.reactorrdma.perf.incast.sweep;
 
-import java.util.List;
+import io.reactorrdma.perf.incast.Tier;
 
 /**
  * What one arm measured. Latencies in microseconds from an HdrHistogram of picoseconds; PFC figures per {@link Tier}
- * (the tier of the port that was paused), paused time summed over that tier's ports; queues in wire bytes.
+ * (the tier of the port that was paused: host NIC, ToR downlink — never, hosts send no PFC —, ToR uplink, spine), paused time summed over that tier's ports; queues in wire bytes.
  *
  * @param arm                   the arm
  * @param pushes                pushes completed (post to the ACK of the last packet)
@@ -32,8 +32,8 @@ public record ArmResult(Arm arm, long pushes, double p50Us, double p99Us, double
 
     /** Copies the arrays, so the record is immutable. */
     public ArmResult {
-        if (xoffs.length != Tier.ALL.size() || pausedPs.length != Tier.ALL.size()) {
-            throw new IllegalArgumentException("xoffs and pausedPs need one entry per tier (" + Tier.ALL.size() + ")");
+        if (xoffs.length != Tier.values().length || pausedPs.length != Tier.values().length) {
+            throw new IllegalArgumentException("xoffs and pausedPs need one entry per tier (" + Tier.values().length + ")");
         }
         xoffs = xoffs.clone();
         pausedPs = pausedPs.clone();
@@ -82,8 +82,13 @@ public record ArmResult(Arm arm, long pushes, double p50Us, double p99Us, double
         return wallNanos <= 0 ? 0 : events * 1e9 / wallNanos;
     }
 
-    /** The tiers in the order of {@link #xoffs} and {@link #pausedPs}. */
-    public static List<Tier> tiers() {
-        return Tier.ALL;
+    /** A tier's name in CSV columns ({@code xoff_nic}) and the table: nic, tor_down, tor_up, spine. */
+    public static String tierId(Tier tier) {
+        return switch (tier) {
+            case HOST_NIC -> "nic";
+            case TOR_DOWNLINK -> "tor_down";
+            case TOR_UPLINK -> "tor_up";
+            case SPINE -> "spine";
+        };
     }
 }

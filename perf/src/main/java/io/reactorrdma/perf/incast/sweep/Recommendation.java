@@ -60,7 +60,8 @@ public final class Recommendation {
     public static String line(List<ArmResult> results) {
         Optional<ArmResult> winner = choose(results);
         if (winner.isEmpty()) {
-            return "recommended window: none - no DCQCN arm (--arms dcqcn or window) delivered anything; " + RULE;
+            return "recommended window: none (no DCQCN arm ran - add dcqcn or window to --arms - or none delivered anything); rule: "
+                    + RULE.substring("recommended window: ".length());
         }
         ArmResult w = winner.get();
         return String.format(java.util.Locale.ROOT, "recommended window: %s (p99 push %.1f us, goodput %.2f Gb/s); rule: %s",

@@ -5,7 +5,8 @@ import io.reactorrdma.perf.incast.Workload;
 
 /**
  * A workload that can be told to stop: after {@link #stop()} it passes no more events to the one it wraps, so that
- * workload posts nothing new and what it posted drains. For workloads that post only from their own events.
+ * workload posts nothing new and what it posted drains. For workloads that post only from their own events
+ * ({@code onEvent}); completions are passed on.
  */
 public final class StoppableWorkload implements Workload {
 
@@ -33,5 +34,11 @@ public final class StoppableWorkload implements Workload {
         if (!stopped) {
             delegate.onEvent(sim, a, b);
         }
+    }
+
+    /** Completions always reach the wrapped workload: they report what it posted, and post nothing by themselves here. */
+    @Override
+    public void onComplete(Simulation sim, int flow) {
+        delegate.onComplete(sim, flow);
     }
 }

@@ -1,6 +1,7 @@
 package io.reactorrdma.perf.incast.cli;
 
 import io.reactorrdma.perf.cli.UsageException;
+import io.reactorrdma.perf.incast.Placement;
 import io.reactorrdma.perf.incast.sweep.Arm;
 
 import org.junit.jupiter.api.Test;
@@ -29,7 +30,7 @@ class IncastOptionsTest {
         assertThat(o.seed()).isEqualTo(1);
         assertThat(o.mtuBytes()).isEqualTo(1024);
         assertThat(o.topology()).isEqualTo(IncastOptions.TopologyKind.LEAF_SPINE);
-        assertThat(o.placement()).isEqualTo(IncastOptions.Placement.SPREAD);
+        assertThat(o.placement()).isEqualTo(Placement.SPREAD);
         assertThat(o.sync()).isTrue();
         assertThat(o.csv()).isFalse();
         assertThat(o.chart()).isNull();
@@ -62,7 +63,7 @@ class IncastOptionsTest {
         // --arms window with off in the sweep: off is the DCQCN arm without a window
         assertThat(o.arms()).containsExactly(Arm.dcqcn(), Arm.window(65536), Arm.window(262144));
         assertThat(parse("--arms", "pfc,window", "--window", "1m").arms()).containsExactly(Arm.pfc(), Arm.window(1 << 20));
-        assertThat(parse("--placement", "clustered").placement()).isEqualTo(IncastOptions.Placement.CLUSTERED);
+        assertThat(parse("--placement", "clustered").placement()).isEqualTo(Placement.CLUSTERED);
     }
 
     @Test

@@ -47,11 +47,6 @@ final class PoissonFabric implements ArmFabric {
     }
 
     @Override
-    public Tier tier(int port) {
-        return sim.topology().switchOf(port) < 0 ? Tier.NIC : Tier.TOR_DOWN;
-    }
-
-    @Override
     public long serverLinkBitsPerSecond() {
         return sim.config().linkBitsPerSecond();
     }
@@ -59,15 +54,5 @@ final class PoissonFabric implements ArmFabric {
     @Override
     public void stopPosting() {
         workload.stop();
-    }
-
-    @Override
-    public long ecnMarks() {
-        return 0;
-    }
-
-    @Override
-    public long cnps() {
-        return 0;
     }
 }

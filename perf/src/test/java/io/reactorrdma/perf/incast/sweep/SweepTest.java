@@ -1,17 +1,13 @@
 package io.reactorrdma.perf.incast.sweep;
 
-import io.reactorrdma.perf.incast.report.IncastChart;
+import io.reactorrdma.perf.incast.Tier;
 import io.reactorrdma.perf.incast.report.IncastTable;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-import javax.imageio.ImageIO;
-import java.awt.image.BufferedImage;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -19,17 +15,14 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The sweep's run loop, measurement, CSV and chart on a PFC-only Poisson incast (one switch): the figures are those of
- * the simulation, the arms are independent (a pool of two gives the same figures as one thread), and the output has
- * the stable CSV columns and a PNG.
+ * The sweep's run loop, measurement and CSV on a PFC-only Poisson incast (one switch): the figures are those of the
+ * simulation, the arms are independent (a pool of two gives the same figures as one thread), and the CSV has its
+ * stable columns (the chart: IncastSimCommandTest).
  */
 class SweepTest {
 
-    private static final long DURATION_PS = 400_000_000L; // 400 µs of posting, then the drain
+    private static final long DURATION_PS = 200_000_000L; // 200 µs of posting, then the drain
     private static final List<Arm> ARMS = List.of(Arm.pfc(), Arm.window(8 * 1024), Arm.window(64 * 1024));
-
-    @TempDir
-    Path dir;
 
     @Test
     void eachArmIsMeasuredFromItsOwnSimulationAndDrains() {
@@ -38,16 +31,16 @@ class SweepTest {
         assertThat(results).extracting(ArmResult::arm).containsExactlyElementsOf(ARMS);
         assertThat(seen).containsExactlyElementsOf(results);
         for (ArmResult r : results) {
-            // 16 senders at 150 % of one link for 400 µs: about 400e-6 × 1.5 × 25e9 / 8 / 8848 B ≈ 212 messages
-            assertThat(r.pushes()).isBetween(120L, 320L);
+            // 16 senders at 150 % of one link for 200 µs: about 200e-6 × 1.5 × 25e9 / 8 / 8848 B ≈ 106 messages
+            assertThat(r.pushes()).isBetween(50L, 170L);
             assertThat(r.deliveredBytes()).isEqualTo(r.pushes() * 8 * 1024);
             assertThat(r.p50Us()).isPositive().isLessThanOrEqualTo(r.p99Us());
             assertThat(r.p99Us()).isLessThanOrEqualTo(r.p999Us());
             assertThat(r.simulatedPs()).isGreaterThanOrEqualTo(DURATION_PS);
             assertThat(r.goodputBitsPerSecond()).isEqualTo(r.deliveredBytes() * 8e12 / r.simulatedPs());
             assertThat(r.goodputShare()).isEqualTo(r.goodputBitsPerSecond() / 25e9).isBetween(0.5, 1024.0 / 1106);
-            assertThat(r.xoffs(Tier.NIC)).as("PFC pauses the senders' NICs").isPositive();
-            assertThat(r.xoffs(Tier.TOR_DOWN)).as("hosts send no PFC").isZero();
+            assertThat(r.xoffs(Tier.HOST_NIC)).as("PFC pauses the senders' NICs").isPositive();
+            assertThat(r.xoffs(Tier.TOR_DOWNLINK)).as("hosts send no PFC").isZero();
             assertThat(r.nicsPausedShare()).isGreaterThan(0).isLessThanOrEqualTo(16.0 / 17);
             assertThat(r.maxQueueBytes()).isGreaterThanOrEqualTo(r.p99QueueBytes()).isPositive();
             assertThat(r.events()).isPositive();
@@ -65,7 +58,7 @@ class SweepTest {
     }
 
     @Test
-    void theCsvHasOneRowPerArmUnderStableColumnsAndTheChartIsAPng() throws Exception {
+    void theCsvHasOneRowPerArmUnderStableColumns() {
         List<ArmResult> results = new Sweep(arm -> new PoissonFabric(arm, 16, 7), DURATION_PS, 1, r -> { }).run(ARMS);
         String[] lines = csv(results).split("\\R");
         assertThat(lines[0]).isEqualTo(IncastTable.CSV_HEADER).startsWith("arm,kind,window_bytes,pushes,p50_us,p99_us,p999_us,"
@@ -77,11 +70,6 @@ class SweepTest {
         for (int i = 1; i < lines.length; i++) {
             assertThat(lines[i].split(",", -1)).hasSize(columns);
         }
-        Path png = dir.resolve("sub/incast.png");
-        IncastChart.write(png, "test", results);
-        BufferedImage image = ImageIO.read(png.toFile());
-        assertThat(image.getWidth()).isEqualTo(IncastChart.DEFAULT_PANEL_WIDTH);
-        assertThat(image.getHeight()).isEqualTo(2 * IncastChart.DEFAULT_PANEL_HEIGHT);
     }
 
     static String csv(List<ArmResult> results) {
