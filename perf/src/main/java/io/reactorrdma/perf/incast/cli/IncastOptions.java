@@ -24,6 +24,8 @@ import java.util.Set;
  * @param computePs  how long a trainer computes before each push round, ps; null for the workload's default
  * @param seed       the random seed (default {@value #DEFAULT_SEED})
  * @param mtuBytes   the RoCE MTU (default 1024)
+ * @param fragmentBytes the engines' fragment size (default the engine's, {@code SenderConfig.DEFAULT_FRAGMENT_BYTES}:
+ *                   64 KiB); a push of one fragment is never held back by a window, so smaller fragments let it act
  * @param topology   leaf-spine (default) or one-switch
  * @param placement  where the servers sit on a leaf-spine: spread across the ToRs (default) or clustered
  * @param sync       synchronous trainers (default: a barrier per iteration) or asynchronous
@@ -32,7 +34,7 @@ import java.util.Set;
  * @param threads    arms run at once (default {@value Sweep#DEFAULT_THREADS})
  */
 public record IncastOptions(int trainers, int servers, List<Long> windows, boolean windowOff, Set<Arm.Kind> kinds,
-                            long durationPs, Long computePs, long seed, int mtuBytes, TopologyKind topology, Placement placement,
+                            long durationPs, Long computePs, long seed, int mtuBytes, int fragmentBytes, TopologyKind topology, Placement placement,
                             boolean sync, boolean csv, Path chart, int threads) {
 
     /** The paper's trainers and parameter servers (§6.3). */
@@ -114,6 +116,7 @@ public record IncastOptions(int trainers, int servers, List<Long> windows, boole
         Long compute = null;
         long seed = DEFAULT_SEED;
         int mtu = io.reactorrdma.perf.incast.IncastConfig.DEFAULT_MTU_BYTES;
+        int fragment = io.reactorrdma.perf.incast.SenderConfig.DEFAULT_FRAGMENT_BYTES;
         TopologyKind topology = TopologyKind.LEAF_SPINE;
         Placement placement = null;
         Boolean sync = null;
@@ -145,7 +148,7 @@ public record IncastOptions(int trainers, int servers, List<Long> windows, boole
                     }
                     continue;
                 }
-                case "--trainers", "--servers", "--window", "--duration", "--compute", "--seed", "--mtu", "--topology", "--placement",
+                case "--trainers", "--servers", "--window", "--duration", "--compute", "--seed", "--mtu", "--fragment", "--topology", "--placement",
                         "--arms", "--chart", "--threads" -> {
                 }
                 default -> throw new UsageException("unknown option '" + arg + "' for incast-sim; see incast-sim --help");
@@ -195,6 +198,13 @@ public record IncastOptions(int trainers, int servers, List<Long> windows, boole
                     }
                     mtu = Integer.parseInt(value);
                 }
+                case "--fragment" -> {
+                    long f = size(value);
+                    if (f > Integer.MAX_VALUE) {
+                        throw new UsageException("bad --fragment '" + value + "': at most " + Arm.size(1L << 30));
+                    }
+                    fragment = (int) f;
+                }
                 case "--topology" -> topology = switch (value.toLowerCase(Locale.ROOT)) {
                     case "leaf-spine" -> TopologyKind.LEAF_SPINE;
                     case "one-switch" -> TopologyKind.ONE_SWITCH;
@@ -228,7 +238,7 @@ public record IncastOptions(int trainers, int servers, List<Long> windows, boole
             throw new UsageException("--chart draws the window arms against W, and this sweep has none: add window to --arms "
                     + "and a size to --window, or leave --chart out");
         }
-        return new IncastOptions(trainers, servers, windows, off, kinds, duration, compute, seed, mtu, topology,
+        return new IncastOptions(trainers, servers, windows, off, kinds, duration, compute, seed, mtu, fragment, topology,
                 placement == null ? Placement.SPREAD : placement, sync == null || sync, csv, chart, threads);
     }
 
@@ -282,11 +292,11 @@ public record IncastOptions(int trainers, int servers, List<Long> windows, boole
         try {
             n = Long.parseLong(v);
         } catch (NumberFormatException e) {
-            throw new UsageException("bad window size '" + s + "' in --window: use bytes with an optional binary suffix "
-                    + "(64k = 65536, 1m), or off");
+            throw new UsageException("bad size '" + s + "': use bytes with an optional binary suffix (64k = 65536, 1m)"
+                    + " (--window also takes off)");
         }
         if (n < 1 || n > MAX_WINDOW_BYTES / unit) {
-            throw new UsageException("bad window size '" + s + "' in --window: must be 1 byte .. 1g");
+            throw new UsageException("bad size '" + s + "': must be 1 byte .. 1g");
         }
         return n * unit;
     }

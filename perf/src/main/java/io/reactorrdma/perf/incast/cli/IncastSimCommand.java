@@ -40,10 +40,10 @@ public final class IncastSimCommand {
         }
         final IncastOptions o = parsed;
         List<Arm> arms = o.arms();
-        err.printf(Locale.ROOT, "[incast-sim] %d trainers x %d servers, %s%s, %s, MTU %d, %.3f ms of pushes, seed %d: %d arms "
+        err.printf(Locale.ROOT, "[incast-sim] %d trainers x %d servers, %s%s, %s, MTU %d, fragment %s, %.3f ms of pushes, seed %d: %d arms "
                         + "on %d thread(s)%n", o.trainers(), o.servers(), o.topology().id(),
                 o.topology() == IncastOptions.TopologyKind.LEAF_SPINE ? " (" + o.placement().name().toLowerCase(Locale.ROOT) + ")" : "",
-                o.sync() ? "sync" : "async", o.mtuBytes(), o.durationPs() / 1e9, o.seed(), arms.size(), o.threads());
+                o.sync() ? "sync" : "async", o.mtuBytes(), Arm.size(o.fragmentBytes()), o.durationPs() / 1e9, o.seed(), arms.size(), o.threads());
         List<ArmResult> results;
         try {
             results = new Sweep(arm -> TrainerFabric.build(o, arm), o.durationPs(), o.threads(),
@@ -103,6 +103,10 @@ public final class IncastSimCommand {
                 "  --seed N            the random seed (push sizes, ECN marking), default " + IncastOptions.DEFAULT_SEED
                         + "; one seed, one output",
                 "  --mtu BYTES         RoCE MTU: 256, 512, 1024 (default), 2048, 4096",
+                "  --fragment BYTES    the engines' fragment size, default the engine's (EngineConfig.DEFAULT_FRAGMENT_SIZE, "
+                        + Arm.size(io.reactorrdma.perf.incast.SenderConfig.DEFAULT_FRAGMENT_BYTES) + "); at least 4k.",
+                "                      A push of one fragment goes even past a smaller window (ByteWindow grants a lone",
+                "                      request), so with the paper's pushes (p99 50 KB) a window acts only with smaller fragments",
                 "  --topology T        leaf-spine (default: " + TrainerFabric.leafSpineShape() + ") or one-switch",
                 "                      (every host on one switch)",
                 "  --placement P       leaf-spine: spread (default; the servers spread over the ToRs) or clustered (they",

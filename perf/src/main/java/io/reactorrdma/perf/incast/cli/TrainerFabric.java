@@ -56,15 +56,24 @@ final class TrainerFabric implements ArmFabric {
                 TrainerConfig.DEFAULT_COMPUTE_PS / 1e9);
     }
 
-    /** Checks what only the model can: every window is one the real engine accepts. */
+    /** Checks what only the model can: the fragment size and every window are ones the real engine accepts. */
     static void check(IncastOptions o) {
+        try {
+            sender(o, SenderConfig.WINDOW_OFF);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("bad --fragment " + Arm.size(o.fragmentBytes()) + ": " + e.getMessage());
+        }
         for (long w : o.windows()) {
             try {
-                SenderConfig.defaults().withWindowBytes(w);
+                sender(o, w);
             } catch (IllegalArgumentException e) {
                 throw new UsageException("bad window " + Arm.size(w) + " in --window: " + e.getMessage());
             }
         }
+    }
+
+    private static SenderConfig sender(IncastOptions o, long window) {
+        return new SenderConfig(window, SenderConfig.DEFAULT_CHAIN_DEPTH, o.fragmentBytes());
     }
 
     /** The fabric of {@code arm} under {@code o}, its workload attached, not yet run. */
@@ -92,7 +101,7 @@ final class TrainerFabric implements ArmFabric {
             }
             topology = new OneBigSwitch(o.trainers() + o.servers());
         }
-        SenderConfig sender = SenderConfig.defaults().withWindowBytes(arm.windowed() ? arm.windowBytes() : SenderConfig.WINDOW_OFF);
+        SenderConfig sender = sender(o, arm.windowed() ? arm.windowBytes() : SenderConfig.WINDOW_OFF);
         Simulation sim = new Simulation(config, topology, sender);
         if (arm.runsDcqcn()) {
             sim.congestionControl(DcqcnConfig.defaults(), o.seed());

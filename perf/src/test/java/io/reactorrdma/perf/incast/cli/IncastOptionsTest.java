@@ -29,6 +29,7 @@ class IncastOptionsTest {
         assertThat(o.durationPs()).isEqualTo(50_000_000_000L);
         assertThat(o.seed()).isEqualTo(1);
         assertThat(o.mtuBytes()).isEqualTo(1024);
+        assertThat(o.fragmentBytes()).isEqualTo(64 * 1024);
         assertThat(o.topology()).isEqualTo(IncastOptions.TopologyKind.LEAF_SPINE);
         assertThat(o.placement()).isEqualTo(Placement.SPREAD);
         assertThat(o.sync()).isTrue();
@@ -63,6 +64,7 @@ class IncastOptionsTest {
         // --arms window with off in the sweep: off is the DCQCN arm without a window
         assertThat(o.arms()).containsExactly(Arm.dcqcn(), Arm.window(65536), Arm.window(262144));
         assertThat(parse("--arms", "pfc,window", "--window", "1m").arms()).containsExactly(Arm.pfc(), Arm.window(1 << 20));
+        assertThat(parse("--fragment", "4k").fragmentBytes()).isEqualTo(4096);
         assertThat(parse("--placement", "clustered").placement()).isEqualTo(Placement.CLUSTERED);
     }
 
@@ -84,7 +86,7 @@ class IncastOptionsTest {
     void badInputSaysWhatIsWrongAndWhatToUse() {
         assertThatThrownBy(() -> parse("--bogus")).isInstanceOf(UsageException.class)
                 .hasMessage("unknown option '--bogus' for incast-sim; see incast-sim --help");
-        assertThatThrownBy(() -> parse("--window", "64q")).hasMessageContaining("bad window size '64q'")
+        assertThatThrownBy(() -> parse("--window", "64q")).hasMessageContaining("bad size '64q'")
                 .hasMessageContaining("64k = 65536");
         assertThatThrownBy(() -> parse("--window", "2g")).hasMessageContaining("1 byte .. 1g");
         assertThatThrownBy(() -> parse("--window", ",")).hasMessageContaining("--window is empty");
