@@ -44,6 +44,7 @@ public final class Simulation {
     private NotificationPoints notification;
     private ReactionPoints reaction;
     private long[] wakePs;
+    private long wakes;
     private boolean started;
     private long nowPs;
     private long processed;
@@ -186,6 +187,7 @@ public final class Simulation {
             }
             case WORKLOAD -> workload.onEvent(this, a, b);
             case RATE_WAKE -> {
+                wakes++;
                 if (wakePs[a] == nowPs) {
                     wakePs[a] = Long.MAX_VALUE;
                 }
@@ -496,6 +498,11 @@ public final class Simulation {
      */
     public double rateBitsPerSecond(int flow) {
         return reaction == null ? 8e12 / links.serializationPs(flows.src(flow), 1) : reaction.rateBitsPerSecond(flow);
+    }
+
+    /** Wake-ups of NICs whose flows all waited for their rate limiters. */
+    long rateWakes() {
+        return wakes;
     }
 
     /** CNPs that reached their senders and cut a rate (equals {@link #cnps()} once drained). */

@@ -106,6 +106,47 @@ class DcqcnValidationTest {
         assertThat(pfcRun(DcqcnConfig.off(), 42)).isEqualTo(off);
     }
 
+    /**
+     * Two NICs with 8 QPs each into one receiver, 4 MiB per QP: cuts take QPs down to the minimum rate, so NICs wait
+     * for their rate limiters. They wake at most once per packet sent (no busy loop, no event per QP or per timer
+     * tick), and DCQCN adds less than one event per data packet over the same run without it, CNPs included.
+     */
+    @Test
+    void pacedNicsWakeOnceWhenTheEarliestQpIsEligibleNotPerQpOrTick() {
+        Simulation off = sixteenQps(null);
+        Simulation on = sixteenQps(DcqcnConfig.defaults());
+        long packets = 16L * 4096;
+        assertThat(on.cnps()).isPositive();
+        assertThat(on.rateWakes()).isPositive().isLessThan(packets);
+        assertThat(off.rateWakes()).isZero();
+        assertThat((double) (on.events() - off.events()) / packets).as("events DCQCN adds per data packet")
+                .isLessThan(1.0);
+    }
+
+    private static Simulation sixteenQps(DcqcnConfig dcqcn) {
+        Simulation sim = new Simulation(IncastConfig.defaults(), new OneBigSwitch(3));
+        if (dcqcn != null) {
+            sim.congestionControl(dcqcn, 5);
+        }
+        double slowest = Double.MAX_VALUE;
+        for (int i = 0; i < 16; i++) {
+            sim.post(sim.addFlow(i / 8, 2), 4 << 20, 0);
+        }
+        for (int t = 1; t <= 20; t++) {
+            sim.runUntil(t * MS / 4);
+            for (int f = 0; f < 16; f++) {
+                slowest = Math.min(slowest, sim.rateBitsPerSecond(f));
+            }
+        }
+        sim.run();
+        assertThat(sim.drained()).isTrue();
+        assertThat(sim.completions()).isEqualTo(16);
+        if (dcqcn != null) {
+            assertThat(slowest).as("some QP was paced at the minimum rate").isEqualTo(1e8);
+        }
+        return sim;
+    }
+
     @Test
     void oneSeedGivesOneOutputWithDcqcnAndEveryCounterEndsAtZero() {
         String a = pfcRun(DcqcnConfig.defaults(), 42);
