@@ -26,6 +26,12 @@ public final class LeafSpine implements Topology {
     private final int torPorts;
     private final int spineBase;
     private final int ports;
+    /** Per port, precomputed so the event loop divides nothing: its peer, its switch (-1 for a host), its tier. */
+    private final int[] peerOf;
+    private final int[] switchOfPort;
+    private final Tier[] tierOf;
+    /** Per host: its ToR. */
+    private final int[] torOfHost;
 
     /** The fabric {@code shape} describes. */
     public LeafSpine(LeafSpineConfig shape) {
@@ -37,6 +43,18 @@ public final class LeafSpine implements Topology {
         this.torPorts = perTor + spines;
         this.spineBase = hosts + tors * torPorts;
         this.ports = spineBase + spines * tors;
+        this.peerOf = new int[ports];
+        this.switchOfPort = new int[ports];
+        this.tierOf = new Tier[ports];
+        this.torOfHost = new int[hosts];
+        for (int h = 0; h < hosts; h++) {
+            torOfHost[h] = h / perTor;
+        }
+        for (int p = 0; p < ports; p++) {
+            peerOf[p] = computePeer(p);
+            switchOfPort[p] = computeSwitchOf(p);
+            tierOf[p] = computeTier(p);
+        }
     }
 
     /** The parameters this fabric was built from. */
@@ -121,6 +139,20 @@ public final class LeafSpine implements Topology {
 
     @Override
     public int peer(int port) {
+        return peerOf[port];
+    }
+
+    @Override
+    public int switchOf(int port) {
+        return switchOfPort[port];
+    }
+
+    @Override
+    public Tier tier(int port) {
+        return tierOf[port];
+    }
+
+    private int computePeer(int port) {
         if (port < hosts) {
             return downlink(port);
         }
@@ -134,8 +166,7 @@ public final class LeafSpine implements Topology {
         return uplink(tor, spine);
     }
 
-    @Override
-    public int switchOf(int port) {
+    private int computeSwitchOf(int port) {
         if (port < hosts) {
             return -1;
         }
@@ -157,16 +188,14 @@ public final class LeafSpine implements Topology {
 
     @Override
     public int egress(int sw, int dstHost, int flow) {
-        int dstTor = dstHost / perTor;
+        int dstTor = torOfHost[dstHost];
         if (sw >= tors) {
             return spineBase + (sw - tors) * tors + dstTor;
         }
-        int first = hosts + sw * torPorts;
-        return dstTor == sw ? first + dstHost % perTor : first + perTor + spineOf(flow);
+        return dstTor == sw ? peerOf[dstHost] : hosts + sw * torPorts + perTor + spineOf(flow);
     }
 
-    @Override
-    public Tier tier(int port) {
+    private Tier computeTier(int port) {
         if (port < hosts) {
             return Tier.HOST_NIC;
         }
