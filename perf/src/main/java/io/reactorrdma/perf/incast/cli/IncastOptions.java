@@ -22,6 +22,8 @@ import java.util.Set;
  * @param kinds      the arms asked for (default all: pfc, dcqcn, window)
  * @param durationPs simulated time during which trainers start iterations (default 50 ms); what they post then drains
  * @param computePs  how long a trainer computes before each push round, ps; null for the workload's default
+ * @param iterations iterations per trainer at most (default {@link Integer#MAX_VALUE}: the duration alone bounds them);
+ *                   equal work for every arm, where the duration alone lets faster arms run more iterations
  * @param seed       the random seed (default {@value #DEFAULT_SEED})
  * @param mtuBytes   the RoCE MTU (default 1024)
  * @param fragmentBytes the engines' fragment size (default the engine's, {@code SenderConfig.DEFAULT_FRAGMENT_BYTES}:
@@ -34,7 +36,7 @@ import java.util.Set;
  * @param threads    arms run at once (default {@value Sweep#DEFAULT_THREADS})
  */
 public record IncastOptions(int trainers, int servers, List<Long> windows, boolean windowOff, Set<Arm.Kind> kinds,
-                            long durationPs, Long computePs, long seed, int mtuBytes, int fragmentBytes, TopologyKind topology, Placement placement,
+                            long durationPs, Long computePs, int iterations, long seed, int mtuBytes, int fragmentBytes, TopologyKind topology, Placement placement,
                             boolean sync, boolean csv, Path chart, int threads) {
 
     /** The paper's trainers and parameter servers (§6.3). */
@@ -114,6 +116,7 @@ public record IncastOptions(int trainers, int servers, List<Long> windows, boole
         Set<Arm.Kind> kinds = EnumSet.allOf(Arm.Kind.class);
         long duration = DEFAULT_DURATION_PS;
         Long compute = null;
+        int iterations = Integer.MAX_VALUE;
         long seed = DEFAULT_SEED;
         int mtu = io.reactorrdma.perf.incast.IncastConfig.DEFAULT_MTU_BYTES;
         int fragment = io.reactorrdma.perf.incast.SenderConfig.DEFAULT_FRAGMENT_BYTES;
@@ -148,7 +151,7 @@ public record IncastOptions(int trainers, int servers, List<Long> windows, boole
                     }
                     continue;
                 }
-                case "--trainers", "--servers", "--window", "--duration", "--compute", "--seed", "--mtu", "--fragment", "--topology", "--placement",
+                case "--trainers", "--servers", "--window", "--duration", "--compute", "--iterations", "--seed", "--mtu", "--fragment", "--topology", "--placement",
                         "--arms", "--chart", "--threads" -> {
                 }
                 default -> throw new UsageException("unknown option '" + arg + "' for incast-sim; see incast-sim --help");
@@ -164,6 +167,7 @@ public record IncastOptions(int trainers, int servers, List<Long> windows, boole
                 case "--trainers" -> trainers = count(name, value, MAX_ONE_SWITCH_HOSTS);
                 case "--servers" -> servers = count(name, value, MAX_ONE_SWITCH_HOSTS);
                 case "--threads" -> threads = count(name, value, MAX_THREADS);
+                case "--iterations" -> iterations = count(name, value, Integer.MAX_VALUE);
                 case "--window" -> {
                     windows = new ArrayList<>();
                     off = false;
@@ -238,7 +242,7 @@ public record IncastOptions(int trainers, int servers, List<Long> windows, boole
             throw new UsageException("--chart draws the window arms against W, and this sweep has none: add window to --arms "
                     + "and a size to --window, or leave --chart out");
         }
-        return new IncastOptions(trainers, servers, windows, off, kinds, duration, compute, seed, mtu, fragment, topology,
+        return new IncastOptions(trainers, servers, windows, off, kinds, duration, compute, iterations, seed, mtu, fragment, topology,
                 placement == null ? Placement.SPREAD : placement, sync == null || sync, csv, chart, threads);
     }
 

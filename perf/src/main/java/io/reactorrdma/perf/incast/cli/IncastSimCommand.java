@@ -98,6 +98,8 @@ public final class IncastSimCommand {
                 "  --arms LIST         comma list of pfc, dcqcn, window; default all three",
                 "  --duration TIME     simulated time during which trainers start pushes, with a unit (50ms, 500us, 0.05s);",
                 "                      default 50ms. What was posted then drains, and counts.",
+                "  --iterations N      iterations per trainer at most, default no limit but --duration; give it (with a long",
+                "                      enough --duration) for equal work in every arm",
                 "  --compute TIME      how long a trainer computes before each round of pushes, default "
                         + TrainerFabric.defaultCompute(),
                 "  --seed N            the random seed (push sizes, ECN marking), default " + IncastOptions.DEFAULT_SEED

@@ -106,7 +106,7 @@ final class TrainerFabric implements ArmFabric {
         if (arm.runsDcqcn()) {
             sim.congestionControl(DcqcnConfig.defaults(), o.seed());
         }
-        TrainerConfig trainers = TrainerConfig.defaults().withIterations(Integer.MAX_VALUE).withSynchronous(o.sync())
+        TrainerConfig trainers = TrainerConfig.defaults().withIterations(o.iterations()).withSynchronous(o.sync())
                 .withLastStartPs(o.durationPs());
         if (o.computePs() != null) {
             trainers = trainers.withComputePs(o.computePs());

@@ -65,6 +65,8 @@ class IncastOptionsTest {
         assertThat(o.arms()).containsExactly(Arm.dcqcn(), Arm.window(65536), Arm.window(262144));
         assertThat(parse("--arms", "pfc,window", "--window", "1m").arms()).containsExactly(Arm.pfc(), Arm.window(1 << 20));
         assertThat(parse("--fragment", "4k").fragmentBytes()).isEqualTo(4096);
+        assertThat(parse().iterations()).isEqualTo(Integer.MAX_VALUE);
+        assertThat(parse("--iterations", "2").iterations()).isEqualTo(2);
         assertThat(parse("--placement", "clustered").placement()).isEqualTo(Placement.CLUSTERED);
     }
 

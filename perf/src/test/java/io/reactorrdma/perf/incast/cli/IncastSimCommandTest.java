@@ -82,6 +82,9 @@ class IncastSimCommandTest {
         assertThat(a.status()).as(a.err()).isEqualTo(ExitStatus.OK);
         assertThat(withoutWallTime(a.out())).isEqualTo(withoutWallTime(b.out()));
         assertThat(a.out().strip().lines().reduce((x, y) -> y).orElseThrow()).startsWith("recommended window: 16k");
+        Run two = run(tiny("--arms", "pfc", "--iterations", "2", "--csv"));
+        assertThat(two.out().strip().lines().skip(1).findFirst().orElseThrow()).as("8 trainers x 4 servers x 2 iterations")
+                .startsWith("pfc,pfc,,64,");
     }
 
     @Test
