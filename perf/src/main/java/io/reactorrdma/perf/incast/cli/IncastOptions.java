@@ -176,7 +176,7 @@ public record IncastOptions(int trainers, int servers, List<Long> windows, boole
                         if (p.equals("off")) {
                             off = true;
                         } else if (!p.isEmpty()) {
-                            long w = size(p);
+                            long w = size(name, p);
                             if (!windows.contains(w)) {
                                 windows.add(w);
                             }
@@ -203,7 +203,7 @@ public record IncastOptions(int trainers, int servers, List<Long> windows, boole
                     mtu = Integer.parseInt(value);
                 }
                 case "--fragment" -> {
-                    long f = size(value);
+                    long f = size(name, value);
                     if (f > Integer.MAX_VALUE) {
                         throw new UsageException("bad --fragment '" + value + "': at most " + Arm.size(1L << 30));
                     }
@@ -283,8 +283,8 @@ public record IncastOptions(int trainers, int servers, List<Long> windows, boole
         return n;
     }
 
-    /** A window: bytes with an optional binary suffix k, m or g ({@code 64k} = 65536). */
-    static long size(String s) {
+    /** A size for option {@code name}: bytes with an optional binary suffix k, m or g ({@code 64k} = 65536). */
+    static long size(String name, String s) {
         String v = s;
         long unit = 1;
         char last = v.isEmpty() ? ' ' : v.charAt(v.length() - 1);
@@ -296,11 +296,11 @@ public record IncastOptions(int trainers, int servers, List<Long> windows, boole
         try {
             n = Long.parseLong(v);
         } catch (NumberFormatException e) {
-            throw new UsageException("bad size '" + s + "': use bytes with an optional binary suffix (64k = 65536, 1m)"
-                    + " (--window also takes off)");
+            throw new UsageException("bad " + name + " size '" + s + "': use bytes with an optional binary suffix (64k = 65536, 1m)"
+                    + (name.equals("--window") ? ", or off" : ""));
         }
         if (n < 1 || n > MAX_WINDOW_BYTES / unit) {
-            throw new UsageException("bad size '" + s + "': must be 1 byte .. 1g");
+            throw new UsageException("bad " + name + " size '" + s + "': must be 1 byte .. 1g");
         }
         return n * unit;
     }

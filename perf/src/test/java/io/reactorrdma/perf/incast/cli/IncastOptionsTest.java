@@ -88,7 +88,7 @@ class IncastOptionsTest {
     void badInputSaysWhatIsWrongAndWhatToUse() {
         assertThatThrownBy(() -> parse("--bogus")).isInstanceOf(UsageException.class)
                 .hasMessage("unknown option '--bogus' for incast-sim; see incast-sim --help");
-        assertThatThrownBy(() -> parse("--window", "64q")).hasMessageContaining("bad size '64q'")
+        assertThatThrownBy(() -> parse("--window", "64q")).hasMessageContaining("bad --window size '64q'")
                 .hasMessageContaining("64k = 65536");
         assertThatThrownBy(() -> parse("--window", "2g")).hasMessageContaining("1 byte .. 1g");
         assertThatThrownBy(() -> parse("--window", ",")).hasMessageContaining("--window is empty");

@@ -94,7 +94,7 @@ class IncastSimCommandTest {
         assertThat(help.out()).contains("usage: java -jar reactor-rdma-perf.jar incast-sim", IncastTable.CSV_HEADER);
         Run bad = run("--window", "64x");
         assertThat(bad.status()).isEqualTo(ExitStatus.USAGE);
-        assertThat(bad.err()).startsWith("error: bad size '64x'");
+        assertThat(bad.err()).startsWith("error: bad --window size '64x'");
         Run fragment = run("--fragment", "1k");
         assertThat(fragment.status()).isEqualTo(ExitStatus.USAGE);
         assertThat(fragment.err()).startsWith("error: bad --fragment 1k: ").contains("fragmentSize");
