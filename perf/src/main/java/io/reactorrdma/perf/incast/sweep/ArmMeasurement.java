@@ -11,7 +11,9 @@ import org.HdrHistogram.Histogram;
  * Runs one arm's simulation for a duration of simulated time, then stops the workload posting and drains what was
  * posted, and reads the figures of an {@link ArmResult}. The time-weighted p99 queue is sampled: the run advances in
  * slices of {@link #DEFAULT_SAMPLE_PS} and after each slice records the egress queue towards every parameter server
- * (equal slices make the samples' distribution the time-weighted one, to within a slice). The drain is not sampled.
+ * (equal slices make the samples' distribution the time-weighted one, to within a slice). The samples cover the
+ * duration up to the slice of its last completion (a run whose work ends early is not diluted by idle samples);
+ * the drain after the duration is not sampled.
  */
 public final class ArmMeasurement {
 
@@ -35,12 +37,19 @@ public final class ArmMeasurement {
             serverPorts[i] = topology.peer(servers[i]); // the switch port that transmits to the server
         }
         Histogram queue = new Histogram(3);
+        Histogram sinceCompletion = new Histogram(3); // samples not yet followed by a completion
+        long completions = 0;
         long t = 0;
         while (t < durationPs) {
             t = Math.min(durationPs, t + DEFAULT_SAMPLE_PS);
             sim.runUntil(t);
             for (int port : serverPorts) {
-                queue.recordValue(sim.queueBytes(port));
+                sinceCompletion.recordValue(sim.queueBytes(port));
+            }
+            if (sim.completions() != completions) {
+                completions = sim.completions();
+                queue.add(sinceCompletion);
+                sinceCompletion.reset();
             }
         }
         fabric.stopPosting();

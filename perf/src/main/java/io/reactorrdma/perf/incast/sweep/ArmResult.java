@@ -16,7 +16,8 @@ import io.reactorrdma.perf.incast.Tier;
  * @param nicsPausedShare       the share of host NICs ever paused, 0..1
  * @param maxQueueBytes         the largest egress queue of any switch port (held for a positive time), exact
  * @param p99QueueBytes         the time-weighted p99 of the egress queues towards the parameter servers: sampled every
- *                              {@link ArmMeasurement#DEFAULT_SAMPLE_PS} ps of simulated time, pooled over those ports
+ *                              {@link ArmMeasurement#DEFAULT_SAMPLE_PS} ps of simulated time up to the last
+ *                              completion within the duration, pooled over those ports
  * @param ecnMarks              data packets ECN-marked by switches
  * @param cnps                  CNPs sent by receivers
  * @param deliveredBytes        payload bytes delivered to the parameter servers

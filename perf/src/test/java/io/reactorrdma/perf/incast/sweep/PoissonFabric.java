@@ -19,6 +19,11 @@ final class PoissonFabric implements ArmFabric {
     private final int receiver;
 
     PoissonFabric(Arm arm, int senders, long seed) {
+        this(arm, senders, seed, Long.MAX_VALUE);
+    }
+
+    /** As above, the senders posting {@code total} messages in all (then the workload ends by itself). */
+    PoissonFabric(Arm arm, int senders, long seed, long total) {
         sim = new Simulation(IncastConfig.defaults().withSwitchBufferBytes(512 * 1024), new OneBigSwitch(senders + 1));
         receiver = senders;
         flows = new int[senders];
@@ -26,7 +31,7 @@ final class PoissonFabric implements ArmFabric {
             flows[h] = sim.addFlow(h, receiver);
         }
         double interval = senders * 8.0 * 1106 * 320 / 1.5;
-        workload = new StoppableWorkload(new PoissonWorkload(flows, 8 * 1024, interval, Long.MAX_VALUE,
+        workload = new StoppableWorkload(new PoissonWorkload(flows, 8 * 1024, interval, total,
                 seed + Math.max(0, arm.windowBytes())));
         sim.workload(workload);
     }
