@@ -5,9 +5,11 @@ import org.HdrHistogram.Histogram;
 import java.util.Arrays;
 
 /**
- * The flows (one per QP): source and destination host, the messages posted and not yet packetized, the post times of
- * messages not yet acknowledged, bytes sent and acknowledged, and per-message completion times (post to the ACK of its
- * last packet) in an HdrHistogram in picoseconds. Messages of a flow complete in order (one path, FIFO queues).
+ * The flows (one per QP): source and destination host, the work requests (fragments) its engine posted and the NIC
+ * has not yet packetized, how many are not yet acknowledged, bytes sent and acknowledged, and per-message completion
+ * times (the application's post to the ACK of the message's last packet, reported by {@link SenderEngines}) in an
+ * HdrHistogram in picoseconds. Work requests of a flow complete in order (one path, FIFO queues). Here "message"
+ * in the packets' and method names means one work request, as in InfiniBand.
  */
 final class Flows {
 
@@ -18,7 +20,7 @@ final class Flows {
     private int[] src = new int[16];
     private int[] dst = new int[16];
     private IntFifo[] toSend = new IntFifo[16];
-    private LongFifo[] unacked = new LongFifo[16];
+    private int[] unacked = new int[16];
     private int[] nextSendMessage = new int[16];
     private int[] nextAckMessage = new int[16];
     private long[] sentBytes = new long[16];
@@ -50,7 +52,6 @@ final class Flows {
         src[id] = source;
         dst[id] = destination;
         toSend[id] = new IntFifo();
-        unacked[id] = new LongFifo();
         return id;
     }
 
@@ -66,11 +67,11 @@ final class Flows {
         return dst[flow];
     }
 
-    /** Queues a message; true when the flow had nothing to send before (its NIC must take it up). */
-    boolean post(int flow, int bytes, long nowPs) {
+    /** Queues a work request; true when the flow had nothing to send before (its NIC must take it up). */
+    boolean post(int flow, int bytes) {
         boolean wasIdle = toSend[flow].isEmpty();
         toSend[flow].add(bytes);
-        unacked[flow].add(nowPs);
+        unacked[flow]++;
         return wasIdle;
     }
 
@@ -117,18 +118,25 @@ final class Flows {
         return bytes;
     }
 
-    /** An ACK reached the sender; a message completes when the ACK of its last packet arrives. */
-    void onAck(int flow, int ackBytes, int message, boolean last, long nowPs) {
+    /**
+     * An ACK reached the sender; true when it completes a work request (it acknowledges the request's last packet).
+     */
+    boolean onAck(int flow, int ackBytes, int message, boolean last) {
         ackedBytes[flow] += ackBytes;
         if (!last) {
-            return;
+            return false;
         }
         if (message != nextAckMessage[flow]) {
             throw new IllegalStateException("flow " + flow + ": ACK for message " + message + " but message "
                     + nextAckMessage[flow] + " is the oldest unacknowledged; the model reordered a flow");
         }
         nextAckMessage[flow]++;
-        long latency = nowPs - unacked[flow].poll();
+        unacked[flow]--;
+        return true;
+    }
+
+    /** Records an application message's completion on {@code flow}: {@code latency} ps after its post. */
+    void recordCompletion(int flow, long latency, long nowPs) {
         completionPs.recordValue(latency);
         completions++;
         lastCompletionPs = nowPs;
@@ -147,10 +155,10 @@ final class Flows {
         return deliveredBytes[flow];
     }
 
-    /** True when every posted message of every flow was sent and acknowledged. */
+    /** True when every posted work request of every flow was sent and acknowledged. */
     boolean allAcknowledged() {
         for (int f = 0; f < count; f++) {
-            if (!toSend[f].isEmpty() || !unacked[f].isEmpty() || sentBytes[f] != ackedBytes[f]) {
+            if (!toSend[f].isEmpty() || unacked[f] != 0 || sentBytes[f] != ackedBytes[f]) {
                 return false;
             }
         }

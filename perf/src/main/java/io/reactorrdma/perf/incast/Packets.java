@@ -12,6 +12,8 @@ final class Packets {
     static final int DATA = 0;
     /** An ACK from the receiver. */
     static final int ACK = 1;
+    /** A DCQCN congestion notification from the receiver to the sender (control priority, like the ACK). */
+    static final int CNP = 2;
 
     private int[] kind = new int[256];
     private int[] flow = new int[256];
@@ -21,6 +23,7 @@ final class Packets {
     private boolean[] last = new boolean[256];
     private int[] ingress = new int[256];
     private long[] enqueuedPs = new long[256];
+    private boolean[] ce = new boolean[256];
     private boolean[] inUse = new boolean[256];
     private int[] freeList = new int[256];
     private int freeCount;
@@ -44,6 +47,7 @@ final class Packets {
         message[id] = messageSeq;
         last[id] = lastOfMessage;
         ingress[id] = -1;
+        ce[id] = false;
         inUse[id] = true;
         live++;
         return id;
@@ -106,6 +110,15 @@ final class Packets {
         enqueuedPs[id] = atPs;
     }
 
+    /** Whether a switch marked the packet Congestion Experienced (DCQCN's ECN). */
+    boolean ce(int id) {
+        return ce[id];
+    }
+
+    void markCe(int id) {
+        ce[id] = true;
+    }
+
     private void grow() {
         int capacity = kind.length * 2;
         kind = Arrays.copyOf(kind, capacity);
@@ -116,6 +129,7 @@ final class Packets {
         last = Arrays.copyOf(last, capacity);
         ingress = Arrays.copyOf(ingress, capacity);
         enqueuedPs = Arrays.copyOf(enqueuedPs, capacity);
+        ce = Arrays.copyOf(ce, capacity);
         inUse = Arrays.copyOf(inUse, capacity);
     }
 }

@@ -6,7 +6,8 @@ package io.reactorrdma.perf.incast;
  * T = (buffer − Σheadroom − Σreserve − shared use) >> α-shift, and to the port's headroom once it is over T. XOFF is
  * due when the port's shared use reaches T or its headroom is in use; XON when the headroom is empty and shared use +
  * the XON offset ≤ T. Release (on dequeue) empties headroom first, then shared, then reserve. Exceeding the headroom
- * (with PFC) or the buffer (without) is a model error, thrown with the port and occupancy.
+ * (with PFC) or the buffer (without) is a model error, thrown with the port and occupancy. Headroom is per port
+ * ({@link Links#headroomBytes}: it grows with the link's rate), so Σheadroom counts each port's own.
  */
 final class SharedBuffer {
 
@@ -15,7 +16,7 @@ final class SharedBuffer {
     private final boolean pfc;
     private final long buffer;
     private final long reserve;
-    private final long headroom;
+    private final long[] headroom;
     private final long xonOffset;
     private final int alphaShift;
     private final long fixed;
@@ -28,19 +29,26 @@ final class SharedBuffer {
     private long maxIngress;
     private long maxUsed;
 
-    SharedBuffer(int sw, int firstPort, int ports, IncastConfig config) {
+    /** Switch {@code sw} with {@code ports} ports from {@code firstPort}, a buffer of {@code bufferBytes}. */
+    SharedBuffer(int sw, int firstPort, int ports, long bufferBytes, Links links, IncastConfig config) {
         this.sw = sw;
         this.firstPort = firstPort;
         this.pfc = config.pfcEnabled();
-        this.buffer = config.switchBufferBytes();
+        this.buffer = bufferBytes;
         this.reserve = config.reserveBytes();
-        this.headroom = pfc ? config.headroomBytes() : 0;
+        this.headroom = new long[ports];
+        long sum = 0;
+        for (int i = 0; i < ports; i++) {
+            headroom[i] = pfc ? links.headroomBytes(firstPort + i) : 0;
+            sum += reserve + headroom[i];
+        }
         this.xonOffset = config.xonOffsetBytes();
         this.alphaShift = config.dtAlphaShift();
-        this.fixed = (long) ports * (reserve + headroom);
+        this.fixed = sum;
         if (fixed >= buffer) {
             throw new IllegalArgumentException("switch " + sw + ": reserve + headroom for " + ports + " ports ("
-                    + fixed + " B) leave no shared buffer of " + buffer + " B; give a larger switchBufferBytes");
+                    + fixed + " B) leave no shared buffer of " + buffer + " B; give a larger switchBufferBytes (or "
+                    + "LeafSpineConfig.spineBufferBytes for a spine)");
         }
         reserveUsed = new long[ports];
         sharedUsed = new long[ports];
@@ -62,9 +70,9 @@ final class SharedBuffer {
         if (rest > 0) {
             if (pfc && (xoffSent[i] || sharedUsed[i] + rest > threshold())) {
                 headroomUsed[i] += rest;
-                if (headroomUsed[i] > headroom) {
+                if (headroomUsed[i] > headroom[i]) {
                     throw new IllegalStateException("switch " + sw + " ingress port " + port + ": headroom overflow, "
-                            + headroomUsed[i] + " B > " + headroom + " B (shared " + sharedUsed[i] + " B, threshold "
+                            + headroomUsed[i] + " B > " + headroom[i] + " B (shared " + sharedUsed[i] + " B, threshold "
                             + threshold() + " B): the model lost a packet; PFC headroom is too small for this link");
                 }
             } else {

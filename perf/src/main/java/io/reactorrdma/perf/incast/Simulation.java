@@ -2,11 +2,16 @@ package io.reactorrdma.perf.incast;
 
 import org.HdrHistogram.Histogram;
 
+import java.util.Arrays;
+
 /**
- * The event loop and the handlers that tie the fabric together: NICs pull packets from their flows round-robin, ports
+ * The event loop and the handlers that tie the fabric together: each flow's sender engine ({@code SenderEngines})
+ * cuts the application's messages into fragments and posts them within its chain depth and send window; NICs pull
+ * packets from their flows' posted fragments round-robin, ports
  * serialize one packet at a time (ACKs first, data unless PFC paused), links delay, switches charge the ingress
- * port's share of the buffer, queue on the egress and send PFC frames upstream; receivers ACK, and a message completes
- * at the ACK of its last packet. Single-threaded and deterministic: one seed, one output.
+ * port's share of the buffer, queue on the egress and send PFC frames upstream; receivers ACK, a fragment completes
+ * at the ACK of its last packet, and a message with its last fragment. Single-threaded and deterministic: one seed,
+ * one output.
  */
 public final class Simulation {
 
@@ -15,6 +20,8 @@ public final class Simulation {
     static final int ARRIVE = 2;
     static final int PFC_FRAME = 3;
     static final int WORKLOAD = 4;
+    /** A rate-limited NIC may send again (DCQCN); 8 leaves room for other kinds to be added in order. */
+    static final int RATE_WAKE = 8;
 
     private final IncastConfig config;
     private final Topology topology;
@@ -22,6 +29,7 @@ public final class Simulation {
     private final EventQueue events = new EventQueue();
     private final Packets packets = new Packets();
     private final Flows flows = new Flows();
+    private final SenderEngines engines;
     private final Nic nic;
     private final Pfc pfc;
     private final QueueStats queues;
@@ -31,22 +39,38 @@ public final class Simulation {
     private final boolean[] busy;
     private final long[] txBytes;
     private Workload workload;
+    private DcqcnConfig dcqcn;
+    private EcnMarker ecn;
+    private NotificationPoints notification;
+    private ReactionPoints reaction;
+    private long[] wakePs;
+    private long wakes;
     private boolean started;
     private long nowPs;
     private long processed;
 
-    /** A fabric of {@code topology} with {@code config}'s links and switches, no flows yet. */
+    /** A fabric of {@code topology} with {@code config}'s links and switches, no flows yet; the default engines. */
     public Simulation(IncastConfig config, Topology topology) {
+        this(config, topology, SenderConfig.defaults());
+    }
+
+    /**
+     * A fabric of {@code topology} with {@code config}'s links and switches and {@code sender}'s engine per flow (send
+     * window, chain depth, fragment size), no flows yet.
+     */
+    public Simulation(IncastConfig config, Topology topology, SenderConfig sender) {
         this.config = config;
         this.topology = topology;
         this.links = new Links(topology, config);
         this.nic = new Nic(topology.hosts(), flows, packets, config);
+        this.engines = new SenderEngines(sender, topology.hosts());
         int ports = topology.ports();
         this.pfc = new Pfc(ports);
         this.queues = new QueueStats(ports);
         this.buffers = new SharedBuffer[topology.switches()];
         for (int s = 0; s < buffers.length; s++) {
-            buffers[s] = new SharedBuffer(s, topology.firstPort(s), topology.portCount(s), config);
+            buffers[s] = new SharedBuffer(s, topology.firstPort(s), topology.portCount(s),
+                    topology.switchBufferBytes(s, config), links, config);
         }
         this.control = new IntFifo[ports];
         this.data = new IntFifo[ports];
@@ -64,7 +88,39 @@ public final class Simulation {
             throw new IllegalArgumentException("flow " + src + " -> " + dst + ": hosts are 0.." + (topology.hosts() - 1)
                     + " and a flow needs two different ones");
         }
-        return flows.add(src, dst);
+        engines.add(src);
+        int flow = flows.add(src, dst);
+        if (reaction != null) {
+            reaction.add(flow, links.serializationPs(src, 1), nowPs);
+        }
+        return flow;
+    }
+
+    /**
+     * Installs DCQCN (issue 15, docs/INCAST.md "DCQCN"): ECN marking at every switch egress, CNPs from the receivers,
+     * a rate limiter per flow (QP) starting at line rate; {@code seed} seeds the marking. Call it before the first run;
+     * flows added before or after get a rate limiter. A config with {@code enabled} false changes nothing: the model
+     * then behaves exactly as without this call. Returns this simulation.
+     */
+    public Simulation congestionControl(DcqcnConfig config, long seed) {
+        if (started || dcqcn != null) {
+            throw new IllegalStateException("congestionControl: call it once, before the first run");
+        }
+        if (!config.enabled()) {
+            return this;
+        }
+        ReactionPoints rates = new ReactionPoints(config);
+        for (int f = 0; f < flows.count(); f++) {
+            rates.add(f, links.serializationPs(flows.src(f), 1), nowPs);
+        }
+        dcqcn = config;
+        ecn = new EcnMarker(config, topology.ports(), seed);
+        notification = new NotificationPoints(config);
+        reaction = rates;
+        nic.rateLimit(rates);
+        wakePs = new long[topology.hosts()];
+        Arrays.fill(wakePs, Long.MAX_VALUE);
+        return this;
     }
 
     /** Posts a message of {@code bytes} payload on {@code flow} at {@code atPs} (not before now). */
@@ -130,14 +186,26 @@ public final class Simulation {
                 startTx(a);
             }
             case WORKLOAD -> workload.onEvent(this, a, b);
+            case RATE_WAKE -> {
+                wakes++;
+                if (wakePs[a] == nowPs) {
+                    wakePs[a] = Long.MAX_VALUE;
+                }
+                startTx(a);
+            }
             default -> throw new IllegalStateException("unknown event kind " + kind);
         }
     }
 
     private void onPost(int flow, int bytes) {
-        if (flows.post(flow, bytes, nowPs)) {
+        engines.post(this, flow, bytes, nowPs);
+    }
+
+    /** {@code flow}'s engine posts a work request (a fragment) of {@code bytes}: the NIC takes it up. */
+    void postWr(int flow, int bytes) {
+        if (flows.post(flow, bytes)) {
             int host = flows.src(flow);
-            nic.activate(host, flow);
+            nic.activate(host, flow, nowPs);
             startTx(host);
         }
     }
@@ -152,11 +220,17 @@ public final class Simulation {
         } else if (!pfc.paused(port)) {
             int sw = topology.switchOf(port);
             if (sw < 0) {
-                packet = nic.nextPacket(port);
+                packet = nic.nextPacket(port, nowPs);
+                if (packet < 0 && reaction != null) {
+                    wakeWhenEligible(port);
+                }
             } else if (!data[port].isEmpty()) {
                 packet = data[port].poll();
                 int wire = packets.wireBytes(packet);
                 queues.dequeue(port, wire, nowPs - packets.enqueuedPs(packet), nowPs);
+                if (ecn != null && ecn.mark(port, queues.bytes(port))) {
+                    packets.markCe(packet);
+                }
                 int ingress = packets.ingress(packet);
                 if (buffers[sw].release(ingress, wire)) {
                     sendPfc(ingress, false);
@@ -172,6 +246,15 @@ public final class Simulation {
         long done = nowPs + links.serializationPs(port, wire);
         events.push(done, TX_DONE, port, 0);
         events.push(done + links.delayPs(port), ARRIVE, port, packet);
+    }
+
+    /** Schedules one wake-up of {@code host}'s NIC when its earliest rate-limited flow may send, unless one is due. */
+    private void wakeWhenEligible(int host) {
+        long at = nic.nextEligiblePs(host);
+        if (at < wakePs[host]) {
+            wakePs[host] = at;
+            events.push(at, RATE_WAKE, host, 0);
+        }
     }
 
     /** The switch sends a PFC frame from ingress {@code port} to the port upstream of it. */
@@ -217,15 +300,31 @@ public final class Simulation {
                 throw new IllegalStateException("host " + host + " got a packet of flow " + flow + " for host "
                         + flows.dst(flow) + ": a routing error in the topology");
             }
+            if (notification != null && packets.ce(packet) && notification.onMarked(flow, nowPs)) {
+                control[host].add(packets.allocate(Packets.CNP, flow, dcqcn.cnpBytes(), 0, message, false));
+                startTx(host);
+            }
             if (flows.onData(flow, packets.payloadBytes(packet), last, config.ackEveryPackets())) {
                 int ack = packets.allocate(Packets.ACK, flow, config.ackBytes(), flows.takeAckBytes(flow), message, last);
                 control[host].add(ack);
                 startTx(host);
             }
+        } else if (packets.kind(packet) == Packets.CNP) {
+            reaction.onCnp(flow, nowPs);
         } else {
-            flows.onAck(flow, packets.payloadBytes(packet), message, last, nowPs);
+            if (flows.onAck(flow, packets.payloadBytes(packet), message, last)) {
+                engines.onCompleted(this, flow, nowPs);
+            }
         }
         packets.free(packet);
+    }
+
+    /** {@code flow}'s engine completed an application message posted at {@code postedPs}. */
+    void messageCompleted(int flow, long postedPs) {
+        flows.recordCompletion(flow, nowPs - postedPs, nowPs);
+        if (workload != null) {
+            workload.onComplete(this, flow);
+        }
     }
 
     /** Simulated time now, in picoseconds. */
@@ -248,7 +347,37 @@ public final class Simulation {
         return topology;
     }
 
-    /** Message completion times (post to the ACK of the last packet), picoseconds. */
+    /** The engines' configuration: send window, chain depth, fragment size. */
+    public SenderConfig sender() {
+        return engines.config();
+    }
+
+    /** Per message, the time it waited in its engine: from its post to the post of its last fragment, picoseconds. */
+    public Histogram engineWaitPs() {
+        return engines.engineWaitPs();
+    }
+
+    /** The most bytes one engine (QP) had posted and not completed. */
+    public long peakEngineBytes() {
+        return engines.peakEngineBytes();
+    }
+
+    /** The most bytes the engines of one host had posted and not completed: the deepest NIC send backlog. */
+    public long peakHostPostedBytes() {
+        return engines.peakHostBytes();
+    }
+
+    /** Times an engine had a fragment ready and its send window refused it. */
+    public long windowStalls() {
+        return engines.windowStalls();
+    }
+
+    /** The engines (package-private: tests read their state and install a probe). */
+    SenderEngines engines() {
+        return engines;
+    }
+
+    /** Message completion times (the application's post to the ACK of its last packet), picoseconds. */
     public Histogram completionPs() {
         return flows.completionPs();
     }
@@ -348,9 +477,42 @@ public final class Simulation {
         return buffers[sw].threshold();
     }
 
+    /** ECN marks by every switch egress (DCQCN); 0 without DCQCN. */
+    public long ecnMarks() {
+        return ecn == null ? 0 : ecn.total();
+    }
+
+    /** ECN marks by switch egress {@code port}; 0 without DCQCN. */
+    public long ecnMarks(int port) {
+        return ecn == null ? 0 : ecn.marks(port);
+    }
+
+    /** CNPs sent by the receivers (each reaches its sender and cuts the QP's rate); 0 without DCQCN. */
+    public long cnps() {
+        return notification == null ? 0 : notification.total();
+    }
+
+    /**
+     * {@code flow}'s DCQCN current rate RC in b/s as of its last packet or CNP (reading it does not advance the
+     * lazy timers); the line rate without DCQCN.
+     */
+    public double rateBitsPerSecond(int flow) {
+        return reaction == null ? 8e12 / links.serializationPs(flows.src(flow), 1) : reaction.rateBitsPerSecond(flow);
+    }
+
+    /** Wake-ups of NICs whose flows all waited for their rate limiters. */
+    long rateWakes() {
+        return wakes;
+    }
+
+    /** CNPs that reached their senders and cut a rate (equals {@link #cnps()} once drained). */
+    long rateCuts() {
+        return reaction == null ? 0 : reaction.cuts();
+    }
+
     /**
      * True when the fabric has drained: every buffer counter zero, no XOFF outstanding, no packet alive or queued,
-     * every posted message acknowledged.
+     * every posted message acknowledged, no engine holding a message or window bytes.
      */
     public boolean drained() {
         for (SharedBuffer buffer : buffers) {
@@ -364,6 +526,6 @@ public final class Simulation {
                 return false;
             }
         }
-        return packets.live() == 0 && flows.allAcknowledged();
+        return packets.live() == 0 && flows.allAcknowledged() && engines.drained();
     }
 }

@@ -2,7 +2,7 @@ package io.reactorrdma.perf.incast;
 
 /**
  * The simulator's speed on one core, in events per second of wall time: a Poisson incast (64 senders, one receiver,
- * 8 KiB messages at 90 % load, PFC on) and the bare event queue. Run with
+ * 8 KiB messages at 90 % load, PFC on), the same with DCQCN's defaults, and the bare event queue. Run with
  * {@code java -cp perf/target/classes:<HdrHistogram jar> io.reactorrdma.perf.incast.SimulationSpeed [messages]}.
  */
 public final class SimulationSpeed {
@@ -24,24 +24,28 @@ public final class SimulationSpeed {
         long messages = args.length > 0 ? Long.parseLong(args[0]) : DEFAULT_MESSAGES;
         for (int round = 0; round < 2; round++) {
             String label = round == 0 ? "warm-up" : "measured";
+            for (DcqcnConfig dcqcn : new DcqcnConfig[] {DcqcnConfig.off(), DcqcnConfig.defaults()}) {
+                long start = System.nanoTime();
+                Simulation sim = incast(messages, dcqcn);
+                long events = sim.run();
+                double seconds = (System.nanoTime() - start) / 1e9;
+                System.out.printf("%s incast%s: %d events in %.3f s = %.2f M events/s (%d messages, %.3f ms "
+                                + "simulated, %d XOFF, %d ECN marks, %d CNPs, p99 %.1f µs)%n", label,
+                        dcqcn.enabled() ? " with DCQCN" : "", events, seconds, events / seconds / 1e6,
+                        sim.completions(), sim.nowPs() / 1e9, sim.xoffTotal(), sim.ecnMarks(), sim.cnps(),
+                        sim.completionPs().getValueAtPercentile(99) / 1e6);
+            }
             long start = System.nanoTime();
-            Simulation sim = incast(messages);
-            long events = sim.run();
-            double seconds = (System.nanoTime() - start) / 1e9;
-            System.out.printf("%s incast: %d events in %.3f s = %.2f M events/s (%d messages, %.3f ms simulated, "
-                            + "%d XOFF, p99 %.1f µs)%n", label, events, seconds, events / seconds / 1e6,
-                    sim.completions(), sim.nowPs() / 1e9, sim.xoffTotal(),
-                    sim.completionPs().getValueAtPercentile(99) / 1e6);
-            start = System.nanoTime();
             long sink = queueChurn(DEFAULT_QUEUE_EVENTS);
-            seconds = (System.nanoTime() - start) / 1e9;
+            double seconds = (System.nanoTime() - start) / 1e9;
             System.out.printf("%s queue: %d events in %.3f s = %.2f M events/s (checksum %d)%n", label,
                     DEFAULT_QUEUE_EVENTS, seconds, DEFAULT_QUEUE_EVENTS / seconds / 1e6, sink);
         }
     }
 
-    static Simulation incast(long messages) {
-        Simulation sim = new Simulation(IncastConfig.defaults(), new OneBigSwitch(DEFAULT_SENDERS + 1));
+    static Simulation incast(long messages, DcqcnConfig dcqcn) {
+        Simulation sim = new Simulation(IncastConfig.defaults(), new OneBigSwitch(DEFAULT_SENDERS + 1))
+                .congestionControl(dcqcn, 1);
         int[] flows = new int[DEFAULT_SENDERS];
         for (int h = 0; h < DEFAULT_SENDERS; h++) {
             flows[h] = sim.addFlow(h, DEFAULT_SENDERS);

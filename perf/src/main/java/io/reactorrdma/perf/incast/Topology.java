@@ -2,8 +2,8 @@ package io.reactorrdma.perf.incast;
 
 /**
  * Which ports exist and how they connect. A port is one side of a link; it transmits towards {@link #peer(int)}.
- * Host ports are numbered {@code 0 .. hosts-1} (port {@code h} is host {@code h}'s NIC); switch ports follow. The
- * seam for the ToR + spine tier: another implementation with more switches and an ECMP choice in {@link #egress}.
+ * Host ports are numbered {@code 0 .. hosts-1} (port {@code h} is host {@code h}'s NIC); switch ports follow.
+ * {@link OneBigSwitch} is the validation fabric; {@link LeafSpine} has ToRs, spines and ECMP in {@link #egress}.
  */
 public interface Topology {
 
@@ -30,4 +30,22 @@ public interface Topology {
 
     /** The port of switch {@code sw} on which a packet for host {@code dstHost} leaves; {@code flow} is for ECMP. */
     int egress(int sw, int dstHost, int flow);
+
+    /** Where {@code port} sits; by default a host's NIC or a switch port facing a host. */
+    default Tier tier(int port) {
+        return switchOf(port) < 0 ? Tier.HOST_NIC : Tier.TOR_DOWNLINK;
+    }
+
+    /**
+     * The rate of {@code port}'s link in bits per second; both ends of a link must agree. By default every link runs at
+     * {@link IncastConfig#linkBitsPerSecond()}.
+     */
+    default long linkBitsPerSecond(int port, IncastConfig config) {
+        return config.linkBitsPerSecond();
+    }
+
+    /** Switch {@code sw}'s shared buffer in bytes; by default {@link IncastConfig#switchBufferBytes()}. */
+    default long switchBufferBytes(int sw, IncastConfig config) {
+        return config.switchBufferBytes();
+    }
 }

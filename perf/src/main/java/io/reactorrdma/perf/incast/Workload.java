@@ -2,8 +2,8 @@ package io.reactorrdma.perf.incast;
 
 /**
  * Generates messages over simulated time: the simulation calls {@link #onEvent} for each event the workload scheduled
- * with {@link Simulation#scheduleWorkload}, and the workload posts messages with {@link Simulation#post}. The seam for
- * the trainers' compute-then-push iterations.
+ * with {@link Simulation#scheduleWorkload}, and the workload posts messages with {@link Simulation#post}; it hears of
+ * each completed message through {@link #onComplete} (the trainers' barrier, {@link TrainerWorkload}).
  */
 public interface Workload {
 
@@ -12,4 +12,8 @@ public interface Workload {
 
     /** A workload event scheduled earlier fires; {@code a} and {@code b} are what was scheduled. */
     void onEvent(Simulation sim, int a, int b);
+
+    /** A message of {@code flow} completed: the ACK of its last packet reached the sender. Default: nothing. */
+    default void onComplete(Simulation sim, int flow) {
+    }
 }

@@ -18,8 +18,22 @@
  * order): a message post, a port's transmission done, a packet's arrival at the far end of a link, a PFC frame's
  * arrival, and a workload's own event. Packets live in a pool of primitive arrays; the steady state allocates nothing.
  *
+ * <p>Senders and workload: every flow has a sender engine ({@code SenderEngines},
+ * parameters in {@link io.reactorrdma.perf.incast.SenderConfig}) that cuts the application's messages into fragments
+ * of the engine's size and posts them within the engine's work-request chain depth and the project's own
+ * {@code ByteWindow}; the NIC packetizes only posted fragments. {@link io.reactorrdma.perf.incast.TrainerWorkload}
+ * (parameters in {@link io.reactorrdma.perf.incast.TrainerConfig}) runs synchronous or asynchronous trainers that
+ * compute, then push one log-normal message to every parameter server.
+ *
+ * <p>DCQCN ({@link io.reactorrdma.perf.incast.Simulation#congestionControl}, parameters in
+ * {@link io.reactorrdma.perf.incast.DcqcnConfig}): switch egresses mark CE at dequeue between Kmin and Kmax
+ * ({@code EcnMarker}), receivers send at most one CNP per QP per interval ({@code NotificationPoints}), and each QP's
+ * rate limiter ({@code ReactionPoints}) cuts on a CNP and recovers on lazy timers computed in closed form when the QP
+ * sends or gets a CNP; a NIC keeps QPs paced below line rate out of its round-robin until they are eligible
+ * ({@code PacedFlows}) and wakes once, at the earliest eligible time, when none may send.
+ *
  * <p>Entry point: {@link io.reactorrdma.perf.incast.Simulation} with an {@link io.reactorrdma.perf.incast.IncastConfig}
- * and a {@link io.reactorrdma.perf.incast.Workload}. DCQCN, the spine tier, the engine's send window and the CLI come
+ * and a {@link io.reactorrdma.perf.incast.Workload}. The spine tier, the engine's send window and the CLI come
  * next; their seams are the NIC's per-packet choice of flow, {@code Topology.egress} and {@code Links}.
  */
 package io.reactorrdma.perf.incast;
