@@ -32,8 +32,11 @@
  * sends or gets a CNP; a NIC keeps QPs paced below line rate out of its round-robin until they are eligible
  * ({@code PacedFlows}) and wakes once, at the earliest eligible time, when none may send.
  *
+ * <p>Topologies: {@link io.reactorrdma.perf.incast.OneBigSwitch} and {@link io.reactorrdma.perf.incast.LeafSpine}
+ * (ToRs and spines with 100 Gb/s uplinks, ECMP by flow, PFC counted per tier).
+ *
  * <p>Entry point: {@link io.reactorrdma.perf.incast.Simulation} with an {@link io.reactorrdma.perf.incast.IncastConfig}
- * and a {@link io.reactorrdma.perf.incast.Workload}. The spine tier, the engine's send window and the CLI come
- * next; their seams are the NIC's per-packet choice of flow, {@code Topology.egress} and {@code Links}.
+ * and a {@link io.reactorrdma.perf.incast.Workload}; the {@code incast-sim} command (subpackages {@code cli},
+ * {@code sweep}, {@code report}) runs the arms and recommends a send window.
  */
 package io.reactorrdma.perf.incast;
