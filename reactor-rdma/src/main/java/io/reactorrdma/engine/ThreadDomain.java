@@ -38,8 +38,10 @@ import java.util.function.Consumer;
 public final class ThreadDomain implements AutoCloseable {
 
     private static final int POLL_BATCH = 64;
+    /** Empty loop turns {@link IdleStrategy#BACK_OFF} spins before it blocks: some tens of microseconds. */
+    private static final int BACK_OFF_SPIN_TURNS = 1000;
     /** Empty loop turns {@link IdleStrategy#BLOCK} spins before it blocks: just enough to skip arming for a near-miss. */
-    private static final int BLOCK_SPIN_TURNS = AdaptiveSpin.MIN_TURNS;
+    private static final int BLOCK_SPIN_TURNS = 50;
     private static final System.Logger LOG = System.getLogger(ThreadDomain.class.getName());
 
     private final String name;
@@ -76,10 +78,8 @@ public final class ThreadDomain implements AutoCloseable {
     private final WorkCompletion[] wcs = new WorkCompletion[POLL_BATCH];
     private volatile boolean running = true;
     private int idleTurns;
-    /** Whether the thread blocked since it last found work (an idle period's spin ran out). */
-    private boolean sleptSinceWork;
-    /** BACK_OFF's spin before blocking, adapted to whether spinning finds work. */
-    private final AdaptiveSpin backOff = new AdaptiveSpin();
+    /** Empty turns spent spinning before the thread blocks (BACK_OFF, BLOCK; BUSY_SPIN never blocks). */
+    private final int spinTurns;
     /** Set when the loop has ended: later {@link #execute} calls run their task on the caller. */
     private volatile boolean terminated;
     /** Completes when the loop has ended, its engines closed and its completion queue with them. */
@@ -95,6 +95,7 @@ public final class ThreadDomain implements AutoCloseable {
         this.memory = memory;
         this.config = config;
         this.idle = idle;
+        this.spinTurns = idle == IdleStrategy.BACK_OFF ? BACK_OFF_SPIN_TURNS : BLOCK_SPIN_TURNS;
         this.connector = connector;
         this.maxEngines = maxEngines;
         // every send- and receive-queue slot of every engine may hold a completion (an RNIC overruns otherwise)
@@ -428,10 +429,7 @@ public final class ThreadDomain implements AutoCloseable {
             try {
                 boolean busy = turn();
                 if (busy) {
-                    if (idleTurns > 0 && !sleptSinceWork && idle == IdleStrategy.BACK_OFF) {
-                        backOff.paidOff();
-                    }
-                    workFound();
+                    idleTurns = 0;
                 } else {
                     idle();
                 }
@@ -531,29 +529,20 @@ public final class ThreadDomain implements AutoCloseable {
     }
 
     /**
-     * An empty turn: spin for the strategy's turns (BACK_OFF: {@link AdaptiveSpin}'s budget), then
-     * block until a completion or handed-over work (or half a heartbeat interval, so heartbeats stay due). BACK_OFF never yields: on an
+     * An empty turn: spin for the strategy's turns, then block until a completion or handed-over
+     * work (or half a heartbeat interval, so heartbeats stay due). BACK_OFF never yields: on an
      * oversubscribed host a yielding thread stays runnable and waits behind every other runnable
      * thread, while a blocked one is woken with the scheduler's wake-up preference.
      */
     private void idle() {
         if (idle == IdleStrategy.BUSY_SPIN) {
             Thread.onSpinWait();
-        } else if (idleTurns < (idle == IdleStrategy.BACK_OFF ? backOff.budget() : BLOCK_SPIN_TURNS)) {
+        } else if (idleTurns < spinTurns) {
             idleTurns++;
             Thread.onSpinWait();
         } else {
-            if (!sleptSinceWork) {
-                sleptSinceWork = true;
-                backOff.expired(); // BLOCK and the drain ignore the budget
-            }
             block(config.heartbeatInterval().toNanos() / 2);
         }
-    }
-
-    private void workFound() {
-        idleTurns = 0;
-        sleptSinceWork = false;
     }
 
     /** Arms the completion queue and waits for a completion, a wakeup, or the timeout. */
@@ -562,7 +551,7 @@ public final class ThreadDomain implements AutoCloseable {
         int n = cq.poll(wcs, POLL_BATCH);
         if (n > 0) {
             dispatch(n);
-            workFound();
+            idleTurns = 0;
         } else if (tasks.isEmpty()) {
             metrics.idleWait();
             try {
