@@ -19,6 +19,8 @@ import io.reactorrdma.verbs.WrOpcode;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.function.Consumer;
 
@@ -100,16 +102,12 @@ public final class Engine {
     private final IntObjectHashMap<OutboundMessage> writing = new IntObjectHashMap<>();
     private final IntObjectHashMap<InboundRendezvous> receiving = new IntObjectHashMap<>();
     /**
-     * The peer's rendezvous requests that wait for {@link #pinnedBytes} to make room, in arrival
-     * order; an abandoned one stays, marked, until it reaches the head or the queue is compacted.
+     * The peer's rendezvous requests that wait for {@link #pinnedBytes} to make room, by token in
+     * arrival order: answered from the head, found by token at once by each new request's token
+     * check and each abandon (a scan cost every request up to {@link #MAX_WAITING_REQUESTS} steps on
+     * the I/O thread). A rare path (the destination bound is full), so a boxed key costs nothing that matters.
      */
-    private final ArrayDeque<WaitingRequest> waitingForRoom = new ArrayDeque<>();
-    /**
-     * The requests of {@link #waitingForRoom} not abandoned, by token: each new request's token
-     * check and each abandon find theirs at once (a scan of the queue cost every request up to
-     * {@link #MAX_WAITING_REQUESTS} steps on the I/O thread).
-     */
-    private final IntObjectHashMap<WaitingRequest> waitingByToken = new IntObjectHashMap<>();
+    private final LinkedHashMap<Integer, WaitingRequest> waitingForRoom = new LinkedHashMap<>();
     /** Bytes of the destinations in {@link #receiving}: at most EngineConfig.maxPinnedDestinationBytes (or one larger destination). */
     private long pinnedBytes;
     private long nextRevocationCheck = System.nanoTime();
@@ -158,18 +156,7 @@ public final class Engine {
     }
 
     /** A rendezvous request of the peer not answered yet: the destinations we hold are at their bound. */
-    private static final class WaitingRequest {
-        final int socketId;
-        final int size;
-        final int token;
-        /** The peer gave it up: refused already, skipped when it reaches the head. */
-        boolean abandoned;
-
-        WaitingRequest(int socketId, int size, int token) {
-            this.socketId = socketId;
-            this.size = size;
-            this.token = token;
-        }
+    private record WaitingRequest(int socketId, int size, int token) {
     }
 
     /** CREDIT and HEARTBEAT carry nothing of their own (credits go in every header): one immutable instance each. */
@@ -506,15 +493,13 @@ public final class Engine {
         if (size <= 0 || size > config.maxMessageSize()) {
             throw new ProtocolException(peerName + " asked to send a " + size + "-byte message; the maximum is " + config.maxMessageSize());
         }
-        if (receiving.containsKey(token) || waitingByToken.containsKey(token)) {
+        if (receiving.containsKey(token) || (!waitingForRoom.isEmpty() && waitingForRoom.containsKey(token))) {
             throw new ProtocolException(peerName + " reused rendezvous token " + token + " while it was in use");
         }
-        if (waitingByToken.isEmpty() && hasRoomFor(size)) {
+        if (waitingForRoom.isEmpty() && hasRoomFor(size)) {
             answerRendezvous(socketId, size, token);
-        } else if (waitingByToken.size() < MAX_WAITING_REQUESTS) {
-            WaitingRequest w = new WaitingRequest(socketId, size, token);
-            waitingForRoom.add(w);
-            waitingByToken.put(token, w);
+        } else if (waitingForRoom.size() < MAX_WAITING_REQUESTS) {
+            waitingForRoom.put(token, new WaitingRequest(socketId, size, token));
         } else {
             throw new ProtocolException(peerName + " has " + MAX_WAITING_REQUESTS + " rendezvous requests waiting for room already");
         }
@@ -550,17 +535,16 @@ public final class Engine {
     /** A destination left {@link #receiving}: its bytes no longer count, waiting requests may be answered. */
     private void unpin(InboundRendezvous r) {
         pinnedBytes -= r.size;
-        WaitingRequest w;
-        while ((w = waitingForRoom.peek()) != null) {
-            if (w.abandoned) {
-                waitingForRoom.poll();
-            } else if (hasRoomFor(w.size)) {
-                waitingForRoom.poll();
-                waitingByToken.remove(w.token);
-                answerRendezvous(w.socketId, w.size, w.token);
-            } else {
+        if (waitingForRoom.isEmpty()) {
+            return;
+        }
+        for (Iterator<WaitingRequest> it = waitingForRoom.values().iterator(); it.hasNext(); ) {
+            WaitingRequest w = it.next();
+            if (!hasRoomFor(w.size())) {
                 break;
             }
+            it.remove();
+            answerRendezvous(w.socketId(), w.size(), w.token());
         }
     }
 
@@ -576,15 +560,9 @@ public final class Engine {
             unpin(r);
             return;
         }
-        WaitingRequest w = waitingByToken.remove(token);
+        WaitingRequest w = waitingForRoom.isEmpty() ? null : waitingForRoom.remove(token);
         if (w != null) {
-            w.abandoned = true;
-            if (waitingByToken.isEmpty()) {
-                waitingForRoom.clear();
-            } else if (waitingForRoom.size() > 2 * waitingByToken.size() + 64) {
-                waitingForRoom.removeIf(x -> x.abandoned); // marks never outnumber live requests by much
-            }
-            control.add(new ControlMessage(WireHeader.RNDV_REFUSE, w.socketId, w.size, token, WireHeader.REFUSED_ABANDONED, 0));
+            control.add(new ControlMessage(WireHeader.RNDV_REFUSE, w.socketId(), w.size(), token, WireHeader.REFUSED_ABANDONED, 0));
         }
         // else: finished or refused already; the abandon crossed our reply
     }
