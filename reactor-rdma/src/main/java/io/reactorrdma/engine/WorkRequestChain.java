@@ -89,7 +89,7 @@ final class WorkRequestChain {
         int i = (int) (seq % depth);
         SendWr wr = slots[i];
         wr.clearSges();
-        wr.wrId(seq).immData(0).remote(0, 0).signaled(false);
+        wr.wrId(seq).immData(0).remote(0, 0).signaled(false).solicited(false);
         attachments[i] = attachment;
         bytes[i] = byteCount;
         return wr;

@@ -27,8 +27,22 @@ public interface CompletionQueue extends AutoCloseable {
      */
     int poll(WorkCompletion[] wcs, int max);
 
-    /** Arms the queue: the next completion added wakes a thread in {@link #awaitNotification}. */
+    /** Arms the queue for every completion: the next one added wakes a thread in {@link #awaitNotification}. */
     void requestNotification();
+
+    /**
+     * Arms the queue ({@code ibv_req_notify_cq(cq, solicited_only)}). With {@code solicitedOnly}
+     * the arm is raised only by a receive completion of a SEND or WRITE_WITH_IMM that carried
+     * {@link SendWr#solicited()}, or by a completion with an error; successful send completions and
+     * unsolicited receives are polled as usual but wake nobody. Without it, as
+     * {@link #requestNotification()}.
+     *
+     * <p>The default arms for every completion: a provider that cannot tell solicited receives apart
+     * wakes more often, never less.
+     */
+    default void requestNotification(boolean solicitedOnly) {
+        requestNotification();
+    }
 
     /**
      * Blocks until an armed queue gets a completion, or the timeout passes.

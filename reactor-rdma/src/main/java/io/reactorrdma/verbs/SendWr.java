@@ -10,6 +10,7 @@ public final class SendWr extends ScatterGatherList {
     private long wrId;
     private WrOpcode opcode = WrOpcode.SEND;
     private boolean signaled = true;
+    private boolean solicited;
     private int immData;
     private long remoteAddress;
     private int rkey;
@@ -53,6 +54,20 @@ public final class SendWr extends ScatterGatherList {
         return this;
     }
 
+    /**
+     * Whether the peer's receive completion raises a solicited-only arm of its completion queue
+     * ({@code IBV_SEND_SOLICITED}); meaningful for SEND, SEND_WITH_IMM and WRITE_WITH_IMM. A peer
+     * armed for every completion is woken either way.
+     */
+    public boolean solicited() {
+        return solicited;
+    }
+
+    public SendWr solicited(boolean solicited) {
+        this.solicited = solicited;
+        return this;
+    }
+
     /** Immediate data for SEND_WITH_IMM and WRITE_WITH_IMM (host order; the wire order is the provider's job). */
     public int immData() {
         return immData;
@@ -92,7 +107,7 @@ public final class SendWr extends ScatterGatherList {
 
     @Override
     public String toString() {
-        return "SendWr{wrId=" + wrId + ", " + opcode + (signaled ? ", signaled" : ", unsignaled")
+        return "SendWr{wrId=" + wrId + ", " + opcode + (signaled ? ", signaled" : ", unsignaled") + (solicited ? ", solicited" : "")
                 + ", sges=" + numSge() + ", bytes=" + totalLength()
                 + (opcode.isRdma() ? ", remote=0x" + Long.toHexString(remoteAddress) + "/rkey=0x" + Integer.toHexString(rkey) : "")
                 + "}";
