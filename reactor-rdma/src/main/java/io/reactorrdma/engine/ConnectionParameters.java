@@ -11,7 +11,8 @@ import java.nio.ByteOrder;
  *  4  short  VERSION
  *  6  short  0x0102 written little-endian: a byte-order check
  *  8  int    receive-queue depth = the credits the peer starts with
- * 12  int    eager size: the largest payload the sender may SEND into our receive buffers
+ * 12  int    eager size: the largest payload the peer may SEND into our receive buffers (what we post:
+ *               a client's and a server's differ, EngineConfig.clientEagerSize and eagerSize)
  * 16  int    max message size: the largest message we accept (the peer's sends are limited to it)
  * 20  int    socket message window: messages a peer socket may send before we grant more
  * </pre>
@@ -41,9 +42,9 @@ record ConnectionParameters(short version, int recvDepth, int eagerSize, int max
     /** Bytes of a refusal, within the 148 bytes a reject carries. */
     static final int REFUSAL_SIZE = 12;
 
-    /** Ours, from the engine configuration. */
-    static ConnectionParameters of(short version, EngineConfig config) {
-        return new ConnectionParameters(version, config.recvQueueDepth(), config.eagerSize(), config.maxMessageSize(),
+    /** Ours, from the engine configuration, as the connecting ({@code client}) or the accepting side. */
+    static ConnectionParameters of(short version, EngineConfig config, boolean client) {
+        return new ConnectionParameters(version, config.recvQueueDepth(), config.eagerSize(client), config.maxMessageSize(),
                 config.socketMessageWindow());
     }
 

@@ -70,6 +70,8 @@ public final class Engine {
 
     // receive side
     private final int recvDepth;
+    /** What each posted receive buffer holds: a header and this side's eager size (a client's or a server's). */
+    private final int recvBufferSize;
     private final int replenishBatch;
     private final ByteBuf[] recvBufs;
     private final RecvWr[] recvBatch;
@@ -79,6 +81,7 @@ public final class Engine {
 
     // send side
     private final int peerDepth;
+    /** The largest message we SEND: what the peer's receive buffers take, capped by {@link EngineConfig#eagerSendLimit}. */
     private final int peerEagerSize;
     /** The largest message we send: the smaller of our limit and the peer's (agreed at connect). */
     private final int sendLimit;
@@ -207,13 +210,14 @@ public final class Engine {
         this.headerAddress = RegisteredByteBufAllocator.addressOf(headerArea);
         this.headerLkey = RegisteredByteBufAllocator.regionOf(headerArea).lkey();
         this.recvDepth = config.recvQueueDepth();
+        this.recvBufferSize = config.recvBufferSize(client);
         this.replenishBatch = Math.max(1, recvDepth / 2);
         this.recvBufs = postedReceives;
         this.recvBatch = new RecvWr[recvDepth];
         for (int i = 0; i < recvDepth; i++) recvBatch[i] = new RecvWr();
         this.toRepost = new int[recvDepth];
         this.peerDepth = peer.recvDepth();
-        this.peerEagerSize = Math.min(peer.eagerSize(), config.eagerSize());
+        this.peerEagerSize = Math.min(peer.eagerSize(), config.eagerSendLimit(client));
         this.sendLimit = Math.min(config.maxMessageSize(), peer.maxMessageSize());
         this.peerSocketWindow = peer.socketMessageWindow();
         this.rendezvousWriteTimeoutNanos = config.rendezvousWriteTimeout().toNanos();
@@ -233,14 +237,15 @@ public final class Engine {
     }
 
     /** Allocates and posts the receive buffers a new queue pair needs before it connects. */
-    static ByteBuf[] postInitialReceives(QueuePair qp, RegisteredAllocator memory, EngineConfig config) {
+    static ByteBuf[] postInitialReceives(QueuePair qp, RegisteredAllocator memory, EngineConfig config, boolean client) {
         int depth = config.recvQueueDepth();
+        int size = config.recvBufferSize(client);
         ByteBuf[] bufs = new ByteBuf[depth];
         RecvWr[] wrs = new RecvWr[depth];
         for (int i = 0; i < depth; i++) {
-            bufs[i] = memory.byteBufAllocator().directBuffer(config.recvBufferSize(), config.recvBufferSize());
+            bufs[i] = memory.byteBufAllocator().directBuffer(size, size);
             wrs[i] = new RecvWr().wrId(i);
-            wrs[i].setSge(RegisteredByteBufAllocator.addressOf(bufs[i]), config.recvBufferSize(),
+            wrs[i].setSge(RegisteredByteBufAllocator.addressOf(bufs[i]), size,
                     RegisteredByteBufAllocator.regionOf(bufs[i]).lkey());
         }
         qp.postRecv(wrs, 0, depth);
@@ -835,7 +840,7 @@ public final class Engine {
             return;
         }
         int n = toRepostCount;
-        int size = config.recvBufferSize();
+        int size = recvBufferSize;
         for (int i = 0; i < n; i++) {
             int slot = toRepost[i];
             ByteBuf b = memory.byteBufAllocator().directBuffer(size, size);

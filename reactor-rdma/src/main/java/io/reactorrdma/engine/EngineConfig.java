@@ -12,8 +12,21 @@ public final class EngineConfig {
     public static final int DEFAULT_SEND_QUEUE_DEPTH = 32;
     /** Receive-queue depth d = initial credits given to the peer; replenished k = d/2 at a time. */
     public static final int DEFAULT_RECV_QUEUE_DEPTH = 64;
-    /** Messages up to this size go eagerly in one SEND into a posted buffer (DESIGN §4: 8 KiB). */
+    /**
+     * The payload size of the receive buffers an engine posts when it accepted its connection (a
+     * server's engines): the largest message its peer sends it in one SEND; larger ones go by
+     * rendezvous. Advertised at connect. Cost: {@link #DEFAULT_RECV_QUEUE_DEPTH} buffers of it per engine
+     * (64 x 8 KiB = 512 KiB of registered memory).
+     */
     public static final int DEFAULT_EAGER_SIZE = 8 * 1024;
+    /**
+     * The same for engines that connected (clients): a client that fans requests out to servers gets
+     * their replies up to this size in one SEND, with no rendezvous round trip, while servers keep
+     * small buffers. Cost: {@link #DEFAULT_RECV_QUEUE_DEPTH} buffers of it per engine, 64 x 64 KiB =
+     * 4 MiB of registered memory per server a client talks to (per thread domain); lower it for a
+     * client of many servers whose replies are small.
+     */
+    public static final int DEFAULT_CLIENT_EAGER_SIZE = 64 * 1024;
     /** Rendezvous WRITE fragment size S: the scheduler's unit of interleaving (DESIGN §4: 64 KiB). */
     public static final int DEFAULT_FRAGMENT_SIZE = 64 * 1024;
     /** Per-engine bound on bytes posted and not completed (the incast send window, paper §6.3). */
@@ -48,6 +61,7 @@ public final class EngineConfig {
     private final int sendQueueDepth;
     private final int recvQueueDepth;
     private final int eagerSize;
+    private final int clientEagerSize;
     private final int fragmentSize;
     private final long sendWindowBytes;
     private final int maxMessageSize;
@@ -57,12 +71,13 @@ public final class EngineConfig {
     private final long maxPinnedDestinationBytes;
     private final Duration rendezvousWriteTimeout;
 
-    private EngineConfig(int sendQueueDepth, int recvQueueDepth, int eagerSize, int fragmentSize, long sendWindowBytes,
+    private EngineConfig(int sendQueueDepth, int recvQueueDepth, int eagerSize, int clientEagerSize, int fragmentSize, long sendWindowBytes,
                          int maxMessageSize, int socketMessageWindow, Duration heartbeatInterval, Duration drainTimeout,
                          long maxPinnedDestinationBytes, Duration rendezvousWriteTimeout) {
         this.sendQueueDepth = sendQueueDepth;
         this.recvQueueDepth = recvQueueDepth;
         this.eagerSize = eagerSize;
+        this.clientEagerSize = clientEagerSize;
         this.fragmentSize = fragmentSize;
         this.sendWindowBytes = sendWindowBytes;
         this.maxMessageSize = maxMessageSize;
@@ -74,43 +89,49 @@ public final class EngineConfig {
     }
 
     public static EngineConfig defaults() {
-        return new EngineConfig(DEFAULT_SEND_QUEUE_DEPTH, DEFAULT_RECV_QUEUE_DEPTH, DEFAULT_EAGER_SIZE, DEFAULT_FRAGMENT_SIZE,
+        return new EngineConfig(DEFAULT_SEND_QUEUE_DEPTH, DEFAULT_RECV_QUEUE_DEPTH, DEFAULT_EAGER_SIZE, DEFAULT_CLIENT_EAGER_SIZE, DEFAULT_FRAGMENT_SIZE,
                 DEFAULT_SEND_WINDOW_BYTES, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_SOCKET_MESSAGE_WINDOW, DEFAULT_HEARTBEAT_INTERVAL,
                 DEFAULT_DRAIN_TIMEOUT, DEFAULT_MAX_PINNED_DESTINATION_BYTES, DEFAULT_RENDEZVOUS_WRITE_TIMEOUT);
     }
 
     public EngineConfig withSendQueueDepth(int v) {
-        return new EngineConfig(atLeast("sendQueueDepth", v, 4), recvQueueDepth, eagerSize, fragmentSize, sendWindowBytes, maxMessageSize, socketMessageWindow, heartbeatInterval, drainTimeout, maxPinnedDestinationBytes, rendezvousWriteTimeout);
+        return new EngineConfig(atLeast("sendQueueDepth", v, 4), recvQueueDepth, eagerSize, clientEagerSize, fragmentSize, sendWindowBytes, maxMessageSize, socketMessageWindow, heartbeatInterval, drainTimeout, maxPinnedDestinationBytes, rendezvousWriteTimeout);
     }
 
     public EngineConfig withRecvQueueDepth(int v) {
-        return new EngineConfig(sendQueueDepth, atLeast("recvQueueDepth", v, 4), eagerSize, fragmentSize, sendWindowBytes, maxMessageSize, socketMessageWindow, heartbeatInterval, drainTimeout, maxPinnedDestinationBytes, rendezvousWriteTimeout);
+        return new EngineConfig(sendQueueDepth, atLeast("recvQueueDepth", v, 4), eagerSize, clientEagerSize, fragmentSize, sendWindowBytes, maxMessageSize, socketMessageWindow, heartbeatInterval, drainTimeout, maxPinnedDestinationBytes, rendezvousWriteTimeout);
     }
 
+    /** See {@link #DEFAULT_EAGER_SIZE}; at least 64 bytes. */
     public EngineConfig withEagerSize(int v) {
-        return new EngineConfig(sendQueueDepth, recvQueueDepth, atLeast("eagerSize", v, 64), fragmentSize, sendWindowBytes, maxMessageSize, socketMessageWindow, heartbeatInterval, drainTimeout, maxPinnedDestinationBytes, rendezvousWriteTimeout);
+        return new EngineConfig(sendQueueDepth, recvQueueDepth, atLeast("eagerSize", v, 64), clientEagerSize, fragmentSize, sendWindowBytes, maxMessageSize, socketMessageWindow, heartbeatInterval, drainTimeout, maxPinnedDestinationBytes, rendezvousWriteTimeout);
+    }
+
+    /** See {@link #DEFAULT_CLIENT_EAGER_SIZE}; at least 64 bytes. */
+    public EngineConfig withClientEagerSize(int v) {
+        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, atLeast("clientEagerSize", v, 64), fragmentSize, sendWindowBytes, maxMessageSize, socketMessageWindow, heartbeatInterval, drainTimeout, maxPinnedDestinationBytes, rendezvousWriteTimeout);
     }
 
     public EngineConfig withFragmentSize(int v) {
-        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, atLeast("fragmentSize", v, 4096), sendWindowBytes, maxMessageSize, socketMessageWindow, heartbeatInterval, drainTimeout, maxPinnedDestinationBytes, rendezvousWriteTimeout);
+        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, clientEagerSize, atLeast("fragmentSize", v, 4096), sendWindowBytes, maxMessageSize, socketMessageWindow, heartbeatInterval, drainTimeout, maxPinnedDestinationBytes, rendezvousWriteTimeout);
     }
 
     public EngineConfig withSendWindowBytes(long v) {
         if (v < 1) throw new IllegalArgumentException("sendWindowBytes must be at least 1, got " + v);
-        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, fragmentSize, v, maxMessageSize, socketMessageWindow, heartbeatInterval, drainTimeout, maxPinnedDestinationBytes, rendezvousWriteTimeout);
+        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, clientEagerSize, fragmentSize, v, maxMessageSize, socketMessageWindow, heartbeatInterval, drainTimeout, maxPinnedDestinationBytes, rendezvousWriteTimeout);
     }
 
     public EngineConfig withMaxMessageSize(int v) {
-        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, fragmentSize, sendWindowBytes, atLeast("maxMessageSize", v, 1), socketMessageWindow, heartbeatInterval, drainTimeout, maxPinnedDestinationBytes, rendezvousWriteTimeout);
+        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, clientEagerSize, fragmentSize, sendWindowBytes, atLeast("maxMessageSize", v, 1), socketMessageWindow, heartbeatInterval, drainTimeout, maxPinnedDestinationBytes, rendezvousWriteTimeout);
     }
 
     public EngineConfig withSocketMessageWindow(int v) {
-        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, fragmentSize, sendWindowBytes, maxMessageSize, atLeast("socketMessageWindow", v, 1), heartbeatInterval, drainTimeout, maxPinnedDestinationBytes, rendezvousWriteTimeout);
+        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, clientEagerSize, fragmentSize, sendWindowBytes, maxMessageSize, atLeast("socketMessageWindow", v, 1), heartbeatInterval, drainTimeout, maxPinnedDestinationBytes, rendezvousWriteTimeout);
     }
 
     public EngineConfig withHeartbeatInterval(Duration v) {
         if (v.toMillis() < 10) throw new IllegalArgumentException("heartbeatInterval must be at least 10 ms, got " + v.toMillis() + " ms");
-        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, fragmentSize, sendWindowBytes, maxMessageSize, socketMessageWindow, v, drainTimeout, maxPinnedDestinationBytes, rendezvousWriteTimeout);
+        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, clientEagerSize, fragmentSize, sendWindowBytes, maxMessageSize, socketMessageWindow, v, drainTimeout, maxPinnedDestinationBytes, rendezvousWriteTimeout);
     }
 
     private static int atLeast(String name, int v, int min) {
@@ -121,26 +142,27 @@ public final class EngineConfig {
     /** See {@link #DEFAULT_DRAIN_TIMEOUT}; at least 10 ms. */
     public EngineConfig withDrainTimeout(Duration v) {
         if (v.toMillis() < 10) throw new IllegalArgumentException("drainTimeout must be at least 10 ms, got " + v.toMillis() + " ms");
-        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, fragmentSize, sendWindowBytes, maxMessageSize, socketMessageWindow, heartbeatInterval, v, maxPinnedDestinationBytes, rendezvousWriteTimeout);
+        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, clientEagerSize, fragmentSize, sendWindowBytes, maxMessageSize, socketMessageWindow, heartbeatInterval, v, maxPinnedDestinationBytes, rendezvousWriteTimeout);
     }
 
     /** See {@link #DEFAULT_MAX_PINNED_DESTINATION_BYTES}. */
     public EngineConfig withMaxPinnedDestinationBytes(long v) {
         if (v < 1) throw new IllegalArgumentException("maxPinnedDestinationBytes must be at least 1, got " + v);
-        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, fragmentSize, sendWindowBytes, maxMessageSize, socketMessageWindow,
+        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, clientEagerSize, fragmentSize, sendWindowBytes, maxMessageSize, socketMessageWindow,
                 heartbeatInterval, drainTimeout, v, rendezvousWriteTimeout);
     }
 
     /** See {@link #DEFAULT_RENDEZVOUS_WRITE_TIMEOUT}; at least 10 ms. */
     public EngineConfig withRendezvousWriteTimeout(Duration v) {
         if (v.toMillis() < 10) throw new IllegalArgumentException("rendezvousWriteTimeout must be at least 10 ms, got " + v.toMillis() + " ms");
-        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, fragmentSize, sendWindowBytes, maxMessageSize, socketMessageWindow,
+        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, clientEagerSize, fragmentSize, sendWindowBytes, maxMessageSize, socketMessageWindow,
                 heartbeatInterval, drainTimeout, maxPinnedDestinationBytes, v);
     }
 
     public int sendQueueDepth() { return sendQueueDepth; }
     public int recvQueueDepth() { return recvQueueDepth; }
     public int eagerSize() { return eagerSize; }
+    public int clientEagerSize() { return clientEagerSize; }
     public int fragmentSize() { return fragmentSize; }
     public long sendWindowBytes() { return sendWindowBytes; }
     public int maxMessageSize() { return maxMessageSize; }
@@ -150,14 +172,29 @@ public final class EngineConfig {
     public long maxPinnedDestinationBytes() { return maxPinnedDestinationBytes; }
     public Duration rendezvousWriteTimeout() { return rendezvousWriteTimeout; }
 
-    /** Receive buffer size: a header plus an eager payload. */
-    int recvBufferSize() {
-        return WireHeader.SIZE + eagerSize;
+    /** The eager size an engine advertises and posts receive buffers for: the client's or the server's. */
+    int eagerSize(boolean client) {
+        return client ? clientEagerSize : eagerSize;
+    }
+
+    /** Receive buffer size of a client's or a server's engine: a header plus its eager payload. */
+    int recvBufferSize(boolean client) {
+        return WireHeader.SIZE + eagerSize(client);
+    }
+
+    /**
+     * The largest message an engine SENDs eagerly when the peer's buffers take it: its own eager
+     * size or one fragment, whichever is larger. Beyond a fragment a message goes by rendezvous, so
+     * one SEND never holds the chain longer than a fragment does unless the sender took such
+     * messages itself.
+     */
+    int eagerSendLimit(boolean client) {
+        return Math.max(eagerSize(client), fragmentSize);
     }
 
     @Override
     public String toString() {
-        return "EngineConfig{sendQueueDepth=" + sendQueueDepth + ", recvQueueDepth=" + recvQueueDepth + ", eagerSize=" + eagerSize
+        return "EngineConfig{sendQueueDepth=" + sendQueueDepth + ", recvQueueDepth=" + recvQueueDepth + ", eagerSize=" + eagerSize + ", clientEagerSize=" + clientEagerSize
                 + ", fragmentSize=" + fragmentSize + ", sendWindowBytes=" + sendWindowBytes + ", maxMessageSize=" + maxMessageSize
                 + ", socketMessageWindow=" + socketMessageWindow + ", heartbeatInterval=" + heartbeatInterval.toMillis() + "ms"
                 + ", drainTimeout=" + drainTimeout.toMillis() + "ms, maxPinnedDestinationBytes=" + maxPinnedDestinationBytes

@@ -167,7 +167,7 @@ public final class ThreadDomain implements AutoCloseable {
         connector.execute(() -> {
             PreparedQp prepared = null;
             try {
-                prepared = prepareQp();
+                prepared = prepareQp(true);
                 var conn = connectQp(address, prepared, timeout);
                 ConnectionParameters peer;
                 try {
@@ -193,7 +193,7 @@ public final class ThreadDomain implements AutoCloseable {
     private CmConnection connectQp(InetSocketAddress address, PreparedQp prepared, Duration timeout) {
         CmConnection conn;
         try {
-            conn = context.connect(address, prepared.qp, parameters().encode(), timeout);
+            conn = context.connect(address, prepared.qp, parameters(true).encode(), timeout);
         } catch (ConnectionRejectedException e) {
             String reason = RejectReason.decode(e.privateData());
             if (reason == null) {
@@ -236,13 +236,13 @@ public final class ThreadDomain implements AutoCloseable {
         }
         PreparedQp prepared;
         try {
-            prepared = prepareQp();
+            prepared = prepareQp(false);
         } catch (RuntimeException e) {
             rejectQuietly(request, e);
             throw e;
         }
         try {
-            var conn = request.accept(prepared.qp, parameters().encode());
+            var conn = request.accept(prepared.qp, parameters(false).encode());
             numbered(prepared);
             Engine engine = new Engine(this, config, conn, peer, prepared.receives, false, acceptor);
             execute(() -> register(engine));
@@ -279,7 +279,7 @@ public final class ThreadDomain implements AutoCloseable {
      * Creates the queue pair and posts its receives before connecting, so the peer's first SEND finds one.
      * Takes one of the domain's engine slots; refuses with a clear error when they are all taken.
      */
-    private PreparedQp prepareQp() {
+    private PreparedQp prepareQp(boolean client) {
         if (engineSlots.incrementAndGet() > maxEngines) {
             engineSlots.decrementAndGet();
             throw new EngineException("thread domain " + name + " already drives " + maxEngines + " engines, its limit "
@@ -293,7 +293,7 @@ public final class ThreadDomain implements AutoCloseable {
             throw e;
         }
         try {
-            ByteBuf[] receives = Engine.postInitialReceives(qp, memory, config);
+            ByteBuf[] receives = Engine.postInitialReceives(qp, memory, config, client);
             int n = qp.qpNum();
             if (n != 0) {
                 connecting.add(n);
@@ -343,8 +343,8 @@ public final class ThreadDomain implements AutoCloseable {
                 .withMaxSendSge(PayloadGather.MAX_SGE).withMaxRecvSge(1);
     }
 
-    private ConnectionParameters parameters() {
-        return ConnectionParameters.of(protocolVersion, config);
+    private ConnectionParameters parameters(boolean client) {
+        return ConnectionParameters.of(protocolVersion, config, client);
     }
 
     /** Test hook: speak another engine protocol version at connect and accept (a version mismatch). */

@@ -121,6 +121,58 @@ class ConnectionParametersTest {
     }
 
     @Test
+    void aSenderSendsEagerlyUpToTheReceiversBufferSoRepliesToAClientNeedNoRendezvous() throws Exception {
+        // Before: each side sent eagerly up to the smaller of the two eager sizes, so a server with
+        // 8 KiB buffers made every reply over 8 KiB wait for the client's rendezvous answer.
+        start(EngineConfig.defaults(), EngineConfig.defaults(), ConnectionParametersTest::echo);
+        RdmaConnection c = connect();
+        var serverDomain = serverResources.domains()[0].metrics();
+        var clientDomain = clientResources.domains()[0].metrics();
+        int[] sizes = {EngineConfig.DEFAULT_EAGER_SIZE, 32 * 1024, EngineConfig.DEFAULT_CLIENT_EAGER_SIZE, 100 * 1024};
+        java.util.concurrent.LinkedBlockingQueue<Integer> echoes = new java.util.concurrent.LinkedBlockingQueue<>();
+        c.receive().subscribe(m -> {
+            int n = m.readableBytes();
+            boolean intact = true;
+            for (int i = 0; i < n; i++) {
+                intact &= m.getByte(m.readerIndex() + i) == (byte) (7 + i);
+            }
+            m.release();
+            echoes.add(intact ? n : -n);
+        });
+        long[] serverRounds = new long[sizes.length];
+        long[] clientRounds = new long[sizes.length];
+        for (int k = 0; k < sizes.length; k++) {
+            long s0 = serverDomain.rendezvousRoundTrips();
+            long c0 = clientDomain.rendezvousRoundTrips();
+            c.outbound().send(Mono.just(message(c, sizes[k], 7))).then().block(Duration.ofSeconds(30));
+            assertThat(echoes.poll(30, TimeUnit.SECONDS)).as("echo of " + sizes[k] + " bytes, intact").isEqualTo(sizes[k]);
+            serverRounds[k] = serverDomain.rendezvousRoundTrips() - s0;
+            clientRounds[k] = clientDomain.rendezvousRoundTrips() - c0;
+        }
+        assertThat(serverRounds).as("requests to the server over its 8 KiB buffers go by rendezvous").containsExactly(0, 1, 1, 1);
+        assertThat(clientRounds).as("replies fit the client's 64 KiB buffers; 100 KiB is over a fragment").containsExactly(0, 0, 0, 1);
+        c.dispose();
+        c.onDispose().block(Duration.ofSeconds(10));
+    }
+
+    @Test
+    void aClientWithSmallBuffersGetsLargeRepliesByRendezvousAsBefore() throws Exception {
+        start(EngineConfig.defaults(), EngineConfig.defaults().withClientEagerSize(EngineConfig.DEFAULT_EAGER_SIZE), ConnectionParametersTest::echo);
+        RdmaConnection c = connect();
+        var clientDomain = clientResources.domains()[0].metrics();
+        var back = c.receive().take(1).map(m -> {
+            int n = m.readableBytes();
+            m.release();
+            return n;
+        }).collectList().toFuture();
+        c.outbound().send(Mono.just(message(c, 32 * 1024, 1))).then().block(Duration.ofSeconds(30));
+        assertThat(back.get(30, TimeUnit.SECONDS)).containsExactly(32 * 1024);
+        assertThat(clientDomain.rendezvousRoundTrips()).as("the client answered the reply's rendezvous").isEqualTo(1);
+        c.dispose();
+        c.onDispose().block(Duration.ofSeconds(10));
+    }
+
+    @Test
     void aMismatchedProtocolVersionIsRefusedAtConnectNamingBothVersions() {
         start(EngineConfig.defaults(), EngineConfig.defaults(), ConnectionParametersTest::echo);
         clientResources.domains()[0].protocolVersion((short) (ConnectionParameters.VERSION + 1));

@@ -72,7 +72,7 @@ class EngineBadInputTest {
     }
 
     private static ByteBuffer validParameters() {
-        return ConnectionParameters.of(ConnectionParameters.VERSION, EngineConfig.defaults()).encode();
+        return ConnectionParameters.of(ConnectionParameters.VERSION, EngineConfig.defaults(), true).encode();
     }
 
     /** The good client's socket still echoes. */

@@ -56,7 +56,7 @@ class EngineTeardownTest {
         EngineConfig config = EngineConfig.defaults();
         int size = 4000; // eager: one SEND into a posted receive buffer
         lateCopyDoesNotLandInReusedMemory(WrOpcode.SEND, size, (byte) 0xCD,
-                h -> h.serverMemory.byteBufAllocator().directBuffer(config.recvBufferSize(), config.recvBufferSize()),
+                h -> h.serverMemory.byteBufAllocator().directBuffer(config.recvBufferSize(false), config.recvBufferSize(false)),
                 config.recvQueueDepth());
     }
 

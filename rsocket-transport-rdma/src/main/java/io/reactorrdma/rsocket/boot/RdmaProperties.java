@@ -72,8 +72,17 @@ public class RdmaProperties {
         private int sendQueueDepth = EngineConfig.DEFAULT_SEND_QUEUE_DEPTH;
         /** Receive-queue depth = initial credits given to the peer. */
         private int recvQueueDepth = EngineConfig.DEFAULT_RECV_QUEUE_DEPTH;
-        /** Messages up to this size go eagerly in one SEND; larger ones by rendezvous WRITE. */
+        /**
+         * Receive buffers of the engines a server accepted: messages to the server up to this size go
+         * in one SEND, larger ones by rendezvous. Costs recv-queue-depth buffers of it per connection.
+         */
         private DataSize eagerSize = DataSize.ofBytes(EngineConfig.DEFAULT_EAGER_SIZE);
+        /**
+         * Receive buffers of the engines a client connected: replies up to this size come in one SEND
+         * with no rendezvous round trip. Costs recv-queue-depth buffers of it per server connected
+         * (64 x 64KB = 4MB of registered memory with the defaults).
+         */
+        private DataSize clientEagerSize = DataSize.ofBytes(EngineConfig.DEFAULT_CLIENT_EAGER_SIZE);
         /** Rendezvous WRITE fragment size: the scheduler's unit of interleaving. */
         private DataSize fragmentSize = DataSize.ofBytes(EngineConfig.DEFAULT_FRAGMENT_SIZE);
         /** Per-engine bound on bytes posted and not completed. */
@@ -91,6 +100,8 @@ public class RdmaProperties {
         public void setRecvQueueDepth(int v) { this.recvQueueDepth = v; }
         public DataSize getEagerSize() { return eagerSize; }
         public void setEagerSize(DataSize v) { this.eagerSize = v; }
+        public DataSize getClientEagerSize() { return clientEagerSize; }
+        public void setClientEagerSize(DataSize v) { this.clientEagerSize = v; }
         public DataSize getFragmentSize() { return fragmentSize; }
         public void setFragmentSize(DataSize v) { this.fragmentSize = v; }
         public DataSize getSendWindow() { return sendWindow; }

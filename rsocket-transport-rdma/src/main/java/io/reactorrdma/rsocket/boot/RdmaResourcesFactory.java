@@ -60,10 +60,12 @@ public final class RdmaResourcesFactory {
         c = apply(c, at + "send-queue-depth", e.getSendQueueDepth(), x -> x.withSendQueueDepth(e.getSendQueueDepth()));
         c = apply(c, at + "recv-queue-depth", e.getRecvQueueDepth(), x -> x.withRecvQueueDepth(e.getRecvQueueDepth()));
         int eager = intBytes(at + "eager-size", e.getEagerSize());
+        int clientEager = intBytes(at + "client-eager-size", e.getClientEagerSize());
         int fragment = intBytes(at + "fragment-size", e.getFragmentSize());
         int maxMessage = intBytes(at + "max-message-size", e.getMaxMessageSize());
         long window = bytes(at + "send-window", e.getSendWindow());
         c = apply(c, at + "eager-size", e.getEagerSize(), x -> x.withEagerSize(eager));
+        c = apply(c, at + "client-eager-size", e.getClientEagerSize(), x -> x.withClientEagerSize(clientEager));
         c = apply(c, at + "fragment-size", e.getFragmentSize(), x -> x.withFragmentSize(fragment));
         c = apply(c, at + "max-message-size", e.getMaxMessageSize(), x -> x.withMaxMessageSize(maxMessage));
         c = apply(c, at + "send-window", e.getSendWindow(), x -> x.withSendWindowBytes(window));
@@ -74,6 +76,10 @@ public final class RdmaResourcesFactory {
         c = apply(c, at + "heartbeat-interval", e.getHeartbeatInterval(), x -> x.withHeartbeatInterval(e.getHeartbeatInterval()));
         if (eager > maxMessage) {
             throw new InvalidRdmaPropertyException(at + "eager-size", e.getEagerSize(),
+                    "it is larger than reactor.rdma.engine.max-message-size (" + e.getMaxMessageSize() + "); lower it or raise the maximum");
+        }
+        if (clientEager > maxMessage) {
+            throw new InvalidRdmaPropertyException(at + "client-eager-size", e.getClientEagerSize(),
                     "it is larger than reactor.rdma.engine.max-message-size (" + e.getMaxMessageSize() + "); lower it or raise the maximum");
         }
         return c;
