@@ -98,6 +98,12 @@ public final class Engine {
      * while messages keep coming and goes within about two intervals of the last (RegisteredPool.trim).
      */
     private long nextTrimNanos = lastSendNanos;
+    /**
+     * The batch being prepared carries something a blocked peer waits for (data, a rendezvous
+     * answer, a socket opening or closing, a credit it is short of): its last receive-consuming
+     * request goes solicited, so a peer armed for solicited events only wakes once for the batch.
+     */
+    private boolean batchWakesPeer;
     private boolean failed;
     /** Whether this engine was counted in {@link EngineMetrics#engineFailures()} (once per engine). */
     private boolean countedAsFailure;
@@ -524,6 +530,10 @@ public final class Engine {
                 nextTrimNanos = now + config.heartbeatInterval().toNanos();
             }
             if (chain.pending() > 0) {
+                if (batchWakesPeer) {
+                    chain.solicitLastReceiveConsuming();
+                    batchWakesPeer = false;
+                }
                 metrics.inFlight(window.inFlight(), credits.available());
                 long signaledBefore = chain.signaledRequests();
                 int n = chain.post(qp);
@@ -579,6 +589,9 @@ public final class Engine {
     }
 
     private void prepareControl(ControlMessage c) {
+        if (controlWakesPeer(c)) {
+            batchWakesPeer = true;
+        }
         ByteBuf text = c.type == WireHeader.RNDV_REFUSE ? refusalText(c.text) : null;
         SendWr wr = chain.prepare(text, 0); // control messages are outside the send window
         int slot = (int) (wr.wrId() % chain.depth());
@@ -605,6 +618,48 @@ public final class Engine {
             credits.tryAcquireData(); // checked availableForData() > 0 before, on this thread
         }
         metrics.sent(bytes);
+    }
+
+    /**
+     * Whether a control message must wake a peer that armed for solicited events only. Heartbeats
+     * never (a liveness check, read at the peer's next turn), nor credits and socket credits while
+     * the peer still has a quarter of them (the soft/hard grant of UCX's RC flow control): a peer
+     * that waits on a send resource arms for every completion anyway (ThreadDomain), this only
+     * keeps one that is merely low from stalling. Everything else a peer acts on at once.
+     */
+    private boolean controlWakesPeer(ControlMessage c) {
+        switch (c.type) {
+            case WireHeader.HEARTBEAT:
+                return false;
+            case WireHeader.CREDIT:
+                // the peer may still use what we have not returned: our depth less what it consumed and we hold
+                return recvDepth - creditsToReturn - toRepostCount < recvDepth / 4;
+            case WireHeader.SOCKET_CREDIT: {
+                EngineSocket s = sockets.get(c.socket);
+                // receiveHeadroom() already counts this grant: what the peer had left before it
+                return s == null || s.receiveHeadroom() - c.length < Math.max(1, s.receiveWindow() / 4);
+            }
+            default:
+                return true;
+        }
+    }
+
+    /**
+     * Whether this engine waits for something only an unsolicited completion brings (I/O thread):
+     * a send completion (chain slots, send window), a credit or socket credit the peer may return
+     * unsolicited, or the flushes of a drain. Its thread domain then arms for every completion.
+     */
+    boolean waitsOnSendResource() {
+        if (failed || !control.isEmpty() || !ready.isEmpty() || !closing.isEmpty() || chain.pending() > 0 || chain.free() == 0) {
+            return true;
+        }
+        for (int i = 0; i < parked.size(); i++) {
+            OutboundMessage m = parked.get(i).inProgress();
+            if (m == null || m.answered) {
+                return true; // waits for credits, window or allowance; one waiting for its answer waits for a solicited SEND
+            }
+        }
+        return false;
     }
 
     /** Prepares at most one fragment of socket {@code s}; false when it must wait (credits, window, allowance). */
@@ -649,6 +704,7 @@ public final class Engine {
             int at = (int) (wr.wrId() % chain.depth()) * HEADER_SLOT;
             WireHeader.write(headerArea, at, WireHeader.DATA, takeCreditsToReturn(), s.id, size, 0);
             wr.opcode(WrOpcode.SEND).addSge(headerAddress + at, WireHeader.SIZE, headerLkey);
+            batchWakesPeer = true;
             if (size > 0) {
                 PayloadGather.addSges(wr, payload, 0, size);
             }
@@ -664,6 +720,7 @@ public final class Engine {
         int at = (int) (wr.wrId() % chain.depth()) * HEADER_SLOT;
         WireHeader.write(headerArea, at, WireHeader.RNDV_REQUEST, takeCreditsToReturn(), s.id, size, m.token);
         wr.opcode(WrOpcode.SEND).addSge(headerAddress + at, WireHeader.SIZE, headerLkey);
+        batchWakesPeer = true; // the peer answers it at once: a wake, not its next heartbeat turn
         credits.tryAcquireData(); // available, checked above, on this thread
         s.takeAllowance();
         metrics.sent(WireHeader.SIZE);
@@ -718,6 +775,7 @@ public final class Engine {
         if (last) {
             wr.immData(m.token);
             credits.tryAcquireData();
+            batchWakesPeer = true; // the message (or the direct write's notice) is complete at the peer
         }
         PayloadGather.addSges(wr, m.payload, m.offset, fragment);
         m.offset += fragment;

@@ -545,9 +545,13 @@ public final class ThreadDomain implements AutoCloseable {
         }
     }
 
-    /** Arms the completion queue and waits for a completion, a wakeup, or the timeout. */
+    /**
+     * Arms the completion queue and waits for a completion, a wakeup, or the timeout. The arm is
+     * for solicited completions only (a peer's data, answers, socket openings and closings, and
+     * errors) unless an engine waits on something an unsolicited completion brings: then for every one.
+     */
     private void block(long nanos) {
-        cq.requestNotification();
+        cq.requestNotification(solicitedOnly());
         int n = cq.poll(wcs, POLL_BATCH);
         if (n > 0) {
             dispatch(n);
@@ -560,6 +564,19 @@ public final class ThreadDomain implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    /** Whether no engine needs an unsolicited completion to make progress (I/O thread, when about to block). */
+    private boolean solicitedOnly() {
+        if (!draining.isEmpty() || !running) {
+            return false;
+        }
+        for (int i = 0; i < engines.size(); i++) {
+            if (engines.get(i).waitsOnSendResource()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**

@@ -96,6 +96,22 @@ final class WorkRequestChain {
     }
 
     /**
+     * Marks the last pending request that consumes a receive at the peer as solicited: on RC the
+     * peer's receive completions come in order, so the one event it raises finds every earlier
+     * message of the batch in its completion queue. Nothing is marked when no pending request
+     * consumes a receive.
+     */
+    void solicitLastReceiveConsuming() {
+        for (long seq = prepared - 1; seq >= posted; seq--) {
+            SendWr wr = slots[(int) (seq % depth)];
+            if (wr.opcode().consumesRecv()) {
+                wr.solicited(true);
+                return;
+            }
+        }
+    }
+
+    /**
      * Posts every pending request with one {@link QueuePair#postSend} call (one doorbell).
      *
      * @return how many were posted
