@@ -180,6 +180,18 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
         return socket.offer(new io.reactorrdma.engine.DirectWrite(payload, remoteAddress, rkey));
     }
 
+    /**
+     * A buffer only this connection's peer may READ: a message written into it and larger than the
+     * peer's eager size goes by pull rendezvous (the peer reads it; no destination round trip).
+     * Only when pull rendezvous is on for this connection ({@code EngineConfig.withPullRendezvous}
+     * on both sides); other memory goes by the WRITE rendezvous.
+     *
+     * @throws IllegalStateException when pull rendezvous is not on for this connection
+     */
+    public ByteBuf allocateRemoteReadable(int size) {
+        return socket.allocateRemoteReadable(size);
+    }
+
     /** A buffer peers may write into with {@link #writeNow}; announce its address and rkey to them. */
     public ByteBuf allocateRemoteWritable(int size) {
         return socket.allocateRemoteWritable(size);

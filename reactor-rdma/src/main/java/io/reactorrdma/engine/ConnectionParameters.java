@@ -4,7 +4,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 /**
- * What two engines tell each other in the connection's private data (connect and accept), 24
+ * What two engines tell each other in the connection's private data (connect and accept), 32
  * bytes, little-endian — within the 56 bytes RDMA CM carries with a connect (docs/PROTOCOL.md):
  * <pre>
  *  0  int    MAGIC 'RRDE'
@@ -15,7 +15,13 @@ import java.nio.ByteOrder;
  *               a client's and a server's differ, EngineConfig.clientEagerSize and eagerSize)
  * 16  int    max message size: the largest message we accept (the peer's sends are limited to it)
  * 20  int    socket message window: messages a peer socket may send before we grant more
+ * 24  int    capabilities: bit 0 {@link #PULL} — we pull large messages a peer names (RDMA READ)
+ *               and name ours for it to pull; the other bits are 0
+ * 28  ushort max inbound reads: RDMA READs the peer may have outstanding on our queue pair at once
+ *               (our responder resources, max_dest_rd_atomic), 1..255
+ * 30  ushort 0 (reserved)
  * </pre>
+ * Pull rendezvous is used on a connection only when both sides set {@link #PULL}.
  * MAGIC and VERSION keep their offsets in every version, so a peer of another version is told so
  * by name whatever else changed. A server that refuses a request answers with a {@link #refusal}.
  *
@@ -24,13 +30,26 @@ import java.nio.ByteOrder;
  * @param eagerSize           the sender's eager size
  * @param maxMessageSize      the largest message the sender accepts
  * @param socketMessageWindow the sender's per-socket message window as a receiver
+ * @param capabilities        the sender's capability bits ({@link #PULL})
+ * @param maxInboundReads     READs the sender lets its peer have outstanding on its queue pair
  */
-record ConnectionParameters(short version, int recvDepth, int eagerSize, int maxMessageSize, int socketMessageWindow) {
+record ConnectionParameters(short version, int recvDepth, int eagerSize, int maxMessageSize, int socketMessageWindow,
+                            int capabilities, int maxInboundReads) {
 
     static final int MAGIC = 0x52524445;
-    /** 1: depth and eager size; 2: also max message size and socket window, and reasoned refusals. */
-    static final short VERSION = 2;
-    static final int SIZE = 24;
+    /**
+     * 1: depth and eager size; 2: also max message size and socket window, and reasoned refusals;
+     * 3: also capabilities (pull rendezvous) and the READs a peer may have outstanding.
+     */
+    static final short VERSION = 3;
+    static final int SIZE = 32;
+    /** Capability bit: pull rendezvous (RDMA READ of the sender's readable memory). */
+    static final int PULL = 1;
+    /**
+     * RDMA READs an engine keeps outstanding on one queue pair and lets its peer keep: the default
+     * max_rd_atomic / max_dest_rd_atomic of the queue pairs it creates (QpAttributes).
+     */
+    static final int MAX_READS_PER_QP = 4;
     /** MAGIC and VERSION: what must parse for a peer to be told about a version mismatch. */
     private static final int PREFIX = 6;
     private static final short BYTE_ORDER = 0x0102;
@@ -42,16 +61,27 @@ record ConnectionParameters(short version, int recvDepth, int eagerSize, int max
     /** Bytes of a refusal, within the 148 bytes a reject carries. */
     static final int REFUSAL_SIZE = 12;
 
+    /** Parameters without capabilities (no pull), allowing the default number of READs: for tests and raw peers. */
+    ConnectionParameters(short version, int recvDepth, int eagerSize, int maxMessageSize, int socketMessageWindow) {
+        this(version, recvDepth, eagerSize, maxMessageSize, socketMessageWindow, 0, MAX_READS_PER_QP);
+    }
+
     /** Ours, from the engine configuration, as the connecting ({@code client}) or the accepting side. */
     static ConnectionParameters of(short version, EngineConfig config, boolean client) {
         return new ConnectionParameters(version, config.recvQueueDepth(), config.eagerSize(client), config.maxMessageSize(),
-                config.socketMessageWindow());
+                config.socketMessageWindow(), config.pullRendezvous() ? PULL : 0, MAX_READS_PER_QP);
+    }
+
+    /** Whether the side that sent these parameters pulls (and lets its messages be pulled). */
+    boolean pulls() {
+        return (capabilities & PULL) != 0;
     }
 
     ByteBuffer encode() {
         ByteBuffer b = ByteBuffer.allocate(SIZE).order(ByteOrder.LITTLE_ENDIAN);
         b.putInt(MAGIC).putShort(version).putShort(BYTE_ORDER).putInt(recvDepth).putInt(eagerSize)
-                .putInt(maxMessageSize).putInt(socketMessageWindow).flip();
+                .putInt(maxMessageSize).putInt(socketMessageWindow).putInt(capabilities).putShort((short) maxInboundReads)
+                .putShort((short) 0).flip();
         return b;
     }
 
@@ -85,6 +115,8 @@ record ConnectionParameters(short version, int recvDepth, int eagerSize, int max
         int eager = b.getInt();
         int maxMessage = b.getInt();
         int window = b.getInt();
+        int capabilities = b.getInt();
+        int maxReads = Short.toUnsignedInt(b.getShort());
         if (order != BYTE_ORDER) {
             throw new ProtocolException(who + " has another byte order; reactor-rdma links little-endian hosts only");
         }
@@ -92,7 +124,11 @@ record ConnectionParameters(short version, int recvDepth, int eagerSize, int max
             throw new ProtocolException(who + " sent impossible parameters: receive depth " + depth + ", eager size " + eager
                     + ", maximum message size " + maxMessage + ", socket message window " + window);
         }
-        return new ConnectionParameters(version, depth, eager, maxMessage, window);
+        if ((capabilities & ~PULL) != 0 || maxReads < 1 || maxReads > 255) {
+            throw new ProtocolException(who + " sent unknown capability bits 0x" + Integer.toHexString(capabilities & ~PULL)
+                    + " or " + maxReads + " inbound READs (1..255)");
+        }
+        return new ConnectionParameters(version, depth, eager, maxMessage, window, capabilities, maxReads);
     }
 
     static String versionMismatch(String who, short theirs, short ours) {

@@ -32,7 +32,11 @@ import java.util.function.Consumer;
  * fragment; then one post call for everything prepared. A message up to the peer's eager size is
  * one SEND of a header and the payload (two scatter/gather entries, no copy when the payload is
  * registered memory); a larger one asks the peer for a destination (RNDV_REQUEST), then WRITEs
- * fragments into it, the last with WRITE_WITH_IMM naming the message.
+ * fragments into it, the last with WRITE_WITH_IMM naming the message ({@link Rendezvous}) — or,
+ * when both sides offered pull and the payload lies in this engine's readable pool, is named to
+ * the peer (PULL_REQUEST), which READs it ({@link Pull}); this engine then posts the READ
+ * fragments of the peer's messages it pulls, within its window, its domain's pull budget and the
+ * queue pair's READ limit.
  */
 public final class Engine {
 
@@ -91,6 +95,14 @@ public final class Engine {
     private final ArrayDeque<ControlMessage> control = new ArrayDeque<>();
     /** The rendezvous state machine, both directions. */
     private final Rendezvous rendezvous;
+    /** The pull rendezvous, both directions (in use when both sides offered it at connect). */
+    private final Pull pull;
+    /** Both sides offered pull rendezvous: large messages in {@link #readables} go by pull. */
+    private final boolean pullOn;
+    /** READs this engine keeps outstanding on its queue pair: ours and the peer's limit, the smaller. */
+    private final int maxReads;
+    /** This peer's readable memory (REMOTE_READ, its own blocks), or null when pull is off. */
+    private final RegisteredByteBufAllocator readables;
     private int nextSocketId;
     private long lastSendNanos = System.nanoTime();
     /**
@@ -150,22 +162,13 @@ public final class Engine {
         this.credits = new CreditCounter(peerDepth, RESERVED_CONTROL_CREDITS);
         this.window = new ByteWindow(config.sendWindowBytes());
         this.nextSocketId = client ? 1 : 2;
-        this.rendezvous = new Rendezvous(new Rendezvous.Host() {
-            @Override
-            public void queueControl(ControlMessage c) {
-                control.add(c);
-            }
-
-            @Override
-            public void makeReady(EngineSocket s) {
-                Engine.this.makeReady(s);
-            }
-
-            @Override
-            public EngineSocket socket(int id) {
-                return sockets.get(id);
-            }
-        }, config, peerName, metrics, destinations);
+        Hooks hooks = new Hooks();
+        this.rendezvous = new Rendezvous(hooks, config, peerName, metrics, destinations);
+        this.pull = new Pull(hooks, config, peerName, metrics);
+        this.pullOn = config.pullRendezvous() && peer.pulls();
+        this.maxReads = Math.min(ConnectionParameters.MAX_READS_PER_QP, peer.maxInboundReads());
+        // the peer may READ only this pool: messages addressed to it
+        this.readables = pullOn ? new RegisteredByteBufAllocator(memory.openReadablePool(peerName)) : null;
         connection.onDisconnect().thenAccept(reason -> domain.execute(() -> {
             if (connection.peerLost()) {
                 countFailure(); // also when a flush of the now-broken queue pair failed the engine first
@@ -177,6 +180,39 @@ public final class Engine {
             }
         }));
     }
+
+    /** What the rendezvous and pull state machines ask of the engine. */
+    private final class Hooks implements Rendezvous.Host, Pull.Host {
+        @Override
+        public void queueControl(ControlMessage c) {
+            control.add(c);
+        }
+
+        @Override
+        public void makeReady(EngineSocket s) {
+            Engine.this.makeReady(s);
+        }
+
+        @Override
+        public EngineSocket socket(int id) {
+            return sockets.get(id);
+        }
+
+        @Override
+        public boolean pullRefused(int token, int length, String text) {
+            return pull.onRefused(token, length, text);
+        }
+    }
+
+    /**
+     * Told of every READ the engine prepares, with the bounds it must keep (tests: the READ limit
+     * and the windows are checked on every post). Null in production: one volatile read per READ.
+     */
+    interface ReadObserver {
+        void readPrepared(int readsInFlight, int maxReads, long windowInFlight, long windowBytes, long domainPullBytes, long domainBudget);
+    }
+
+    static volatile ReadObserver readObserver;
 
     /** Allocates and posts the receive buffers a new queue pair needs before it connects. */
     static ByteBuf[] postInitialReceives(QueuePair qp, RegisteredAllocator memory, EngineConfig config, boolean client) {
@@ -219,6 +255,25 @@ public final class Engine {
     /** A destination buffer this engine's peer may WRITE into (this engine's destination pool). */
     ByteBuf allocateRemoteWritable(int size) {
         return destinations.directBuffer(size, size);
+    }
+
+    /** A buffer this engine's peer may READ (this engine's readable pool; any thread). */
+    ByteBuf allocateRemoteReadable(int size) {
+        if (readables == null) {
+            throw new IllegalStateException("pull rendezvous is not on for the connection to " + peerName
+                    + " (EngineConfig.withPullRendezvous on both sides): it has no readable memory; allocate from the connection's alloc()");
+        }
+        return readables.directBuffer(size, size);
+    }
+
+    /** The allocator of this engine's readable pool, or null when pull is off (any thread). */
+    RegisteredByteBufAllocator remoteReadableAllocator() {
+        return readables;
+    }
+
+    /** Whether messages to this peer may go by pull (both sides offered it). */
+    boolean pullOn() {
+        return pullOn;
     }
 
     /** Opens a socket to the peer (I/O thread). */
@@ -362,6 +417,18 @@ public final class Engine {
                 case WireHeader.RNDV_REVOKE:
                     rendezvous.onRevoked(socketId, token);
                     break;
+                case WireHeader.PULL_REQUEST:
+                    if (!pullOn) {
+                        throw new ProtocolException(peerName + " offered a message to pull, which we did not agree to at connect");
+                    }
+                    if (n < WireHeader.PULL_REQUEST_SIZE) {
+                        throw new ProtocolException(peerName + " sent a " + n + "-byte pull request");
+                    }
+                    pull.onRequest(socketId, length, token, buf.getLongLE(base + WireHeader.OFF_ADDRESS), buf.getIntLE(base + WireHeader.OFF_RKEY));
+                    break;
+                case WireHeader.PULL_DONE:
+                    pull.onDone(buf, base, n, length);
+                    break;
                 case WireHeader.CREDIT:
                 case WireHeader.HEARTBEAT:
                     break;
@@ -384,6 +451,11 @@ public final class Engine {
                     break;
                 }
                 case WireHeader.SOCKET_CLOSE: {
+                    EngineSocket held = length == 0 ? sockets.get(socketId) : null;
+                    if (held != null && held.holdsPulls()) {
+                        held.endAfterPulls(); // a graceful close follows the messages pulled before it
+                        break;
+                    }
                     EngineSocket s = sockets.remove(socketId);
                     if (s != null) {
                         metrics.socketClosed();
@@ -448,6 +520,19 @@ public final class Engine {
         rendezvous.abandon(m);
     }
 
+    /** A socket ended with {@code p} still being pulled (I/O thread): no more READs of it. */
+    void abandonPull(Pull.Inbound p) {
+        pull.abandon(p);
+    }
+
+    /** The peer's graceful close took effect after the messages pulled before it (I/O thread). */
+    void closedByPeer(EngineSocket s) {
+        if (sockets.remove(s.id) != null) {
+            metrics.socketClosed();
+        }
+        s.end(null);
+    }
+
     private void onWriteWithImmediate(WorkCompletion wc) {
         int slot = (int) wc.wrId();
         takeReceive(slot).release();
@@ -482,6 +567,7 @@ public final class Engine {
         try {
             replenishReceives();
             rendezvous.checkRevocations();
+            pull.checkSources();
             if (!parked.isEmpty()) {
                 // Capacity may have come back since the last turn. Sockets that waited go first:
                 // behind a busy socket that re-queued itself they would lose every race for the window.
@@ -498,6 +584,12 @@ public final class Engine {
             // up owing each other credits with none left to say so.
             while (!control.isEmpty() && chain.free() > 0 && credits.availableForData() > 0) {
                 prepareControl(control.poll());
+            }
+            if (pull.hasNotice() && chain.free() > 0 && credits.availableForData() > 0) {
+                preparePullNotice();
+            }
+            if (pull.hasReadsToPost()) {
+                preparePulls();
             }
             int turns = ready.size();
             while (turns-- > 0 && chain.free() > 0) {
@@ -527,6 +619,9 @@ public final class Engine {
             }
             if (now - nextTrimNanos >= 0) {
                 destinations.pool().trim();
+                if (readables != null) {
+                    readables.pool().trim();
+                }
                 nextTrimNanos = now + config.heartbeatInterval().toNanos();
             }
             if (chain.pending() > 0) {
@@ -653,6 +748,9 @@ public final class Engine {
         if (failed || !control.isEmpty() || !ready.isEmpty() || !closing.isEmpty() || chain.pending() > 0 || chain.free() == 0) {
             return true;
         }
+        if (pull.readsInFlight() > 0 || pull.hasReadsToPost() || pull.hasNotice()) {
+            return true; // READ completions are send completions, which never raise a solicited-only arm
+        }
         for (int i = 0; i < parked.size(); i++) {
             OutboundMessage m = parked.get(i).inProgress();
             if (m == null || m.answered) {
@@ -713,6 +811,9 @@ public final class Engine {
             metrics.sent(bytes);
             return true;
         }
+        if (pullOn && isReadableHere(msg)) {
+            return preparePullRequest(s, msg, size);
+        }
         // rendezvous: ask for a destination, send the fragments once it is known
         s.pollOutbound();
         m = rendezvous.begin(s, registered(msg));
@@ -725,6 +826,102 @@ public final class Engine {
         s.takeAllowance();
         metrics.sent(WireHeader.SIZE);
         return true; // the message counts as sent (OutboundListener.onSent) once its last fragment is posted, or it fails
+    }
+
+    /**
+     * Whether the peer may READ {@code msg} where it lies: one contiguous piece of this engine's
+     * readable pool. Anything else goes by WRITE rendezvous rather than being copied into the
+     * pool: a copy of a large message on the I/O thread costs more than the round trip it saves.
+     */
+    private boolean isReadableHere(ByteBuf msg) {
+        if (msg instanceof io.netty.buffer.CompositeByteBuf || msg.nioBufferCount() != 1 || !msg.hasMemoryAddress()) {
+            return false;
+        }
+        io.reactorrdma.memory.Chunk chunk = RegisteredByteBufAllocator.regionOf(msg);
+        return chunk != null && chunk.pool() == readables.pool();
+    }
+
+    /**
+     * Names a message to the peer to pull (PULL_REQUEST, solicited): it counts as sent now (the
+     * sender's I/O thread does nothing more for it), and its source is held until the peer's
+     * PULL_DONE releases it. The socket's next messages go at once; the peer keeps the order.
+     */
+    private boolean preparePullRequest(EngineSocket s, ByteBuf msg, int size) {
+        s.pollOutbound();
+        int token = rendezvous.nextToken();
+        SendWr wr = chain.prepare(null, 0); // control traffic: the peer's READs count against its window
+        int at = (int) (wr.wrId() % chain.depth()) * HEADER_SLOT;
+        WireHeader.write(headerArea, at, WireHeader.PULL_REQUEST, takeCreditsToReturn(), s.id, size, token);
+        headerArea.setLongLE(at + WireHeader.OFF_ADDRESS, RegisteredByteBufAllocator.addressOf(msg));
+        headerArea.setIntLE(at + WireHeader.OFF_RKEY, RegisteredByteBufAllocator.regionOf(msg).rkey());
+        wr.opcode(WrOpcode.SEND).addSge(headerAddress + at, WireHeader.PULL_REQUEST_SIZE, headerLkey);
+        batchWakesPeer = true; // the peer starts reading at once
+        credits.tryAcquireData(); // available, checked by the caller, on this thread
+        s.takeAllowance();
+        pull.expose(token, s, msg);
+        metrics.sent(WireHeader.PULL_REQUEST_SIZE);
+        s.sent(1);
+        return true;
+    }
+
+    /**
+     * Posts READ fragments of the peer's messages, oldest first, while the chain has slots, the
+     * queue pair is under its READ limit, and the send window (this engine) and pull budget (this
+     * thread domain) have room for the fragment. Destinations come from the local pool: nothing of
+     * ours is exposed to the peer.
+     */
+    private void preparePulls() {
+        Pull.Inbound p;
+        while (chain.free() > 0 && pull.readsInFlight() < maxReads && (p = pull.nextToRead()) != null) {
+            if (p.destination == null) {
+                try {
+                    p.destination = memory.byteBufAllocator().directBuffer(p.size, p.size);
+                } catch (RuntimeException | OutOfMemoryError e) {
+                    pull.refuse(p, e.getMessage() != null ? e.getMessage() : e.toString());
+                    continue;
+                }
+            }
+            int fragment = Math.min(config.fragmentSize(), p.size - p.posted);
+            if (!window.tryAcquire(fragment)) {
+                metrics.windowStall();
+                return;
+            }
+            if (!domain.takePullBudget(fragment)) {
+                window.release(fragment);
+                return;
+            }
+            SendWr wr = chain.prepare(p, fragment);
+            wr.opcode(WrOpcode.READ).remote(p.sourceAddress + p.posted, p.rkey);
+            wr.addSge(RegisteredByteBufAllocator.addressOf(p.destination) + p.posted, fragment,
+                    RegisteredByteBufAllocator.regionOf(p.destination).lkey());
+            pull.readPrepared(p, fragment);
+            ReadObserver o = readObserver;
+            if (o != null) {
+                o.readPrepared(pull.readsInFlight(), maxReads, window.inFlight(), config.sendWindowBytes(), domain.pullBytesInFlight(),
+                        config.pullBudgetBytes());
+            }
+        }
+    }
+
+    /** One PULL_DONE (unsolicited: the sender needs no wake to free memory) with the tokens released so far. */
+    private void preparePullNotice() {
+        int max = Math.max(1, peerEagerSize / WireHeader.PULL_DONE_TOKEN);
+        int n = Math.min(max, Pull.MAX_NOTICE_TOKENS);
+        ByteBuf body;
+        try {
+            body = memory.byteBufAllocator().directBuffer(n * WireHeader.PULL_DONE_TOKEN);
+        } catch (RuntimeException | OutOfMemoryError e) {
+            return; // the tokens stay batched; the next turn tries again
+        }
+        n = pull.takeNotice(body, 0, n);
+        body.writerIndex(n * WireHeader.PULL_DONE_TOKEN);
+        SendWr wr = chain.prepare(body, 0); // control traffic; the body goes back with the slot
+        int at = (int) (wr.wrId() % chain.depth()) * HEADER_SLOT;
+        WireHeader.write(headerArea, at, WireHeader.PULL_DONE, takeCreditsToReturn(), 0, n, 0);
+        wr.opcode(WrOpcode.SEND).addSge(headerAddress + at, WireHeader.SIZE, headerLkey);
+        PayloadGather.addSges(wr, body, 0, body.readableBytes());
+        credits.tryAcquireData(); // checked availableForData() > 0 before, on this thread
+        metrics.sent(WireHeader.SIZE + body.readableBytes());
     }
 
     /** Why a {@code size}-byte message is refused, naming whose limit it exceeds. */
@@ -844,6 +1041,9 @@ public final class Engine {
         }
         if (attachment instanceof ByteBuf) {
             ((ByteBuf) attachment).release();
+        } else if (attachment instanceof Pull.Inbound) {
+            domain.returnPullBudget(bytes);
+            pull.readRetired((Pull.Inbound) attachment, bytes, success);
         }
     }
 
@@ -864,6 +1064,7 @@ public final class Engine {
         connection.disconnect(); // may complete later (an asynchronous CM): the drain waits for it
         chain.abandonPending(releaser); // never posted: nothing reads them
         rendezvous.dropOutbound(); // sockets end below, which releases the payloads of messages under way
+        pull.fail(); // nothing more is read or delivered; the sources we exposed stay until the queue pair is quiet
         EngineException error = cause instanceof EngineException ? (EngineException) cause
                 : new EngineException("engine to " + peerName + " failed: " + cause.getMessage(), cause);
         for (EngineSocket s : new ArrayList<>(sockets.values())) {
@@ -977,6 +1178,10 @@ public final class Engine {
             }
         }
         rendezvous.releaseDestinations();
+        pull.releaseSources(); // the peer can READ nothing any more: the queue pair is quiet or destroyed
+        if (readables != null) {
+            readables.pool().close(); // buffers the application still holds keep their memory until released
+        }
         headerArea.release();
         destinations.pool().close(); // destinations the application still holds keep their memory until released
         domain.drained(this);

@@ -57,6 +57,22 @@ public final class EngineConfig {
      * period later is failed. Long enough for the largest message on a loaded link.
      */
     public static final Duration DEFAULT_RENDEZVOUS_WRITE_TIMEOUT = Duration.ofSeconds(30);
+    /**
+     * Whether this side offers pull rendezvous: a large message whose payload lives in memory the
+     * peer may read ({@code EngineSocket.allocateRemoteReadable}, the connection's allocator when
+     * pull is on) is named to the peer in one request, and the peer READs it into its own memory
+     * (no destination round trip, the sender's thread is not woken to move it). Used on a
+     * connection only when both sides offer it (agreed at connect); other payloads, and every
+     * payload when off, go by WRITE rendezvous. Off by default: the WRITE rendezvous stays the
+     * default until pull has been measured on hardware.
+     */
+    public static final boolean DEFAULT_PULL_RENDEZVOUS = false;
+    /**
+     * Bytes of RDMA READs one thread domain keeps outstanding for all its engines together: a
+     * client pulling replies from many servers at once is bounded as a whole (each engine's
+     * pulls are also bounded by its send window, and by 4 READs per queue pair).
+     */
+    public static final long DEFAULT_PULL_BUDGET_BYTES = 16L * 1024 * 1024;
 
     private final int sendQueueDepth;
     private final int recvQueueDepth;
@@ -70,10 +86,12 @@ public final class EngineConfig {
     private final Duration drainTimeout;
     private final long maxPinnedDestinationBytes;
     private final Duration rendezvousWriteTimeout;
+    private final boolean pullRendezvous;
+    private final long pullBudgetBytes;
 
     private EngineConfig(int sendQueueDepth, int recvQueueDepth, int eagerSize, int clientEagerSize, int fragmentSize, long sendWindowBytes,
                          int maxMessageSize, int socketMessageWindow, Duration heartbeatInterval, Duration drainTimeout,
-                         long maxPinnedDestinationBytes, Duration rendezvousWriteTimeout) {
+                         long maxPinnedDestinationBytes, Duration rendezvousWriteTimeout, boolean pullRendezvous, long pullBudgetBytes) {
         this.sendQueueDepth = sendQueueDepth;
         this.recvQueueDepth = recvQueueDepth;
         this.eagerSize = eagerSize;
@@ -86,52 +104,54 @@ public final class EngineConfig {
         this.drainTimeout = drainTimeout;
         this.maxPinnedDestinationBytes = maxPinnedDestinationBytes;
         this.rendezvousWriteTimeout = rendezvousWriteTimeout;
+        this.pullRendezvous = pullRendezvous;
+        this.pullBudgetBytes = pullBudgetBytes;
     }
 
     public static EngineConfig defaults() {
         return new EngineConfig(DEFAULT_SEND_QUEUE_DEPTH, DEFAULT_RECV_QUEUE_DEPTH, DEFAULT_EAGER_SIZE, DEFAULT_CLIENT_EAGER_SIZE, DEFAULT_FRAGMENT_SIZE,
                 DEFAULT_SEND_WINDOW_BYTES, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_SOCKET_MESSAGE_WINDOW, DEFAULT_HEARTBEAT_INTERVAL,
-                DEFAULT_DRAIN_TIMEOUT, DEFAULT_MAX_PINNED_DESTINATION_BYTES, DEFAULT_RENDEZVOUS_WRITE_TIMEOUT);
+                DEFAULT_DRAIN_TIMEOUT, DEFAULT_MAX_PINNED_DESTINATION_BYTES, DEFAULT_RENDEZVOUS_WRITE_TIMEOUT, DEFAULT_PULL_RENDEZVOUS, DEFAULT_PULL_BUDGET_BYTES);
     }
 
     public EngineConfig withSendQueueDepth(int v) {
-        return new EngineConfig(atLeast("sendQueueDepth", v, 4), recvQueueDepth, eagerSize, clientEagerSize, fragmentSize, sendWindowBytes, maxMessageSize, socketMessageWindow, heartbeatInterval, drainTimeout, maxPinnedDestinationBytes, rendezvousWriteTimeout);
+        return new EngineConfig(atLeast("sendQueueDepth", v, 4), recvQueueDepth, eagerSize, clientEagerSize, fragmentSize, sendWindowBytes, maxMessageSize, socketMessageWindow, heartbeatInterval, drainTimeout, maxPinnedDestinationBytes, rendezvousWriteTimeout, pullRendezvous, pullBudgetBytes);
     }
 
     public EngineConfig withRecvQueueDepth(int v) {
-        return new EngineConfig(sendQueueDepth, atLeast("recvQueueDepth", v, 4), eagerSize, clientEagerSize, fragmentSize, sendWindowBytes, maxMessageSize, socketMessageWindow, heartbeatInterval, drainTimeout, maxPinnedDestinationBytes, rendezvousWriteTimeout);
+        return new EngineConfig(sendQueueDepth, atLeast("recvQueueDepth", v, 4), eagerSize, clientEagerSize, fragmentSize, sendWindowBytes, maxMessageSize, socketMessageWindow, heartbeatInterval, drainTimeout, maxPinnedDestinationBytes, rendezvousWriteTimeout, pullRendezvous, pullBudgetBytes);
     }
 
     /** See {@link #DEFAULT_EAGER_SIZE}; at least 64 bytes. */
     public EngineConfig withEagerSize(int v) {
-        return new EngineConfig(sendQueueDepth, recvQueueDepth, atLeast("eagerSize", v, 64), clientEagerSize, fragmentSize, sendWindowBytes, maxMessageSize, socketMessageWindow, heartbeatInterval, drainTimeout, maxPinnedDestinationBytes, rendezvousWriteTimeout);
+        return new EngineConfig(sendQueueDepth, recvQueueDepth, atLeast("eagerSize", v, 64), clientEagerSize, fragmentSize, sendWindowBytes, maxMessageSize, socketMessageWindow, heartbeatInterval, drainTimeout, maxPinnedDestinationBytes, rendezvousWriteTimeout, pullRendezvous, pullBudgetBytes);
     }
 
     /** See {@link #DEFAULT_CLIENT_EAGER_SIZE}; at least 64 bytes. */
     public EngineConfig withClientEagerSize(int v) {
-        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, atLeast("clientEagerSize", v, 64), fragmentSize, sendWindowBytes, maxMessageSize, socketMessageWindow, heartbeatInterval, drainTimeout, maxPinnedDestinationBytes, rendezvousWriteTimeout);
+        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, atLeast("clientEagerSize", v, 64), fragmentSize, sendWindowBytes, maxMessageSize, socketMessageWindow, heartbeatInterval, drainTimeout, maxPinnedDestinationBytes, rendezvousWriteTimeout, pullRendezvous, pullBudgetBytes);
     }
 
     public EngineConfig withFragmentSize(int v) {
-        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, clientEagerSize, atLeast("fragmentSize", v, 4096), sendWindowBytes, maxMessageSize, socketMessageWindow, heartbeatInterval, drainTimeout, maxPinnedDestinationBytes, rendezvousWriteTimeout);
+        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, clientEagerSize, atLeast("fragmentSize", v, 4096), sendWindowBytes, maxMessageSize, socketMessageWindow, heartbeatInterval, drainTimeout, maxPinnedDestinationBytes, rendezvousWriteTimeout, pullRendezvous, pullBudgetBytes);
     }
 
     public EngineConfig withSendWindowBytes(long v) {
         if (v < 1) throw new IllegalArgumentException("sendWindowBytes must be at least 1, got " + v);
-        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, clientEagerSize, fragmentSize, v, maxMessageSize, socketMessageWindow, heartbeatInterval, drainTimeout, maxPinnedDestinationBytes, rendezvousWriteTimeout);
+        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, clientEagerSize, fragmentSize, v, maxMessageSize, socketMessageWindow, heartbeatInterval, drainTimeout, maxPinnedDestinationBytes, rendezvousWriteTimeout, pullRendezvous, pullBudgetBytes);
     }
 
     public EngineConfig withMaxMessageSize(int v) {
-        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, clientEagerSize, fragmentSize, sendWindowBytes, atLeast("maxMessageSize", v, 1), socketMessageWindow, heartbeatInterval, drainTimeout, maxPinnedDestinationBytes, rendezvousWriteTimeout);
+        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, clientEagerSize, fragmentSize, sendWindowBytes, atLeast("maxMessageSize", v, 1), socketMessageWindow, heartbeatInterval, drainTimeout, maxPinnedDestinationBytes, rendezvousWriteTimeout, pullRendezvous, pullBudgetBytes);
     }
 
     public EngineConfig withSocketMessageWindow(int v) {
-        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, clientEagerSize, fragmentSize, sendWindowBytes, maxMessageSize, atLeast("socketMessageWindow", v, 1), heartbeatInterval, drainTimeout, maxPinnedDestinationBytes, rendezvousWriteTimeout);
+        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, clientEagerSize, fragmentSize, sendWindowBytes, maxMessageSize, atLeast("socketMessageWindow", v, 1), heartbeatInterval, drainTimeout, maxPinnedDestinationBytes, rendezvousWriteTimeout, pullRendezvous, pullBudgetBytes);
     }
 
     public EngineConfig withHeartbeatInterval(Duration v) {
         if (v.toMillis() < 10) throw new IllegalArgumentException("heartbeatInterval must be at least 10 ms, got " + v.toMillis() + " ms");
-        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, clientEagerSize, fragmentSize, sendWindowBytes, maxMessageSize, socketMessageWindow, v, drainTimeout, maxPinnedDestinationBytes, rendezvousWriteTimeout);
+        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, clientEagerSize, fragmentSize, sendWindowBytes, maxMessageSize, socketMessageWindow, v, drainTimeout, maxPinnedDestinationBytes, rendezvousWriteTimeout, pullRendezvous, pullBudgetBytes);
     }
 
     private static int atLeast(String name, int v, int min) {
@@ -142,21 +162,34 @@ public final class EngineConfig {
     /** See {@link #DEFAULT_DRAIN_TIMEOUT}; at least 10 ms. */
     public EngineConfig withDrainTimeout(Duration v) {
         if (v.toMillis() < 10) throw new IllegalArgumentException("drainTimeout must be at least 10 ms, got " + v.toMillis() + " ms");
-        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, clientEagerSize, fragmentSize, sendWindowBytes, maxMessageSize, socketMessageWindow, heartbeatInterval, v, maxPinnedDestinationBytes, rendezvousWriteTimeout);
+        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, clientEagerSize, fragmentSize, sendWindowBytes, maxMessageSize, socketMessageWindow, heartbeatInterval, v, maxPinnedDestinationBytes, rendezvousWriteTimeout, pullRendezvous, pullBudgetBytes);
     }
 
     /** See {@link #DEFAULT_MAX_PINNED_DESTINATION_BYTES}. */
     public EngineConfig withMaxPinnedDestinationBytes(long v) {
         if (v < 1) throw new IllegalArgumentException("maxPinnedDestinationBytes must be at least 1, got " + v);
         return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, clientEagerSize, fragmentSize, sendWindowBytes, maxMessageSize, socketMessageWindow,
-                heartbeatInterval, drainTimeout, v, rendezvousWriteTimeout);
+                heartbeatInterval, drainTimeout, v, rendezvousWriteTimeout, pullRendezvous, pullBudgetBytes);
     }
 
     /** See {@link #DEFAULT_RENDEZVOUS_WRITE_TIMEOUT}; at least 10 ms. */
     public EngineConfig withRendezvousWriteTimeout(Duration v) {
         if (v.toMillis() < 10) throw new IllegalArgumentException("rendezvousWriteTimeout must be at least 10 ms, got " + v.toMillis() + " ms");
         return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, clientEagerSize, fragmentSize, sendWindowBytes, maxMessageSize, socketMessageWindow,
-                heartbeatInterval, drainTimeout, maxPinnedDestinationBytes, v);
+                heartbeatInterval, drainTimeout, maxPinnedDestinationBytes, v, pullRendezvous, pullBudgetBytes);
+    }
+
+    /** See {@link #DEFAULT_PULL_RENDEZVOUS}. */
+    public EngineConfig withPullRendezvous(boolean v) {
+        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, clientEagerSize, fragmentSize, sendWindowBytes, maxMessageSize, socketMessageWindow,
+                heartbeatInterval, drainTimeout, maxPinnedDestinationBytes, rendezvousWriteTimeout, v, pullBudgetBytes);
+    }
+
+    /** See {@link #DEFAULT_PULL_BUDGET_BYTES}; at least one fragment. */
+    public EngineConfig withPullBudgetBytes(long v) {
+        if (v < fragmentSize) throw new IllegalArgumentException("pullBudgetBytes must be at least the fragment size (" + fragmentSize + "), got " + v);
+        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, clientEagerSize, fragmentSize, sendWindowBytes, maxMessageSize, socketMessageWindow,
+                heartbeatInterval, drainTimeout, maxPinnedDestinationBytes, rendezvousWriteTimeout, pullRendezvous, v);
     }
 
     public int sendQueueDepth() { return sendQueueDepth; }
@@ -171,6 +204,8 @@ public final class EngineConfig {
     public Duration drainTimeout() { return drainTimeout; }
     public long maxPinnedDestinationBytes() { return maxPinnedDestinationBytes; }
     public Duration rendezvousWriteTimeout() { return rendezvousWriteTimeout; }
+    public boolean pullRendezvous() { return pullRendezvous; }
+    public long pullBudgetBytes() { return pullBudgetBytes; }
 
     /** The eager size an engine advertises and posts receive buffers for: the client's or the server's. */
     int eagerSize(boolean client) {
@@ -198,6 +233,7 @@ public final class EngineConfig {
                 + ", fragmentSize=" + fragmentSize + ", sendWindowBytes=" + sendWindowBytes + ", maxMessageSize=" + maxMessageSize
                 + ", socketMessageWindow=" + socketMessageWindow + ", heartbeatInterval=" + heartbeatInterval.toMillis() + "ms"
                 + ", drainTimeout=" + drainTimeout.toMillis() + "ms, maxPinnedDestinationBytes=" + maxPinnedDestinationBytes
-                + ", rendezvousWriteTimeout=" + rendezvousWriteTimeout.toMillis() + "ms}";
+                + ", rendezvousWriteTimeout=" + rendezvousWriteTimeout.toMillis() + "ms, pullRendezvous=" + pullRendezvous
+                + ", pullBudgetBytes=" + pullBudgetBytes + "}";
     }
 }

@@ -21,6 +21,7 @@ public final class EngineMetrics {
     long socketStalls;
     long rnrEvents;
     long rendezvousRoundTrips;
+    long messagesPulled;
     long rendezvousRefused;
     long rendezvousRevocations;
     long bytesSent;
@@ -63,6 +64,10 @@ public final class EngineMetrics {
 
     void rendezvous() {
         rendezvousRoundTrips++;
+    }
+
+    void pulled() {
+        messagesPulled++;
     }
 
     void rendezvousRefusal() {
@@ -127,6 +132,8 @@ public final class EngineMetrics {
     public long socketStalls() { return socketStalls; }
     public long rnrEvents() { return rnrEvents; }
     public long rendezvousRoundTrips() { return rendezvousRoundTrips; }
+    /** Messages of the peers this domain pulled (pull rendezvous: READ into local memory). */
+    public long messagesPulled() { return messagesPulled; }
     /** Rendezvous requests of the peer we refused (no destination could be allocated). */
     public long rendezvousRefused() { return rendezvousRefused; }
     /** Destinations we revoked because their data did not come within the write timeout. */
@@ -168,6 +175,7 @@ public final class EngineMetrics {
         counter(registry, "rdma.socket.stalls", "turns a socket waited for its peer's message allowance", EngineMetrics::socketStalls, tags);
         counter(registry, "rdma.rnr", "receiver-not-ready errors (must stay 0)", EngineMetrics::rnrEvents, tags);
         counter(registry, "rdma.rendezvous", "rendezvous round trips", EngineMetrics::rendezvousRoundTrips, tags);
+        counter(registry, "rdma.pulled", "messages pulled from peers (pull rendezvous: RDMA READ)", EngineMetrics::messagesPulled, tags);
         counter(registry, "rdma.rendezvous.refused", "peer rendezvous requests refused: no destination could be allocated",
                 EngineMetrics::rendezvousRefused, tags);
         counter(registry, "rdma.rendezvous.revoked", "destinations revoked: their data did not come within the write timeout",
@@ -195,7 +203,7 @@ public final class EngineMetrics {
         return "EngineMetrics{doorbells=" + doorbells + ", posts=" + requestsPosted + ", signaled=" + signaledPosted
                 + ", completions=" + completions
                 + ", creditStalls=" + creditStalls + ", windowStalls=" + windowStalls + ", socketStalls=" + socketStalls
-                + ", rnr=" + rnrEvents + ", rendezvous=" + rendezvousRoundTrips + ", bytesSent=" + bytesSent
+                + ", rnr=" + rnrEvents + ", rendezvous=" + rendezvousRoundTrips + ", pulled=" + messagesPulled + ", bytesSent=" + bytesSent
                 + ", bytesReceived=" + bytesReceived + ", copiesOnSend=" + copiesOnSend + ", sockets=" + socketsOpen
                 + ", engines=" + engines + ", engineFailures=" + engineFailures + ", idleWaits=" + idleWaits + "}";
     }

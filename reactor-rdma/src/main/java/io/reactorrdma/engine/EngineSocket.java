@@ -109,6 +109,13 @@ public final class EngineSocket {
     private long closeDeadline;
     /** I/O thread: messages that arrived before an inbound was attached. */
     private java.util.ArrayDeque<ByteBuf> early;
+    /**
+     * I/O thread: while a message of the peer is being pulled, what arrived after it waits here in
+     * the socket's order — pulls ({@link Pull.Inbound}), messages, direct-write notices (Integer)
+     * and a graceful close ({@link #CLOSE_AFTER_PULLS}). Null until the first pull.
+     */
+    private java.util.ArrayDeque<Object> ordered;
+    private static final Object CLOSE_AFTER_PULLS = new Object();
     /** Set by {@link #end} before it drains the queue; volatile so a racing {@link #offer} sees it. */
     private volatile boolean ended;
 
@@ -139,6 +146,22 @@ public final class EngineSocket {
      */
     public ByteBuf allocateRemoteWritable(int size) {
         return engine.allocateRemoteWritable(size);
+    }
+
+    /**
+     * A buffer of {@code size} bytes the peer may READ (this engine's readable pool): a message
+     * written into it and sent on a connection where pull rendezvous is on goes, when larger than
+     * the peer's eager size, without a destination round trip. Only this peer can read the pool.
+     *
+     * @throws IllegalStateException when pull rendezvous is not on for this connection
+     */
+    public ByteBuf allocateRemoteReadable(int size) {
+        return engine.allocateRemoteReadable(size);
+    }
+
+    /** The allocator of {@link #allocateRemoteReadable} (any thread), or null when pull rendezvous is not on for this connection. */
+    public io.netty.buffer.ByteBufAllocator remoteReadableAllocator() {
+        return engine.remoteReadableAllocator();
     }
 
     /** The largest message this socket sends: the smaller of this side's and the peer's maximum message size. */
@@ -367,6 +390,14 @@ public final class EngineSocket {
     }
 
     void remoteWrite(int lastFragmentBytes) {
+        if (ordered != null && !ordered.isEmpty()) {
+            ordered.add(lastFragmentBytes); // boxed: only behind a pull
+            return;
+        }
+        remoteWriteNow(lastFragmentBytes);
+    }
+
+    private void remoteWriteNow(int lastFragmentBytes) {
         Inbound in = inbound;
         if (in != null && !ended) {
             try {
@@ -391,7 +422,68 @@ public final class EngineSocket {
         }
     }
 
+    /** A message of the peer: delivered now, or after the pulls it arrived behind. */
     void deliver(ByteBuf message) {
+        if (ordered != null && !ordered.isEmpty()) {
+            ordered.add(message);
+            return;
+        }
+        deliverNow(message);
+    }
+
+    /** A message of the peer is being pulled: what arrives after it waits until it is delivered. */
+    void awaitPull(Pull.Inbound p) {
+        if (ordered == null) ordered = new java.util.ArrayDeque<>();
+        ordered.add(p);
+    }
+
+    /** Whether messages of the peer wait behind a pull. */
+    boolean holdsPulls() {
+        return ordered != null && !ordered.isEmpty();
+    }
+
+    /** The peer closed the socket gracefully while messages were being pulled: it ends once they are delivered. */
+    void endAfterPulls() {
+        ordered.add(CLOSE_AFTER_PULLS);
+    }
+
+    /** A pull of this socket completed: it and what waited behind it are delivered, in order, up to the next pull not complete. */
+    void pullComplete() {
+        drainOrdered();
+    }
+
+    /** A pull of this socket was refused (nothing to deliver): what waited behind it may go. */
+    void pullGivenUp() {
+        drainOrdered();
+    }
+
+    private void drainOrdered() {
+        Object o;
+        while (!ended && (o = ordered.peek()) != null) {
+            if (o instanceof Pull.Inbound) {
+                Pull.Inbound p = (Pull.Inbound) o;
+                if (!p.abandoned && !p.complete()) {
+                    return;
+                }
+                ordered.poll();
+                if (!p.abandoned) {
+                    deliverNow(p.takeMessage());
+                }
+            } else if (o instanceof ByteBuf) {
+                ordered.poll();
+                deliverNow((ByteBuf) o);
+            } else if (o instanceof Integer) {
+                ordered.poll();
+                remoteWriteNow((Integer) o);
+            } else {
+                ordered.poll();
+                engine.closedByPeer(this);
+                return;
+            }
+        }
+    }
+
+    private void deliverNow(ByteBuf message) {
         DELIVERED.setOpaque(this, delivered + 1); // the only writer; counted even if released unread (its grant comes with the consumption)
         Inbound in = inbound;
         if (ended) {
@@ -451,6 +543,16 @@ public final class EngineSocket {
         ByteBuf m;
         if (early != null) {
             while ((m = early.poll()) != null) m.release();
+        }
+        if (ordered != null) {
+            Object o;
+            while ((o = ordered.poll()) != null) {
+                if (o instanceof ByteBuf) {
+                    ((ByteBuf) o).release();
+                } else if (o instanceof Pull.Inbound) {
+                    engine.abandonPull((Pull.Inbound) o); // no more READs; the peer releases its source at our notice
+                }
+            }
         }
         if (current != null) {
             engine.abandon(current); // tells the peer to free the destination of a rendezvous in progress

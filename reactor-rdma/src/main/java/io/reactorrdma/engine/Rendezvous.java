@@ -33,6 +33,9 @@ final class Rendezvous {
 
         /** The open socket with this id, or null. */
         EngineSocket socket(int id);
+
+        /** RNDV_REFUSE of a token that is not a WRITE rendezvous of ours: true when it was one offered to be pulled. */
+        boolean pullRefused(int token, int length, String text);
     }
 
     private final Host host;
@@ -104,13 +107,19 @@ final class Rendezvous {
      * answer as the socket's message in progress. The caller posts the RNDV_REQUEST.
      */
     OutboundMessage begin(EngineSocket s, ByteBuf payload) {
-        int token = nextToken;
-        nextToken = (nextToken + 1) & ~DirectWrite.IMM_FLAG; // rendezvous tokens never have the direct-write bit
-        if (nextToken == 0) nextToken = 1;
+        int token = nextToken();
         OutboundMessage m = new OutboundMessage(s, payload, token);
         awaitingAnswer.put(token, m);
         s.startMessage(m);
         return m;
+    }
+
+    /** A new token, for a WRITE rendezvous or a pull (one space: the peer's replies name either). */
+    int nextToken() {
+        int token = nextToken;
+        nextToken = (nextToken + 1) & ~DirectWrite.IMM_FLAG; // rendezvous tokens never have the direct-write bit
+        if (nextToken == 0) nextToken = 1;
+        return token;
     }
 
     /** The last fragment of {@code m} is posted: no revocation can fail it any more. */
@@ -163,6 +172,10 @@ final class Rendezvous {
         }
         OutboundMessage m = awaitingAnswer.remove(token);
         if (m == null) {
+            if (reason == WireHeader.REFUSED_NO_MEMORY
+                    && host.pullRefused(token, length, buf.toString(base + WireHeader.OFF_REFUSE_TEXT, textBytes, java.nio.charset.StandardCharsets.UTF_8))) {
+                return;
+            }
             throw new ProtocolException(peerName + " refused rendezvous token " + token + ", which we never asked about");
         }
         if (length != m.size) {

@@ -52,6 +52,8 @@ public final class ThreadDomain implements AutoCloseable {
     private final IdleStrategy idle;
     private final CompletionQueue cq;
     private final EngineMetrics metrics = new EngineMetrics();
+    /** Bytes of RDMA READs this domain's engines have outstanding (I/O thread), within EngineConfig.pullBudgetBytes. */
+    private long pullBytesInFlight;
     private final Executor connector;
     private final Thread thread;
     private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
@@ -108,6 +110,29 @@ public final class ThreadDomain implements AutoCloseable {
 
     public String name() {
         return name;
+    }
+
+    /**
+     * Takes {@code bytes} of the domain's pull budget for a READ (I/O thread): false when the
+     * engines of this domain have EngineConfig.pullBudgetBytes in flight already (one READ larger
+     * than the rest of the budget waits until it is all back).
+     */
+    boolean takePullBudget(int bytes) {
+        if (pullBytesInFlight + bytes > config.pullBudgetBytes()) {
+            return false;
+        }
+        pullBytesInFlight += bytes;
+        return true;
+    }
+
+    /** A READ retired: its bytes are back in the domain's pull budget (I/O thread). */
+    void returnPullBudget(int bytes) {
+        pullBytesInFlight -= bytes;
+    }
+
+    /** Bytes of READs in flight in this domain (I/O thread; for the checks of tests). */
+    long pullBytesInFlight() {
+        return pullBytesInFlight;
     }
 
     public EngineMetrics metrics() {

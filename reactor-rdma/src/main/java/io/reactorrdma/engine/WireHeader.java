@@ -9,18 +9,31 @@ import io.netty.buffer.ByteBuf;
  *
  * <pre>
  *  0  byte   type       DATA, RNDV_REQUEST, RNDV_ANSWER, CREDIT, SOCKET_OPEN, SOCKET_CLOSE,
- *                       SOCKET_CREDIT, HEARTBEAT, CLOSE, RNDV_REFUSE, RNDV_ABANDON, RNDV_REVOKE
+ *                       SOCKET_CREDIT, HEARTBEAT, CLOSE, RNDV_REFUSE, RNDV_ABANDON, RNDV_REVOKE,
+ *                       PULL_REQUEST, PULL_DONE
  *  1  byte   flags      0 (reserved; anything else is a protocol error)
  *  2  ushort credits    receive credits returned to the peer (piggybacked on any message)
  *  4  int    socket     socket id (0 for engine-level messages)
  *  8  int    length     DATA: payload bytes that follow; RNDV_REQUEST / RNDV_ANSWER / RNDV_REFUSE /
- *                       RNDV_REVOKE: message size; RNDV_ABANDON: 0;
+ *                       RNDV_REVOKE / PULL_REQUEST: message size; RNDV_ABANDON: 0;
+ *                       PULL_DONE: the number of tokens that follow;
  *                       SOCKET_CREDIT: messages granted; SOCKET_CLOSE: 0 (normal) or 1 (error)
- * 12  int    token      RNDV_*: the message's token, also the immediate data of its final
- *                       WRITE_WITH_IMM
+ * 12  int    token      RNDV_* and PULL_REQUEST: the message's token (for RNDV_*, also the
+ *                       immediate data of its final WRITE_WITH_IMM); PULL_DONE: 0
  * 16  ...    DATA: payload; RNDV_ANSWER: long address, int rkey (the destination);
- *            RNDV_REFUSE: the refusal body below
+ *            PULL_REQUEST: long address, int rkey (the source: readable memory of the sender);
+ *            RNDV_REFUSE: the refusal body below; PULL_DONE: n ints, the tokens released
  * </pre>
+ * Pull rendezvous (both sides offered it at connect): PULL_REQUEST (sender to receiver,
+ * solicited) names a message the receiver READs from the sender's memory into its own, in
+ * fragments, and delivers in the socket's order once the last READ completed. It takes one
+ * message of the socket's allowance, as DATA does. The receiver answers every PULL_REQUEST
+ * exactly once: a token in a PULL_DONE (unsolicited, batched: the source may be released, no
+ * READ of it follows), or RNDV_REFUSE with {@link #REFUSED_NO_MEMORY} (nothing was read; the
+ * sender's message fails with {@link MessageRefusedException}). A receiver whose socket ended
+ * (closed with an error by either side) stops reading its messages and lists their tokens in a
+ * PULL_DONE once their READs already posted completed; a graceful SOCKET_CLOSE takes effect
+ * after the messages pulled before it are delivered.
  * The receiver answers every RNDV_REQUEST exactly once: RNDV_ANSWER, or RNDV_REFUSE when it will
  * not take the message (the sender's message then fails with {@link MessageRefusedException}; the
  * socket and the connection go on). RNDV_REFUSE's body, after the header:
@@ -49,6 +62,10 @@ final class WireHeader {
 
     static final int SIZE = 16;
     static final int RNDV_ANSWER_SIZE = SIZE + 12;
+    /** PULL_REQUEST: the header, the source's address and rkey (the offsets of RNDV_ANSWER's). */
+    static final int PULL_REQUEST_SIZE = SIZE + 12;
+    /** Bytes per token of a PULL_DONE. */
+    static final int PULL_DONE_TOKEN = 4;
     /** RNDV_REFUSE without its text. */
     static final int RNDV_REFUSE_SIZE = SIZE + 6;
     /** Most UTF-8 bytes of a refusal's text. */
@@ -66,6 +83,8 @@ final class WireHeader {
     static final byte RNDV_REFUSE = 10;
     static final byte RNDV_ABANDON = 11;
     static final byte RNDV_REVOKE = 12;
+    static final byte PULL_REQUEST = 13;
+    static final byte PULL_DONE = 14;
 
     /** RNDV_REFUSE reason: the receiver could not allocate the destination. */
     static final int REFUSED_NO_MEMORY = 1;
@@ -138,6 +157,8 @@ final class WireHeader {
             case RNDV_REFUSE: return "RNDV_REFUSE";
             case RNDV_ABANDON: return "RNDV_ABANDON";
             case RNDV_REVOKE: return "RNDV_REVOKE";
+            case PULL_REQUEST: return "PULL_REQUEST";
+            case PULL_DONE: return "PULL_DONE";
             default: return "unknown type " + type;
         }
     }

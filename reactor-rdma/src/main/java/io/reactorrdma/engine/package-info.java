@@ -10,6 +10,11 @@
  *       batch), receive buffers replenished d/2 at a time, receive credits with a reserved control
  *       credit, eager SENDs and rendezvous WRITEs, the send window, and the sockets multiplexed on
  *       it, served round-robin one fragment per turn.</li>
+ *   <li>{@link io.reactorrdma.engine.Rendezvous} — the WRITE rendezvous state machine, both
+ *       directions (requests, answers, refusals, abandons, revocations, the destination bound);
+ *       {@link io.reactorrdma.engine.Pull} — the pull rendezvous (the receiver READs a message
+ *       named by the sender out of the sender's per-engine readable pool, delivers in socket
+ *       order, releases the source in a batched notice), on when both sides offer it.</li>
  *   <li>{@link io.reactorrdma.engine.EngineSocket} — one logical connection, with per-socket
  *       message allowance so a slow consumer stops its sender.</li>
  *   <li>The wire protocol: {@link io.reactorrdma.engine.WireHeader} and

@@ -168,6 +168,8 @@ public final class AllocatorConfig {
     static final int LOCAL_ACCESS = AccessFlags.LOCAL_WRITE;
     /** Access of the pool peers may write into: rendezvous destinations. */
     static final int REMOTE_WRITABLE_ACCESS = AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE;
+    /** Access of a pool one peer may READ from: pull-rendezvous sources (never remote-writable). */
+    static final int REMOTE_READABLE_ACCESS = AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_READ;
 
     @Override
     public String toString() {

@@ -57,6 +57,11 @@ public final class Chunk {
         return view;
     }
 
+    /** The pool this chunk came from: whose access flags and keys cover it. */
+    public RegisteredPool pool() {
+        return owner;
+    }
+
     /** The JVM address of the chunk's first byte (not the provider's: that is {@link #address()}). */
     public long memoryAddress() {
         return memoryAddress;

@@ -22,6 +22,10 @@ import java.util.concurrent.atomic.LongAdder;
  *       never covers another peer's buffers; sized by {@link AllocatorConfig#destinationBlockSize()}
  *       and {@link AllocatorConfig#destinationRetainedBytes()}, and trimmed by its owner
  *       ({@link RegisteredPool#trim()}).</li>
+ *   <li>{@link #openReadablePool} — {@code LOCAL_WRITE | REMOTE_READ}, one per engine (per
+ *       peer): the messages that engine's peer pulls (RDMA READ). Blocks of its own, as a
+ *       destination pool's, so the rkey one peer gets covers only memory holding messages
+ *       addressed to it; never remote-writable.</li>
  * </ul>
  */
 public final class RegisteredAllocator implements AutoCloseable {
@@ -33,6 +37,8 @@ public final class RegisteredAllocator implements AutoCloseable {
     private final AllocatorConfig destinationConfig;
     /** Open destination pools, and closed ones whose buffers are not all back yet. */
     private final Set<RegisteredPool> destinationPools = ConcurrentHashMap.newKeySet();
+    /** Open readable pools, and closed ones whose buffers are not all back yet. */
+    private final Set<RegisteredPool> readablePools = ConcurrentHashMap.newKeySet();
     /** Registrations and deregistrations of destination pools already released, so that the sums only grow. */
     private final LongAdder releasedPoolRegistrations = new LongAdder();
     private final LongAdder releasedPoolDeregistrations = new LongAdder();
@@ -73,20 +79,45 @@ public final class RegisteredAllocator implements AutoCloseable {
      * this allocator's figures once its memory is released.
      */
     public RegisteredPool openDestinationPool(String peer) {
+        return openPeerPool("destinations of " + peer, AllocatorConfig.REMOTE_WRITABLE_ACCESS, destinationPools, true);
+    }
+
+    /**
+     * A new remote-readable pool ({@code LOCAL_WRITE | REMOTE_READ}) for the messages one peer may
+     * pull: as {@link #openDestinationPool} (its own blocks, nothing registered before its first
+     * allocation, trimmed and closed by its owner), but readable, not writable, by that peer. Any
+     * thread may allocate from it; frees take its block lock (no thread caches: its blocks must
+     * stay its own).
+     */
+    public RegisteredPool openReadablePool(String peer) {
+        return openPeerPool("readable by " + peer, AllocatorConfig.REMOTE_READABLE_ACCESS, readablePools, false);
+    }
+
+    private RegisteredPool openPeerPool(String name, int access, Set<RegisteredPool> pools, boolean countReleased) {
         if (local.isClosed()) {
-            throw new IllegalStateException("the registered allocator is closed: no destination pool for " + peer);
+            throw new IllegalStateException("the registered allocator is closed: no pool " + name);
         }
         RegisteredPool[] self = new RegisteredPool[1];
-        RegisteredPool pool = new RegisteredPool("destinations of " + peer, pd, AllocatorConfig.REMOTE_WRITABLE_ACCESS, destinationConfig,
-                false, () -> {
-                    AllocatorStatistics last = self[0].statistics();
-                    releasedPoolRegistrations.add(last.registrations());
-                    releasedPoolDeregistrations.add(last.deregistrations());
-                    destinationPools.remove(self[0]);
-                });
+        RegisteredPool pool = new RegisteredPool(name, pd, access, destinationConfig, false, () -> {
+            if (countReleased) {
+                AllocatorStatistics last = self[0].statistics();
+                releasedPoolRegistrations.add(last.registrations());
+                releasedPoolDeregistrations.add(last.deregistrations());
+            }
+            pools.remove(self[0]);
+        });
         self[0] = pool;
-        destinationPools.add(pool);
+        pools.add(pool);
         return pool;
+    }
+
+    /** Live buffers of the readable pools (open, and closed ones not yet released). */
+    public long readableLiveBuffers() {
+        long n = 0;
+        for (RegisteredPool p : readablePools) {
+            n += p.statistics().liveBuffers();
+        }
+        return n;
     }
 
     /**
@@ -107,9 +138,10 @@ public final class RegisteredAllocator implements AutoCloseable {
         return byteBufAllocator;
     }
 
-    /** Live buffers of all pools, the destination pools included. */
+    /** Live buffers of all pools, the destination and readable pools included. */
     public long liveBuffers() {
-        return local.statistics().liveBuffers() + remoteWritable.statistics().liveBuffers() + destinationStatistics().liveBuffers();
+        return local.statistics().liveBuffers() + remoteWritable.statistics().liveBuffers() + destinationStatistics().liveBuffers()
+                + readableLiveBuffers();
     }
 
     /**
@@ -121,6 +153,9 @@ public final class RegisteredAllocator implements AutoCloseable {
     public long closeAndReport() {
         long live = local.closeAndReport() + remoteWritable.closeAndReport();
         for (RegisteredPool p : destinationPools) {
+            live += p.closeAndReport();
+        }
+        for (RegisteredPool p : readablePools) {
             live += p.closeAndReport();
         }
         return live;

@@ -198,4 +198,27 @@ class ConnectionParametersTest {
                 new ConnectionParameters(ConnectionParameters.VERSION, 64, 8192, 0, 8).encode(), "peer", ConnectionParameters.VERSION))
                 .isInstanceOf(ProtocolException.class).hasMessageContaining("maximum message size 0");
     }
+
+    @Test
+    void version3CarriesThePullCapabilityAndTheReadLimitAtTheirOffsets() {
+        ConnectionParameters p = new ConnectionParameters(ConnectionParameters.VERSION, 64, 8192, 16 << 20, 8, ConnectionParameters.PULL, 4);
+        java.nio.ByteBuffer wire = p.encode().order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        assertThat(ConnectionParameters.VERSION).isEqualTo((short) 3);
+        assertThat(wire.getInt(0)).isEqualTo(ConnectionParameters.MAGIC);
+        assertThat(wire.getShort(4)).isEqualTo(ConnectionParameters.VERSION);
+        assertThat(wire.getInt(24)).isEqualTo(ConnectionParameters.PULL);
+        assertThat(wire.getShort(28)).isEqualTo((short) 4);
+        ConnectionParameters back = ConnectionParameters.decode(wire, "peer", ConnectionParameters.VERSION);
+        assertThat(back).isEqualTo(p);
+        assertThat(back.pulls()).isTrue();
+        assertThat(ConnectionParameters.of(ConnectionParameters.VERSION, EngineConfig.defaults(), true).pulls())
+                .as("pull rendezvous is off by default").isFalse();
+        assertThat(ConnectionParameters.of(ConnectionParameters.VERSION, EngineConfig.defaults().withPullRendezvous(true), false).pulls()).isTrue();
+        assertThatThrownBy(() -> ConnectionParameters.decode(
+                new ConnectionParameters(ConnectionParameters.VERSION, 64, 8192, 1 << 20, 8, 2, 4).encode(), "peer", ConnectionParameters.VERSION))
+                .isInstanceOf(ProtocolException.class).hasMessageContaining("unknown capability bits 0x2");
+        assertThatThrownBy(() -> ConnectionParameters.decode(
+                new ConnectionParameters(ConnectionParameters.VERSION, 64, 8192, 1 << 20, 8, 1, 0).encode(), "peer", ConnectionParameters.VERSION))
+                .isInstanceOf(ProtocolException.class).hasMessageContaining("0 inbound READs");
+    }
 }
