@@ -28,8 +28,11 @@ import java.nio.ByteOrder;
 record ConnectionParameters(short version, int recvDepth, int eagerSize, int maxMessageSize, int socketMessageWindow) {
 
     static final int MAGIC = 0x52524445;
-    /** 1: depth and eager size; 2: also max message size and socket window, and reasoned refusals. */
-    static final short VERSION = 2;
+    /**
+     * 1: depth and eager size; 2: also max message size and socket window, and reasoned refusals;
+     * 3: socket grants ride on DATA (WireHeader.FLAG_GRANT), and the eager size is the receiver's.
+     */
+    static final short VERSION = 3;
     static final int SIZE = 24;
     /** MAGIC and VERSION: what must parse for a peer to be told about a version mismatch. */
     private static final int PREFIX = 6;

@@ -100,6 +100,8 @@ public final class Engine {
     /** Sockets made ready by other threads (MPSC, I/O thread consumes): a linked array queue, no node per offer. */
     private final java.util.Queue<EngineSocket> readyFromOtherThreads = io.netty.util.internal.PlatformDependent.newMpscQueue();
     private final ArrayDeque<ControlMessage> control = new ArrayDeque<>();
+    /** Sockets with a grant the peer has not been told of yet (EngineSocket.takeUntoldGrant). */
+    private final ArrayDeque<EngineSocket> untoldGrants = new ArrayDeque<>();
     private final IntObjectHashMap<OutboundMessage> awaitingAnswer = new IntObjectHashMap<>();
     /** Answered rendezvous messages of ours whose last fragment is not posted yet, by token (a revocation finds them here). */
     private final IntObjectHashMap<OutboundMessage> writing = new IntObjectHashMap<>();
@@ -308,7 +310,23 @@ public final class Engine {
     void grant(EngineSocket s, int messages) {
         if (!s.isEnded() && !failed) {
             s.granted(messages);
-            control.add(new ControlMessage(WireHeader.SOCKET_CREDIT, s.id, messages, 0, 0, 0));
+            if (s.addUntoldGrant(messages)) {
+                untoldGrants.add(s); // told on the socket's next DATA this turn, else as SOCKET_CREDIT after the data
+            }
+        }
+    }
+
+    /**
+     * After this turn's data (I/O thread): grants no DATA carried go as SOCKET_CREDIT, while the
+     * chain and the credits allow; the rest wait for the next turn.
+     */
+    private void sendUntoldGrants() {
+        while (!untoldGrants.isEmpty() && chain.free() > 0 && credits.availableForData() > 0) {
+            EngineSocket s = untoldGrants.poll();
+            int messages = s.takeUntoldGrant();
+            if (messages > 0 && !s.isEnded()) {
+                prepareControl(new ControlMessage(WireHeader.SOCKET_CREDIT, s.id, messages, 0, 0, 0));
+            }
         }
     }
 
@@ -390,8 +408,10 @@ public final class Engine {
             }
             int base = buf.readerIndex();
             byte type = WireHeader.type(buf, base);
-            if (WireHeader.flags(buf, base) != 0) {
-                throw new ProtocolException(peerName + " sent header flags " + WireHeader.flags(buf, base) + " (must be 0)");
+            int flags = WireHeader.flags(buf, base);
+            if (flags != 0 && (type != WireHeader.DATA || flags != WireHeader.FLAG_GRANT)) {
+                throw new ProtocolException(peerName + " sent header flags " + flags + " on " + WireHeader.typeName(type)
+                        + " (only DATA may carry " + WireHeader.FLAG_GRANT + ", a grant)");
             }
             addPeerCredits(WireHeader.credits(buf, base));
             int socketId = WireHeader.socket(buf, base);
@@ -404,6 +424,9 @@ public final class Engine {
                         throw new ProtocolException(peerName + " sent DATA whose header says " + length + " bytes but " + (n - WireHeader.SIZE) + " came");
                     }
                     EngineSocket s = sockets.get(socketId);
+                    if (flags == WireHeader.FLAG_GRANT) {
+                        onSocketCredit(s, socketId, token);
+                    }
                     if (s != null) {
                         buf.setIndex(base + WireHeader.SIZE, base + n);
                         handedOver = true;
@@ -455,17 +478,9 @@ public final class Engine {
                     }
                     break;
                 }
-                case WireHeader.SOCKET_CREDIT: {
-                    EngineSocket s = sockets.get(socketId);
-                    if (length < 1) {
-                        throw new ProtocolException(peerName + " granted " + length + " messages on socket " + socketId);
-                    }
-                    if (s != null) {
-                        s.allowance += length;
-                        if (s.hasOutbound()) makeReady(s); // no-op when parked: the next turn retries it
-                    }
+                case WireHeader.SOCKET_CREDIT:
+                    onSocketCredit(sockets.get(socketId), socketId, length);
                     break;
-                }
                 case WireHeader.CLOSE:
                     fail(new EngineException(peerName + " closed the connection"));
                     break;
@@ -476,6 +491,17 @@ public final class Engine {
             if (!handedOver) {
                 buf.release();
             }
+        }
+    }
+
+    /** The peer granted socket {@code s} (null: already closed here) {@code messages} more, by SOCKET_CREDIT or on DATA. */
+    private void onSocketCredit(EngineSocket s, int socketId, int messages) {
+        if (messages < 1) {
+            throw new ProtocolException(peerName + " granted " + messages + " messages on socket " + socketId);
+        }
+        if (s != null) {
+            s.allowance += messages;
+            if (s.hasOutbound()) makeReady(s); // no-op when parked: the next turn retries it
         }
     }
 
@@ -795,6 +821,9 @@ public final class Engine {
                     parked.add(s); // waits for credits, window, allowance or an answer; stays scheduled
                 }
             }
+            if (!untoldGrants.isEmpty()) {
+                sendUntoldGrants();
+            }
             if (!closing.isEmpty()) {
                 closeDrainedSockets();
             }
@@ -930,7 +959,7 @@ public final class Engine {
      * unsolicited, or the flushes of a drain. Its thread domain then arms for every completion.
      */
     boolean waitsOnSendResource() {
-        if (failed || !control.isEmpty() || !ready.isEmpty() || !closing.isEmpty() || chain.pending() > 0 || chain.free() == 0) {
+        if (failed || !control.isEmpty() || !untoldGrants.isEmpty() || !ready.isEmpty() || !closing.isEmpty() || chain.pending() > 0 || chain.free() == 0) {
             return true;
         }
         for (int i = 0; i < parked.size(); i++) {
@@ -982,7 +1011,8 @@ public final class Engine {
             ByteBuf payload = registered(msg);
             SendWr wr = chain.prepare(payload, bytes);
             int at = (int) (wr.wrId() % chain.depth()) * HEADER_SLOT;
-            WireHeader.write(headerArea, at, WireHeader.DATA, takeCreditsToReturn(), s.id, size, 0);
+            int grant = s.takeUntoldGrant(); // a SOCKET_CREDIT saved: it rides on data that goes anyway
+            WireHeader.write(headerArea, at, WireHeader.DATA, grant > 0 ? WireHeader.FLAG_GRANT : 0, takeCreditsToReturn(), s.id, size, grant);
             wr.opcode(WrOpcode.SEND).addSge(headerAddress + at, WireHeader.SIZE, headerLkey);
             batchWakesPeer = true;
             if (size > 0) {
@@ -1161,6 +1191,7 @@ public final class Engine {
         }
         sockets.clear();
         control.clear();
+        untoldGrants.clear();
         parked.clear();
         closing.clear();
         domain.removed(this, error);
