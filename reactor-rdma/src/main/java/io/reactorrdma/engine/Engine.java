@@ -4,7 +4,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.util.collection.IntObjectHashMap;
 import io.reactorrdma.backpressure.ByteWindow;
 import io.reactorrdma.backpressure.CreditCounter;
-import io.reactorrdma.memory.Chunk;
 import io.reactorrdma.memory.RegisteredAllocator;
 import io.reactorrdma.memory.RegisteredByteBufAllocator;
 import io.reactorrdma.verbs.CmConnection;
@@ -19,8 +18,6 @@ import io.reactorrdma.verbs.WrOpcode;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.function.Consumer;
 
@@ -47,12 +44,6 @@ public final class Engine {
     /** The wr id of the receive a draining engine posts to learn, from its flush, that the peer stopped copying. */
     static final long DRAIN_WR_ID = Long.MAX_VALUE;
     private static final System.Logger LOG = System.getLogger(Engine.class.getName());
-    /**
-     * Most rendezvous requests of a peer waiting for room: a sender has one per socket in progress,
-     * so only a broken peer comes near it (each waits as a small object on our heap).
-     */
-    static final int MAX_WAITING_REQUESTS = 65_536;
-
     final ThreadDomain domain;
     final EngineConfig config;
     private final CmConnection connection;
@@ -87,8 +78,6 @@ public final class Engine {
     private final int sendLimit;
     /** The peer's per-socket message window: what each socket may send before the peer grants more. */
     private final int peerSocketWindow;
-    /** EngineConfig.rendezvousWriteTimeout in nanoseconds (read per rendezvous answered). */
-    private final long rendezvousWriteTimeoutNanos;
     /** Receive credits at the peer (one kept for control messages). */
     private final CreditCounter credits;
     /** Bytes posted and not completed (the incast send window). */
@@ -102,22 +91,9 @@ public final class Engine {
     private final ArrayDeque<ControlMessage> control = new ArrayDeque<>();
     /** Sockets with a grant the peer has not been told of yet (EngineSocket.takeUntoldGrant). */
     private final ArrayDeque<EngineSocket> untoldGrants = new ArrayDeque<>();
-    private final IntObjectHashMap<OutboundMessage> awaitingAnswer = new IntObjectHashMap<>();
-    /** Answered rendezvous messages of ours whose last fragment is not posted yet, by token (a revocation finds them here). */
-    private final IntObjectHashMap<OutboundMessage> writing = new IntObjectHashMap<>();
-    private final IntObjectHashMap<InboundRendezvous> receiving = new IntObjectHashMap<>();
-    /**
-     * The peer's rendezvous requests that wait for {@link #pinnedBytes} to make room, by token in
-     * arrival order: answered from the head, found by token at once by each new request's token
-     * check and each abandon (a scan cost every request up to {@link #MAX_WAITING_REQUESTS} steps on
-     * the I/O thread). A rare path (the destination bound is full), so a boxed key costs nothing that matters.
-     */
-    private final LinkedHashMap<Integer, WaitingRequest> waitingForRoom = new LinkedHashMap<>();
-    /** Bytes of the destinations in {@link #receiving}: at most EngineConfig.maxPinnedDestinationBytes (or one larger destination). */
-    private long pinnedBytes;
-    private long nextRevocationCheck = System.nanoTime();
+    /** The rendezvous state machine, both directions. */
+    private final Rendezvous rendezvous;
     private int nextSocketId;
-    private int nextToken = 1;
     private long lastSendNanos = System.nanoTime();
     /**
      * When the destination pool is trimmed next: every heartbeat interval, so an empty block stays
@@ -144,61 +120,6 @@ public final class Engine {
     private boolean lastReceiveFlushed;
     /** Everything is released and the queue pair destroyed. */
     private boolean released;
-
-    /** A destination we answered a rendezvous request with. */
-    private static final class InboundRendezvous {
-        final EngineSocket socket;
-        final ByteBuf destination;
-        final int size;
-        final int socketId;
-        final int token;
-        /** When the last WRITE is due; once revoked, when the peer must have given the token up. */
-        long deadline;
-        boolean revoked;
-
-        InboundRendezvous(EngineSocket socket, ByteBuf destination, int size, int socketId, int token, long deadline) {
-            this.socket = socket;
-            this.destination = destination;
-            this.size = size;
-            this.socketId = socketId;
-            this.token = token;
-            this.deadline = deadline;
-        }
-    }
-
-    /** A rendezvous request of the peer not answered yet: the destinations we hold are at their bound. */
-    private record WaitingRequest(int socketId, int size, int token) {
-    }
-
-    /** CREDIT and HEARTBEAT carry nothing of their own (credits go in every header): one immutable instance each. */
-    private static final ControlMessage CREDIT_MESSAGE = new ControlMessage(WireHeader.CREDIT, 0, 0, 0, 0, 0);
-    private static final ControlMessage HEARTBEAT_MESSAGE = new ControlMessage(WireHeader.HEARTBEAT, 0, 0, 0, 0, 0);
-
-    /** A message of the engine itself, sent before data. */
-    private static final class ControlMessage {
-        final byte type;
-        final int socket;
-        final int length;
-        final int token;
-        final long address;
-        final int rkey;
-        /** RNDV_REFUSE: why, for the sender's error message. */
-        final String text;
-
-        ControlMessage(byte type, int socket, int length, int token, long address, int rkey) {
-            this(type, socket, length, token, address, rkey, null);
-        }
-
-        ControlMessage(byte type, int socket, int length, int token, long address, int rkey, String text) {
-            this.type = type;
-            this.socket = socket;
-            this.length = length;
-            this.token = token;
-            this.address = address;
-            this.rkey = rkey;
-            this.text = text;
-        }
-    }
 
     Engine(ThreadDomain domain, EngineConfig config, CmConnection connection, ConnectionParameters peer, ByteBuf[] postedReceives,
            boolean client, Consumer<EngineSocket> acceptor) {
@@ -228,10 +149,25 @@ public final class Engine {
         this.peerEagerSize = Math.min(peer.eagerSize(), config.eagerSendLimit(client));
         this.sendLimit = Math.min(config.maxMessageSize(), peer.maxMessageSize());
         this.peerSocketWindow = peer.socketMessageWindow();
-        this.rendezvousWriteTimeoutNanos = config.rendezvousWriteTimeout().toNanos();
         this.credits = new CreditCounter(peerDepth, RESERVED_CONTROL_CREDITS);
         this.window = new ByteWindow(config.sendWindowBytes());
         this.nextSocketId = client ? 1 : 2;
+        this.rendezvous = new Rendezvous(new Rendezvous.Host() {
+            @Override
+            public void queueControl(ControlMessage c) {
+                control.add(c);
+            }
+
+            @Override
+            public void makeReady(EngineSocket s) {
+                Engine.this.makeReady(s);
+            }
+
+            @Override
+            public EngineSocket socket(int id) {
+                return sockets.get(id);
+            }
+        }, config, peerName, metrics, destinations);
         connection.onDisconnect().thenAccept(reason -> domain.execute(() -> {
             if (connection.peerLost()) {
                 countFailure(); // also when a flush of the now-broken queue pair failed the engine first
@@ -300,7 +236,7 @@ public final class Engine {
 
     /** Any thread: the socket has something to send. */
     void socketReady(EngineSocket s) {
-        if (s.scheduled.compareAndSet(false, true)) {
+        if (s.markScheduled()) {
             readyFromOtherThreads.add(s);
             domain.wakeup();
         }
@@ -341,7 +277,7 @@ public final class Engine {
         if (!s.hasOutbound()) {
             closeSocket(s, null, true);
         } else {
-            s.closeDeadline = System.nanoTime() + CLOSE_DRAIN_NANOS;
+            s.closeBy(System.nanoTime() + CLOSE_DRAIN_NANOS);
             closing.add(s);
         }
     }
@@ -435,19 +371,19 @@ public final class Engine {
                     break;
                 }
                 case WireHeader.RNDV_REQUEST:
-                    onRendezvousRequest(socketId, length, token);
+                    rendezvous.onRequest(socketId, length, token);
                     break;
                 case WireHeader.RNDV_ANSWER:
-                    onRendezvousAnswer(buf, base, n, length, token);
+                    rendezvous.onAnswer(buf, base, n, length, token);
                     break;
                 case WireHeader.RNDV_REFUSE:
-                    onRendezvousRefused(buf, base, n, length, token);
+                    rendezvous.onRefused(buf, base, n, length, token);
                     break;
                 case WireHeader.RNDV_ABANDON:
-                    onRendezvousAbandoned(socketId, token);
+                    rendezvous.onAbandoned(socketId, token);
                     break;
                 case WireHeader.RNDV_REVOKE:
-                    onRendezvousRevoked(socketId, token);
+                    rendezvous.onRevoked(socketId, token);
                     break;
                 case WireHeader.CREDIT:
                 case WireHeader.HEARTBEAT:
@@ -500,7 +436,7 @@ public final class Engine {
             throw new ProtocolException(peerName + " granted " + messages + " messages on socket " + socketId);
         }
         if (s != null) {
-            s.allowance += messages;
+            s.addAllowance(messages);
             if (s.hasOutbound()) makeReady(s); // no-op when parked: the next turn retries it
         }
     }
@@ -526,129 +462,6 @@ public final class Engine {
         }
     }
 
-    private void onRendezvousRequest(int socketId, int size, int token) {
-        if (size <= 0 || size > config.maxMessageSize()) {
-            throw new ProtocolException(peerName + " asked to send a " + size + "-byte message; the maximum is " + config.maxMessageSize());
-        }
-        if (receiving.containsKey(token) || (!waitingForRoom.isEmpty() && waitingForRoom.containsKey(token))) {
-            throw new ProtocolException(peerName + " reused rendezvous token " + token + " while it was in use");
-        }
-        if (waitingForRoom.isEmpty() && hasRoomFor(size)) {
-            answerRendezvous(socketId, size, token);
-        } else if (waitingForRoom.size() < MAX_WAITING_REQUESTS) {
-            waitingForRoom.put(token, new WaitingRequest(socketId, size, token));
-        } else {
-            throw new ProtocolException(peerName + " has " + MAX_WAITING_REQUESTS + " rendezvous requests waiting for room already");
-        }
-    }
-
-    /** Whether a destination of {@code size} bytes stays within the bound (one larger than the bound goes alone). */
-    private boolean hasRoomFor(int size) {
-        return pinnedBytes == 0 || pinnedBytes + size <= config.maxPinnedDestinationBytes();
-    }
-
-    private void answerRendezvous(int socketId, int size, int token) {
-        EngineSocket s = sockets.get(socketId);
-        ByteBuf dest;
-        try {
-            dest = destinations.directBuffer(size, size);
-        } catch (RuntimeException | OutOfMemoryError e) {
-            // Region table full, /dev/shm full, memlock, direct memory: this message only. The sender's
-            // message fails with our reason; the connection and its other messages go on.
-            String reason = e.getMessage() != null ? e.getMessage() : e.toString();
-            control.add(new ControlMessage(WireHeader.RNDV_REFUSE, socketId, size, token, WireHeader.REFUSED_NO_MEMORY, 0, reason));
-            metrics.rendezvousRefusal();
-            return;
-        }
-        Chunk chunk = RegisteredByteBufAllocator.regionOf(dest);
-        receiving.put(token, new InboundRendezvous(s, dest, size, socketId, token,
-                System.nanoTime() + rendezvousWriteTimeoutNanos));
-        pinnedBytes += size;
-        control.add(new ControlMessage(WireHeader.RNDV_ANSWER, socketId, size, token,
-                RegisteredByteBufAllocator.addressOf(dest), chunk.rkey()));
-        metrics.rendezvous();
-    }
-
-    /** A destination left {@link #receiving}: its bytes no longer count, waiting requests may be answered. */
-    private void unpin(InboundRendezvous r) {
-        pinnedBytes -= r.size;
-        if (waitingForRoom.isEmpty()) {
-            return;
-        }
-        for (Iterator<WaitingRequest> it = waitingForRoom.values().iterator(); it.hasNext(); ) {
-            WaitingRequest w = it.next();
-            if (!hasRoomFor(w.size())) {
-                break;
-            }
-            it.remove();
-            answerRendezvous(w.socketId(), w.size(), w.token());
-        }
-    }
-
-    /**
-     * The peer gives a token up (its socket ended, its send failed, or it answers our revocation):
-     * no WRITE of that token follows this message on the queue pair, so the destination is free to
-     * reuse. A request still waiting for room is refused instead (every request gets one reply).
-     */
-    private void onRendezvousAbandoned(int socketId, int token) {
-        InboundRendezvous r = receiving.remove(token);
-        if (r != null) {
-            r.destination.release();
-            unpin(r);
-            return;
-        }
-        WaitingRequest w = waitingForRoom.isEmpty() ? null : waitingForRoom.remove(token);
-        if (w != null) {
-            control.add(new ControlMessage(WireHeader.RNDV_REFUSE, w.socketId(), w.size(), token, WireHeader.REFUSED_ABANDONED, 0));
-        }
-        // else: finished or refused already; the abandon crossed our reply
-    }
-
-    /**
-     * Revokes destinations whose last WRITE is overdue (RNDV_REVOKE; the memory stays ours, not
-     * reused, until the peer's RNDV_ABANDON says no WRITE can follow) and fails the engine when a
-     * peer has not given up a revoked token within another timeout.
-     */
-    private void revokeOverdue(long now) {
-        long timeout = rendezvousWriteTimeoutNanos;
-        nextRevocationCheck = now + Math.max(1_000_000L, timeout / 4);
-        InboundRendezvous stuck = null;
-        for (InboundRendezvous r : receiving.values()) {
-            if (now - r.deadline < 0) {
-                continue;
-            }
-            if (!r.revoked) {
-                r.revoked = true;
-                r.deadline = now + timeout;
-                control.add(new ControlMessage(WireHeader.RNDV_REVOKE, r.socketId, r.size, r.token, 0, 0));
-                metrics.rendezvousRevocation();
-            } else {
-                stuck = r;
-            }
-        }
-        if (stuck != null) {
-            throw new EngineException(peerName + " neither wrote nor gave up the " + stuck.size + "-byte destination of rendezvous token "
-                    + stuck.token + " within " + config.rendezvousWriteTimeout().toMillis() + " ms after we revoked it"
-                    + " (EngineConfig.withRendezvousWriteTimeout); the connection is closed to free it");
-        }
-    }
-
-    /** The peer revoked the destination of one of our messages: fail it unless it is done, and give the token up. */
-    private void onRendezvousRevoked(int socketId, int token) {
-        OutboundMessage m = writing.remove(token);
-        if (m == null && awaitingAnswer.containsKey(token)) {
-            throw new ProtocolException(peerName + " revoked rendezvous token " + token + " before answering it");
-        }
-        if (m != null) {
-            failRendezvous(m, new MessageRefusedException(peerName + " reclaimed the " + sizeText(m.size) + " (" + m.size
-                    + " bytes) destination of a message whose data did not arrive within its rendezvous write timeout"
-                    + " (EngineConfig.withRendezvousWriteTimeout on the receiver); the message was not delivered, the connection goes on."
-                    + " Find what stalled this sender (a blocked I/O thread, a full send window) or raise the peer's timeout"));
-        }
-        // Always: after the fragments already posted, no WRITE of this token follows (RC keeps the order).
-        control.add(new ControlMessage(WireHeader.RNDV_ABANDON, socketId, 0, token, 0, 0));
-    }
-
     /**
      * A socket ended with {@code m} in progress (I/O thread): the payload is released, and the peer
      * is told to free the destination — after the fragments already posted, none follows.
@@ -658,84 +471,7 @@ public final class Engine {
         if (failed || m.isDirect()) {
             return;
         }
-        if (writing.remove(m.token) == null) {
-            // not answered yet: kept until the peer's answer or refusal, which is then dropped
-            m.abandoned = true;
-        }
-        control.add(new ControlMessage(WireHeader.RNDV_ABANDON, m.socket.id, 0, m.token, 0, 0));
-    }
-
-    private void onRendezvousAnswer(ByteBuf buf, int base, int n, int length, int token) {
-        if (n < WireHeader.RNDV_ANSWER_SIZE) {
-            throw new ProtocolException(peerName + " sent a " + n + "-byte rendezvous answer");
-        }
-        OutboundMessage m = awaitingAnswer.remove(token);
-        if (m == null) {
-            throw new ProtocolException(peerName + " answered rendezvous token " + token + ", which we never asked about");
-        }
-        if (length != m.size) {
-            m.release();
-            throw new ProtocolException(peerName + " answered for " + length + " bytes, the message has " + m.size);
-        }
-        if (m.abandoned) {
-            return; // our RNDV_ABANDON, already on its way, frees the destination
-        }
-        writing.put(token, m);
-        m.remoteAddress = buf.getLongLE(base + WireHeader.OFF_ADDRESS);
-        m.rkey = buf.getIntLE(base + WireHeader.OFF_RKEY);
-        m.answered = true; // the socket is parked; the next turn retries it
-    }
-
-    private void onRendezvousRefused(ByteBuf buf, int base, int n, int length, int token) {
-        if (n < WireHeader.RNDV_REFUSE_SIZE) {
-            throw new ProtocolException(peerName + " sent a " + n + "-byte rendezvous refusal");
-        }
-        int reason = buf.getIntLE(base + WireHeader.OFF_REFUSE_REASON);
-        int textBytes = buf.getUnsignedShortLE(base + WireHeader.OFF_REFUSE_TEXT_LENGTH);
-        if (WireHeader.RNDV_REFUSE_SIZE + textBytes > n || (reason != WireHeader.REFUSED_NO_MEMORY && reason != WireHeader.REFUSED_ABANDONED)) {
-            throw new ProtocolException(peerName + " sent a rendezvous refusal with reason " + reason + " and " + textBytes
-                    + " bytes of text in " + n + " bytes");
-        }
-        OutboundMessage m = awaitingAnswer.remove(token);
-        if (m == null) {
-            throw new ProtocolException(peerName + " refused rendezvous token " + token + ", which we never asked about");
-        }
-        if (length != m.size) {
-            m.release();
-            throw new ProtocolException(peerName + " refused " + length + " bytes for token " + token + ", the message has " + m.size);
-        }
-        if (m.abandoned) {
-            return; // the reply to our request; we gave the message up meanwhile
-        }
-        if (reason != WireHeader.REFUSED_NO_MEMORY) {
-            m.release();
-            throw new ProtocolException(peerName + " refused token " + token + " as abandoned, which we did not abandon");
-        }
-        String text = buf.toString(base + WireHeader.OFF_REFUSE_TEXT, textBytes, java.nio.charset.StandardCharsets.UTF_8);
-        failRendezvous(m, new MessageRefusedException(peerName + " could not allocate " + sizeText(m.size) + " (" + m.size
-                + " bytes) for a message: " + (text.isEmpty() ? "no reason given" : text) + "; the message was not sent, the connection goes on."
-                + " Retry later, send it in smaller messages, or give the peer more registered memory (its region limit, /dev/shm space,"
-                + " memlock limit, -XX:MaxDirectMemorySize)"));
-    }
-
-    /**
-     * A rendezvous message that will not be delivered: its socket moves on to the next message, its
-     * sender learns why, and the allowance it took comes back (the peer's subscriber never sees it).
-     */
-    private void failRendezvous(OutboundMessage m, RuntimeException error) {
-        EngineSocket s = m.socket;
-        if (s.current == m) {
-            s.current = null;
-        }
-        s.allowance++;
-        s.rejected(m.takePayload(), error);
-        s.sent(1);
-        if (s.hasOutbound()) makeReady(s); // no-op when parked: the next turn retries it
-    }
-
-    private static String sizeText(int bytes) {
-        return bytes >= 1 << 20 && bytes % (1 << 20) == 0 ? (bytes >> 20) + " MiB"
-                : bytes >= 1024 && bytes % 1024 == 0 ? (bytes >> 10) + " KiB" : bytes + " bytes";
+        rendezvous.abandon(m);
     }
 
     private void onWriteWithImmediate(WorkCompletion wc) {
@@ -749,24 +485,13 @@ public final class Engine {
             }
             return;
         }
-        InboundRendezvous r = receiving.remove(wc.immData());
-        if (r == null) {
-            throw new ProtocolException(peerName + " finished a WRITE for token " + wc.immData() + ", which we never answered");
-        }
-        r.destination.writerIndex(r.size);
-        metrics.received(r.size);
-        if (r.socket != null && !r.socket.isEnded()) {
-            r.socket.deliver(r.destination);
-        } else {
-            r.destination.release();
-        }
-        unpin(r);
+        rendezvous.onWriteCompleted(wc.immData());
     }
 
     // ------------------------------------------------------------------ scheduling
 
     private void makeReady(EngineSocket s) {
-        if (s.scheduled.compareAndSet(false, true)) {
+        if (s.markScheduled()) {
             ready.add(s);
         }
     }
@@ -782,12 +507,7 @@ public final class Engine {
         }
         try {
             replenishReceives();
-            if (!receiving.isEmpty()) {
-                long now = System.nanoTime();
-                if (now - nextRevocationCheck >= 0) {
-                    revokeOverdue(now);
-                }
-            }
+            rendezvous.checkRevocations();
             if (!parked.isEmpty()) {
                 // Capacity may have come back since the last turn. Sockets that waited go first:
                 // behind a busy socket that re-queued itself they would lose every race for the window.
@@ -809,12 +529,12 @@ public final class Engine {
             while (turns-- > 0 && chain.free() > 0) {
                 s = ready.poll();
                 if (s.isEnded()) {
-                    s.scheduled.set(false);
+                    s.unschedule();
                 } else if (prepareOne(s)) {
                     if (s.hasOutbound()) {
                         ready.add(s);
                     } else {
-                        s.scheduled.set(false);
+                        s.unschedule();
                         if (s.hasOutbound()) makeReady(s); // raced with an offer
                     }
                 } else {
@@ -828,11 +548,11 @@ public final class Engine {
                 closeDrainedSockets();
             }
             if (creditsToReturn >= replenishBatch && chain.pending() == 0 && chain.free() > 0 && credits.available() > 0) {
-                prepareControl(CREDIT_MESSAGE);
+                prepareControl(ControlMessage.CREDIT);
             }
             long now = System.nanoTime();
             if (chain.pending() == 0 && now - lastSendNanos > config.heartbeatInterval().toNanos() && chain.free() > 0 && credits.availableForData() > 0) {
-                prepareControl(HEARTBEAT_MESSAGE);
+                prepareControl(ControlMessage.HEARTBEAT);
             }
             if (now - nextTrimNanos >= 0) {
                 destinations.pool().trim();
@@ -867,7 +587,7 @@ public final class Engine {
         long now = System.nanoTime();
         for (int i = closing.size() - 1; i >= 0; i--) {
             EngineSocket s = closing.get(i);
-            if (s.isEnded() || !s.hasOutbound() || now - s.closeDeadline > 0) {
+            if (s.isEnded() || !s.hasOutbound() || s.closeOverdue(now)) {
                 closing.remove(i);
                 closeSocket(s, null, true);
             }
@@ -963,7 +683,7 @@ public final class Engine {
             return true;
         }
         for (int i = 0; i < parked.size(); i++) {
-            OutboundMessage m = parked.get(i).current;
+            OutboundMessage m = parked.get(i).inProgress();
             if (m == null || m.answered) {
                 return true; // waits for credits, window or allowance; one waiting for its answer waits for a solicited SEND
             }
@@ -973,7 +693,7 @@ public final class Engine {
 
     /** Prepares at most one fragment of socket {@code s}; false when it must wait (credits, window, allowance). */
     private boolean prepareOne(EngineSocket s) {
-        OutboundMessage m = s.current;
+        OutboundMessage m = s.inProgress();
         if (m != null) {
             return m.answered && prepareFragment(s, m);
         }
@@ -992,7 +712,7 @@ public final class Engine {
             s.sent(1);
             return true;
         }
-        if (s.allowance == 0) {
+        if (!s.hasAllowance()) {
             metrics.socketStall();
             return false;
         }
@@ -1018,27 +738,21 @@ public final class Engine {
             if (size > 0) {
                 PayloadGather.addSges(wr, payload, 0, size);
             }
-            s.allowance--;
+            s.takeAllowance();
             s.sent(1);
             metrics.sent(bytes);
             return true;
         }
         // rendezvous: ask for a destination, send the fragments once it is known
         s.pollOutbound();
-        ByteBuf payload = registered(msg);
-        int token = nextToken;
-        nextToken = (nextToken + 1) & ~DirectWrite.IMM_FLAG; // rendezvous tokens never have the direct-write bit
-        if (nextToken == 0) nextToken = 1;
-        m = new OutboundMessage(s, payload, token);
-        awaitingAnswer.put(token, m);
-        s.current = m;
+        m = rendezvous.begin(s, registered(msg));
         SendWr wr = chain.prepare(null, 0); // the request is control traffic; the WRITEs count against the window
         int at = (int) (wr.wrId() % chain.depth()) * HEADER_SLOT;
-        WireHeader.write(headerArea, at, WireHeader.RNDV_REQUEST, takeCreditsToReturn(), s.id, size, token);
+        WireHeader.write(headerArea, at, WireHeader.RNDV_REQUEST, takeCreditsToReturn(), s.id, size, m.token);
         wr.opcode(WrOpcode.SEND).addSge(headerAddress + at, WireHeader.SIZE, headerLkey);
         batchWakesPeer = true; // the peer answers it at once: a wake, not its next heartbeat turn
         credits.tryAcquireData(); // available, checked above, on this thread
-        s.allowance--;
+        s.takeAllowance();
         metrics.sent(WireHeader.SIZE);
         return true; // the message counts as sent (OutboundListener.onSent) once its last fragment is posted, or it fails
     }
@@ -1068,9 +782,10 @@ public final class Engine {
             return true;
         }
         s.pollOutbound();
-        s.current = OutboundMessage.direct(s, registered(w.payload()), w.remoteAddress(), w.rkey());
+        OutboundMessage m = OutboundMessage.direct(s, registered(w.payload()), w.remoteAddress(), w.rkey());
+        s.startMessage(m);
         s.sent(1);
-        prepareFragment(s, s.current); // may wait for window room or a credit; the socket made progress either way
+        prepareFragment(s, m); // may wait for window room or a credit; the socket made progress either way
         return true;
     }
 
@@ -1097,9 +812,9 @@ public final class Engine {
         metrics.sent(fragment);
         if (last) {
             m.release();
-            s.current = null;
+            s.finishMessage();
             if (!m.isDirect()) {
-                writing.remove(m.token);
+                rendezvous.lastFragmentPosted(m);
                 s.sent(1); // a direct write counted when it started
             }
         }
@@ -1178,11 +893,7 @@ public final class Engine {
         drainDeadline = System.nanoTime() + config.drainTimeout().toNanos();
         connection.disconnect(); // may complete later (an asynchronous CM): the drain waits for it
         chain.abandonPending(releaser); // never posted: nothing reads them
-        for (OutboundMessage m : awaitingAnswer.values()) {
-            m.release(); // its payload is posted only after the answer
-        }
-        awaitingAnswer.clear();
-        writing.clear(); // their sockets end below, which releases the payloads; no revocation or fragment follows
+        rendezvous.dropOutbound(); // sockets end below, which releases the payloads of messages under way
         EngineException error = cause instanceof EngineException ? (EngineException) cause
                 : new EngineException("engine to " + peerName + " failed: " + cause.getMessage(), cause);
         for (EngineSocket s : new ArrayList<>(sockets.values())) {
@@ -1296,10 +1007,7 @@ public final class Engine {
                 recvBufs[i] = null;
             }
         }
-        for (InboundRendezvous r : receiving.values()) {
-            r.destination.release();
-        }
-        receiving.clear();
+        rendezvous.releaseDestinations();
         headerArea.release();
         destinations.pool().close(); // destinations the application still holds keep their memory until released
         domain.drained(this);

@@ -84,7 +84,8 @@ public final class EngineSocket {
      * size is read from its indices, so no counter is kept beside it.
      */
     private final Queue<Object> outbound = PlatformDependent.newMpscQueue();
-    final AtomicBoolean scheduled = new AtomicBoolean();
+    /** Queued for the I/O thread's scheduling turn (ready or parked). */
+    private final AtomicBoolean scheduled = new AtomicBoolean();
     private final AtomicInteger consumedNotGranted = new AtomicInteger();
     /** A grant task is on its way to the I/O thread; cleared by it before it takes what was consumed. */
     private final AtomicBoolean grantScheduled = new AtomicBoolean();
@@ -94,7 +95,7 @@ public final class EngineSocket {
     private volatile Inbound inbound;
     private volatile OutboundListener outboundListener;
     /** I/O thread: messages we may still send before the peer grants more. */
-    int allowance;
+    private int allowance;
     /**
      * Messages handed to the receiver, and allowance granted back to the peer: written only by the
      * I/O thread (plain read, opaque write: no fence on the per-message path), read opaquely by
@@ -102,10 +103,10 @@ public final class EngineSocket {
      */
     private long delivered;
     private long granted;
-    /** I/O thread: the rendezvous message in progress, which the socket's later messages wait behind. */
-    OutboundMessage current;
+    /** I/O thread: the rendezvous message or direct write in progress, which the socket's later messages wait behind. */
+    private OutboundMessage current;
     /** I/O thread: when a graceful close gives up waiting for the queue to drain. */
-    long closeDeadline;
+    private long closeDeadline;
     /** I/O thread: messages that arrived before an inbound was attached. */
     private java.util.ArrayDeque<ByteBuf> early;
     /** Set by {@link #end} before it drains the queue; volatile so a racing {@link #offer} sees it. */
@@ -295,6 +296,68 @@ public final class EngineSocket {
     }
 
     // ---------------------------------------------------------------- I/O thread
+
+    /** Any thread: queues the socket for a scheduling turn unless it is queued already; true when this call did. */
+    boolean markScheduled() {
+        return scheduled.compareAndSet(false, true);
+    }
+
+    /** The socket left the scheduler's queues (nothing to send, or it ended); an offer queues it again. */
+    void unschedule() {
+        scheduled.set(false);
+    }
+
+    /** Whether the peer lets this socket send one more message now. */
+    boolean hasAllowance() {
+        return allowance > 0;
+    }
+
+    /** One message went (or started by rendezvous): it takes one message of the peer's allowance. */
+    void takeAllowance() {
+        allowance--;
+    }
+
+    /** A message that took allowance was not delivered: the peer's subscriber never sees it, so it comes back. */
+    void returnAllowance() {
+        allowance++;
+    }
+
+    /** The peer granted {@code messages} more (SOCKET_CREDIT). */
+    void addAllowance(int messages) {
+        allowance += messages;
+    }
+
+    /** The rendezvous message or direct write in progress, or null. */
+    OutboundMessage inProgress() {
+        return current;
+    }
+
+    /** {@code m} becomes the message in progress: the socket's later messages wait behind it. */
+    void startMessage(OutboundMessage m) {
+        current = m;
+    }
+
+    /** The message in progress has its last fragment posted: the next one may go. */
+    void finishMessage() {
+        current = null;
+    }
+
+    /** {@code m} will not be delivered: if it is the one in progress, the socket moves on. */
+    void dropMessage(OutboundMessage m) {
+        if (current == m) {
+            current = null;
+        }
+    }
+
+    /** A graceful close waits for the queue to drain until {@code deadline} (System.nanoTime()). */
+    void closeBy(long deadline) {
+        closeDeadline = deadline;
+    }
+
+    /** Whether a graceful close waited past its deadline. */
+    boolean closeOverdue(long now) {
+        return now - closeDeadline > 0;
+    }
 
     /** The next queued {@link ByteBuf} or {@link DirectWrite}. */
     Object peekOutbound() {
