@@ -40,8 +40,11 @@ class DisniCodesTest {
             WcOpcode ours = WcOpcode.fromIbv(op.getOpcode());
             if (ours != null) assertThat(ours.name()).isEqualTo(op.name().substring("IBV_WC_".length()));
         }
-        assertThat(DisniCodes.sendFlags(true)).isEqualTo(IbvSendWR.IBV_SEND_SIGNALED);
-        assertThat(DisniCodes.sendFlags(false)).isZero();
+        assertThat(DisniCodes.sendFlags(true, false)).isEqualTo(IbvSendWR.IBV_SEND_SIGNALED);
+        assertThat(DisniCodes.sendFlags(false, false)).isZero();
+        assertThat(DisniCodes.sendFlags(false, true)).isEqualTo(IbvSendWR.IBV_SEND_SOLICITED);
+        assertThat(DisniCodes.sendFlags(true, true)).isEqualTo(IbvSendWR.IBV_SEND_SIGNALED | IbvSendWR.IBV_SEND_SOLICITED);
+        assertThat(IbvSendWR.IBV_SEND_SOLICITED).as("the C constant, 1 << 2").isEqualTo(4);
     }
 
     @Test
