@@ -91,8 +91,8 @@ final class SoftQueuePair implements QueuePair {
     private int peerDoorbell;
     private int localDoorbell;
     /** Wake-ups the doorbells signalled: the peer's queue, our send completion queue (owner of the send queue writes; tests read). */
-    private long peerWakeups;
-    private long localWakeups;
+    private volatile long peerWakeups; // volatile: read by tests on other threads; written once per wake-up (a syscall anyway)
+    private volatile long localWakeups;
     /** Strict mode: RDMA READs posted and not yet completed, at most {@link QpAttributes#maxRdAtomic()}. */
     private final AtomicInteger readsOutstanding = new AtomicInteger();
     /** Fault hook (tests): holds READ completions, and those after them, back; null without faults. */
