@@ -47,6 +47,20 @@ class DisniCodesTest {
         assertThat(IbvSendWR.IBV_SEND_SOLICITED).as("the C constant, 1 << 2").isEqualTo(4);
     }
 
+    /**
+     * DiSNI 2.1 cannot pass QpAttributes.maxRdAtomic: RdmaConnParam refuses initiator_depth and
+     * responder_resources, and libdisni's connect and accept set both to the device's max_qp_rd_atom.
+     * Should a DiSNI build take them, this test says the provider can now pass the value.
+     */
+    @Test
+    void disni21CannotSetTheInitiatorDepthOrResponderResources() throws Exception {
+        com.ibm.disni.verbs.RdmaConnParam p = DisniConnector.connParam(DisniConfig.fromSystemProperties(), 7);
+        assertThatThrownBy(() -> p.setInitiator_depth((byte) 4)).isInstanceOf(java.io.IOException.class);
+        assertThatThrownBy(() -> p.setResponder_resources((byte) 4)).isInstanceOf(java.io.IOException.class);
+        assertThat(p.getInitiator_depth()).isZero();
+        assertThat(p.getRnr_retry_count()).isEqualTo((byte) 7);
+    }
+
     @Test
     void everyIbvStatusMapsToTheSpiOrToGeneralErrorKeepingItsName() {
         for (IbvWC.IbvWcStatus s : IbvWC.IbvWcStatus.values()) {
