@@ -20,7 +20,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * the provider thread), one request after another in order, the way an RNIC's send engine would:
  * each request is checked, its data copied once straight into the peer's memory, and its
  * completion written — the receive completion in the peer's receive-queue slot, the send
- * completion in our completion queue. Ownership of the send queue passes through one atomic flag,
+ * completion in our completion queue. Wake-ups wait for the end of the run: one doorbell per run
+ * wakes the peer, and our own queue, if the completions published raise their arms
+ * ({@link #ringDoorbells}). Ownership of the send queue passes through one atomic flag,
  * so that exactly one thread runs it at a time; nothing on this path locks or allocates.
  */
 final class SoftQueuePair implements QueuePair {
