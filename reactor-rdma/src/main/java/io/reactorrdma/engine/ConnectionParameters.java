@@ -39,17 +39,19 @@ record ConnectionParameters(short version, int recvDepth, int eagerSize, int max
     static final int MAGIC = 0x52524445;
     /**
      * 1: depth and eager size; 2: also max message size and socket window, and reasoned refusals;
-     * 3: also capabilities (pull rendezvous) and the READs a peer may have outstanding.
+     * 3: socket grants ride on DATA (WireHeader.FLAG_GRANT), and the eager size is the receiver's;
+     * 4: also capabilities (pull rendezvous) and the READs a peer may have outstanding.
      */
-    static final short VERSION = 3;
+    static final short VERSION = 4;
     static final int SIZE = 32;
     /** Capability bit: pull rendezvous (RDMA READ of the sender's readable memory). */
     static final int PULL = 1;
     /**
-     * RDMA READs an engine keeps outstanding on one queue pair and lets its peer keep: the default
-     * max_rd_atomic / max_dest_rd_atomic of the queue pairs it creates (QpAttributes).
+     * RDMA READs an engine keeps outstanding on one queue pair and lets its peer keep: the
+     * max_rd_atomic its queue pairs are created with (QpAttributes.withMaxRdAtomic), advertised as
+     * what the peer may keep outstanding against us.
      */
-    static final int MAX_READS_PER_QP = 4;
+    static final int MAX_READS_PER_QP = io.reactorrdma.verbs.QpAttributes.DEFAULT_MAX_RD_ATOMIC;
     /** MAGIC and VERSION: what must parse for a peer to be told about a version mismatch. */
     private static final int PREFIX = 6;
     private static final short BYTE_ORDER = 0x0102;

@@ -45,6 +45,8 @@ public final class Engine {
     /** How long a closing socket may take to send what it has queued before the rest is dropped. */
     static final long CLOSE_DRAIN_NANOS = 10_000_000_000L;
     private static final int HEADER_SLOT = 32;
+    /** Tokens a PULL_DONE carries in its header slot, after the header. */
+    private static final int INLINE_NOTICE_TOKENS = (HEADER_SLOT - WireHeader.SIZE) / WireHeader.PULL_DONE_TOKEN;
     /** The wr id of the receive a draining engine posts to learn, from its flush, that the peer stopped copying. */
     static final long DRAIN_WR_ID = Long.MAX_VALUE;
     private static final System.Logger LOG = System.getLogger(Engine.class.getName());
@@ -93,6 +95,8 @@ public final class Engine {
     /** Sockets made ready by other threads (MPSC, I/O thread consumes): a linked array queue, no node per offer. */
     private final java.util.Queue<EngineSocket> readyFromOtherThreads = io.netty.util.internal.PlatformDependent.newMpscQueue();
     private final ArrayDeque<ControlMessage> control = new ArrayDeque<>();
+    /** Sockets with a grant the peer has not been told of yet (EngineSocket.takeUntoldGrant). */
+    private final ArrayDeque<EngineSocket> untoldGrants = new ArrayDeque<>();
     /** The rendezvous state machine, both directions. */
     private final Rendezvous rendezvous;
     /** The pull rendezvous, both directions (in use when both sides offered it at connect). */
@@ -166,7 +170,8 @@ public final class Engine {
         this.rendezvous = new Rendezvous(hooks, config, peerName, metrics, destinations);
         this.pull = new Pull(hooks, config, peerName, metrics);
         this.pullOn = config.pullRendezvous() && peer.pulls();
-        this.maxReads = Math.min(ConnectionParameters.MAX_READS_PER_QP, peer.maxInboundReads());
+        // our queue pair's max_rd_atomic (strict soft mode refuses more; an RNIC would stall) and the peer's responder limit
+        this.maxReads = Math.min(qp.attributes().maxRdAtomic(), peer.maxInboundReads());
         // the peer may READ only this pool: messages addressed to it
         this.readables = pullOn ? new RegisteredByteBufAllocator(memory.openReadablePool(peerName)) : null;
         connection.onDisconnect().thenAccept(reason -> domain.execute(() -> {
@@ -299,7 +304,23 @@ public final class Engine {
     void grant(EngineSocket s, int messages) {
         if (!s.isEnded() && !failed) {
             s.granted(messages);
-            control.add(new ControlMessage(WireHeader.SOCKET_CREDIT, s.id, messages, 0, 0, 0));
+            if (s.addUntoldGrant(messages)) {
+                untoldGrants.add(s); // told on the socket's next DATA this turn, else as SOCKET_CREDIT after the data
+            }
+        }
+    }
+
+    /**
+     * After this turn's data (I/O thread): grants no DATA carried go as SOCKET_CREDIT, while the
+     * chain and the credits allow; the rest wait for the next turn.
+     */
+    private void sendUntoldGrants() {
+        while (!untoldGrants.isEmpty() && chain.free() > 0 && credits.availableForData() > 0) {
+            EngineSocket s = untoldGrants.poll();
+            int messages = s.takeUntoldGrant();
+            if (messages > 0 && !s.isEnded()) {
+                prepareControl(new ControlMessage(WireHeader.SOCKET_CREDIT, s.id, messages, 0, 0, 0));
+            }
         }
     }
 
@@ -381,8 +402,10 @@ public final class Engine {
             }
             int base = buf.readerIndex();
             byte type = WireHeader.type(buf, base);
-            if (WireHeader.flags(buf, base) != 0) {
-                throw new ProtocolException(peerName + " sent header flags " + WireHeader.flags(buf, base) + " (must be 0)");
+            int flags = WireHeader.flags(buf, base);
+            if (flags != 0 && (type != WireHeader.DATA || flags != WireHeader.FLAG_GRANT)) {
+                throw new ProtocolException(peerName + " sent header flags " + flags + " on " + WireHeader.typeName(type)
+                        + " (only DATA may carry " + WireHeader.FLAG_GRANT + ", a grant)");
             }
             addPeerCredits(WireHeader.credits(buf, base));
             int socketId = WireHeader.socket(buf, base);
@@ -395,6 +418,9 @@ public final class Engine {
                         throw new ProtocolException(peerName + " sent DATA whose header says " + length + " bytes but " + (n - WireHeader.SIZE) + " came");
                     }
                     EngineSocket s = sockets.get(socketId);
+                    if (flags == WireHeader.FLAG_GRANT) {
+                        onSocketCredit(s, socketId, token);
+                    }
                     if (s != null) {
                         buf.setIndex(base + WireHeader.SIZE, base + n);
                         handedOver = true;
@@ -463,17 +489,9 @@ public final class Engine {
                     }
                     break;
                 }
-                case WireHeader.SOCKET_CREDIT: {
-                    EngineSocket s = sockets.get(socketId);
-                    if (length < 1) {
-                        throw new ProtocolException(peerName + " granted " + length + " messages on socket " + socketId);
-                    }
-                    if (s != null) {
-                        s.addAllowance(length);
-                        if (s.hasOutbound()) makeReady(s); // no-op when parked: the next turn retries it
-                    }
+                case WireHeader.SOCKET_CREDIT:
+                    onSocketCredit(sockets.get(socketId), socketId, length);
                     break;
-                }
                 case WireHeader.CLOSE:
                     fail(new EngineException(peerName + " closed the connection"));
                     break;
@@ -484,6 +502,17 @@ public final class Engine {
             if (!handedOver) {
                 buf.release();
             }
+        }
+    }
+
+    /** The peer granted socket {@code s} (null: already closed here) {@code messages} more, by SOCKET_CREDIT or on DATA. */
+    private void onSocketCredit(EngineSocket s, int socketId, int messages) {
+        if (messages < 1) {
+            throw new ProtocolException(peerName + " granted " + messages + " messages on socket " + socketId);
+        }
+        if (s != null) {
+            s.addAllowance(messages);
+            if (s.hasOutbound()) makeReady(s); // no-op when parked: the next turn retries it
         }
     }
 
@@ -606,6 +635,9 @@ public final class Engine {
                 } else {
                     parked.add(s); // waits for credits, window, allowance or an answer; stays scheduled
                 }
+            }
+            if (!untoldGrants.isEmpty()) {
+                sendUntoldGrants();
             }
             if (!closing.isEmpty()) {
                 closeDrainedSockets();
@@ -745,7 +777,7 @@ public final class Engine {
      * unsolicited, or the flushes of a drain. Its thread domain then arms for every completion.
      */
     boolean waitsOnSendResource() {
-        if (failed || !control.isEmpty() || !ready.isEmpty() || !closing.isEmpty() || chain.pending() > 0 || chain.free() == 0) {
+        if (failed || !control.isEmpty() || !untoldGrants.isEmpty() || !ready.isEmpty() || !closing.isEmpty() || chain.pending() > 0 || chain.free() == 0) {
             return true;
         }
         if (pull.readsInFlight() > 0 || pull.hasReadsToPost() || pull.hasNotice()) {
@@ -800,7 +832,8 @@ public final class Engine {
             ByteBuf payload = registered(msg);
             SendWr wr = chain.prepare(payload, bytes);
             int at = (int) (wr.wrId() % chain.depth()) * HEADER_SLOT;
-            WireHeader.write(headerArea, at, WireHeader.DATA, takeCreditsToReturn(), s.id, size, 0);
+            int grant = s.takeUntoldGrant(); // a SOCKET_CREDIT saved: it rides on data that goes anyway
+            WireHeader.write(headerArea, at, WireHeader.DATA, grant > 0 ? WireHeader.FLAG_GRANT : 0, takeCreditsToReturn(), s.id, size, grant);
             wr.opcode(WrOpcode.SEND).addSge(headerAddress + at, WireHeader.SIZE, headerLkey);
             batchWakesPeer = true;
             if (size > 0) {
@@ -903,25 +936,36 @@ public final class Engine {
         }
     }
 
-    /** One PULL_DONE (unsolicited: the sender needs no wake to free memory) with the tokens released so far. */
+    /**
+     * One PULL_DONE (unsolicited: the sender needs no wake to free memory) with the tokens released
+     * so far: up to {@link #INLINE_NOTICE_TOKENS} in the header slot itself (no allocation), more in
+     * a registered buffer that goes back with the slot.
+     */
     private void preparePullNotice() {
-        int max = Math.max(1, peerEagerSize / WireHeader.PULL_DONE_TOKEN);
-        int n = Math.min(max, Pull.MAX_NOTICE_TOKENS);
-        ByteBuf body;
-        try {
-            body = memory.byteBufAllocator().directBuffer(n * WireHeader.PULL_DONE_TOKEN);
-        } catch (RuntimeException | OutOfMemoryError e) {
-            return; // the tokens stay batched; the next turn tries again
+        int max = Math.min(Pull.MAX_NOTICE_TOKENS, Math.max(INLINE_NOTICE_TOKENS, peerEagerSize / WireHeader.PULL_DONE_TOKEN));
+        ByteBuf body = null;
+        if (pull.noticeCount() > INLINE_NOTICE_TOKENS) {
+            try {
+                body = memory.byteBufAllocator().directBuffer(Math.min(max, pull.noticeCount()) * WireHeader.PULL_DONE_TOKEN);
+            } catch (RuntimeException | OutOfMemoryError e) {
+                body = null; // this notice carries what fits the header slot; the rest waits
+            }
         }
-        n = pull.takeNotice(body, 0, n);
-        body.writerIndex(n * WireHeader.PULL_DONE_TOKEN);
-        SendWr wr = chain.prepare(body, 0); // control traffic; the body goes back with the slot
+        SendWr wr = chain.prepare(body, 0); // control traffic; a body goes back with the slot
         int at = (int) (wr.wrId() % chain.depth()) * HEADER_SLOT;
+        int n;
+        if (body == null) {
+            n = pull.takeNotice(headerArea, at + WireHeader.SIZE, INLINE_NOTICE_TOKENS);
+            wr.opcode(WrOpcode.SEND).addSge(headerAddress + at, WireHeader.SIZE + n * WireHeader.PULL_DONE_TOKEN, headerLkey);
+        } else {
+            n = pull.takeNotice(body, 0, max);
+            body.writerIndex(n * WireHeader.PULL_DONE_TOKEN);
+            wr.opcode(WrOpcode.SEND).addSge(headerAddress + at, WireHeader.SIZE, headerLkey);
+            PayloadGather.addSges(wr, body, 0, body.readableBytes());
+        }
         WireHeader.write(headerArea, at, WireHeader.PULL_DONE, takeCreditsToReturn(), 0, n, 0);
-        wr.opcode(WrOpcode.SEND).addSge(headerAddress + at, WireHeader.SIZE, headerLkey);
-        PayloadGather.addSges(wr, body, 0, body.readableBytes());
         credits.tryAcquireData(); // checked availableForData() > 0 before, on this thread
-        metrics.sent(WireHeader.SIZE + body.readableBytes());
+        metrics.sent(WireHeader.SIZE + n * WireHeader.PULL_DONE_TOKEN);
     }
 
     /** Why a {@code size}-byte message is refused, naming whose limit it exceeds. */
@@ -1073,6 +1117,7 @@ public final class Engine {
         }
         sockets.clear();
         control.clear();
+        untoldGrants.clear();
         parked.clear();
         closing.clear();
         domain.removed(this, error);

@@ -265,6 +265,23 @@ public final class EngineSocket {
         GRANTED.setOpaque(this, granted + messages); // the I/O thread is the only writer
     }
 
+    /** I/O thread: granted messages not yet told to the peer (they ride on our next DATA, or go as SOCKET_CREDIT). */
+    private int untoldGrant;
+
+    /** I/O thread: adds {@code messages} to the grant the peer has not been told of; true if none was pending. */
+    boolean addUntoldGrant(int messages) {
+        boolean first = untoldGrant == 0;
+        untoldGrant += messages;
+        return first;
+    }
+
+    /** I/O thread: takes the grant the peer has not been told of (0 when none). */
+    int takeUntoldGrant() {
+        int g = untoldGrant;
+        untoldGrant = 0;
+        return g;
+    }
+
     /**
      * The receiver's subscriber took {@code n} messages: grant the peer more, in batches of at
      * least half the window. The I/O thread takes the whole count when it runs the grant, so what

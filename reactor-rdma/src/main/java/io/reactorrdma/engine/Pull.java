@@ -314,6 +314,11 @@ final class Pull {
         return noticeCount > 0;
     }
 
+    /** Tokens released and not yet told to the peer. */
+    int noticeCount() {
+        return noticeCount;
+    }
+
     /**
      * Writes up to {@code max} released tokens into {@code buf} (absolute, little-endian) and
      * takes them from the batch.

@@ -365,7 +365,7 @@ public final class ThreadDomain implements AutoCloseable {
 
     private QpAttributes attributes() {
         return QpAttributes.create(cq).withMaxSendWr(config.sendQueueDepth()).withMaxRecvWr(config.recvQueueDepth())
-                .withMaxSendSge(PayloadGather.MAX_SGE).withMaxRecvSge(1);
+                .withMaxSendSge(PayloadGather.MAX_SGE).withMaxRecvSge(1).withMaxRdAtomic(ConnectionParameters.MAX_READS_PER_QP);
     }
 
     private ConnectionParameters parameters(boolean client) {

@@ -11,7 +11,7 @@ import io.netty.buffer.ByteBuf;
  *  0  byte   type       DATA, RNDV_REQUEST, RNDV_ANSWER, CREDIT, SOCKET_OPEN, SOCKET_CLOSE,
  *                       SOCKET_CREDIT, HEARTBEAT, CLOSE, RNDV_REFUSE, RNDV_ABANDON, RNDV_REVOKE,
  *                       PULL_REQUEST, PULL_DONE
- *  1  byte   flags      0 (reserved; anything else is a protocol error)
+ *  1  byte   flags      {@link #FLAG_GRANT} on DATA, else 0 (anything else is a protocol error)
  *  2  ushort credits    receive credits returned to the peer (piggybacked on any message)
  *  4  int    socket     socket id (0 for engine-level messages)
  *  8  int    length     DATA: payload bytes that follow; RNDV_REQUEST / RNDV_ANSWER / RNDV_REFUSE /
@@ -19,7 +19,9 @@ import io.netty.buffer.ByteBuf;
  *                       PULL_DONE: the number of tokens that follow;
  *                       SOCKET_CREDIT: messages granted; SOCKET_CLOSE: 0 (normal) or 1 (error)
  * 12  int    token      RNDV_* and PULL_REQUEST: the message's token (for RNDV_*, also the
- *                       immediate data of its final WRITE_WITH_IMM); PULL_DONE: 0
+ *                       immediate data of its final WRITE_WITH_IMM); PULL_DONE: 0;
+ *                       DATA with FLAG_GRANT: messages granted on its socket
+ *                       (a SOCKET_CREDIT riding on data that goes anyway)
  * 16  ...    DATA: payload; RNDV_ANSWER: long address, int rkey (the destination);
  *            PULL_REQUEST: long address, int rkey (the source: readable memory of the sender);
  *            RNDV_REFUSE: the refusal body below; PULL_DONE: n ints, the tokens released
@@ -86,6 +88,9 @@ final class WireHeader {
     static final byte PULL_REQUEST = 13;
     static final byte PULL_DONE = 14;
 
+    /** DATA flag: the token field grants the peer's socket that many more messages, as SOCKET_CREDIT would. */
+    static final int FLAG_GRANT = 1;
+
     /** RNDV_REFUSE reason: the receiver could not allocate the destination. */
     static final int REFUSED_NO_MEMORY = 1;
     /** RNDV_REFUSE reason: the sender abandoned the token while the request waited for room. */
@@ -111,8 +116,13 @@ final class WireHeader {
 
     /** Writes a header at {@code index} of {@code buf} (absolute; indices unchanged). */
     static void write(ByteBuf buf, int index, byte type, int credits, int socket, int length, int token) {
+        write(buf, index, type, 0, credits, socket, length, token);
+    }
+
+    /** Writes a header with {@code flags} at {@code index} of {@code buf} (absolute; indices unchanged). */
+    static void write(ByteBuf buf, int index, byte type, int flags, int credits, int socket, int length, int token) {
         buf.setByte(index + OFF_TYPE, type);
-        buf.setByte(index + OFF_FLAGS, 0);
+        buf.setByte(index + OFF_FLAGS, flags);
         buf.setShortLE(index + OFF_CREDITS, credits);
         buf.setIntLE(index + OFF_SOCKET, socket);
         buf.setIntLE(index + OFF_LENGTH, length);

@@ -21,6 +21,8 @@ public final class QpAttributes {
     public static final int DEFAULT_RNR_RETRY = 6;
     /** Default delay between RNR retries, in microseconds (min_rnr_timer 14 = 1.28 ms on hardware; rounded). */
     public static final int DEFAULT_RNR_DELAY_MICROS = 1000;
+    /** Default RDMA READs a queue pair may have outstanding ({@code max_rd_atomic}, rdma_cm's initiator depth). */
+    public static final int DEFAULT_MAX_RD_ATOMIC = 4;
 
     private final CompletionQueue sendCq;
     private final CompletionQueue recvCq;
@@ -30,9 +32,10 @@ public final class QpAttributes {
     private final int maxRecvSge;
     private final int rnrRetry;
     private final int rnrDelayMicros;
+    private final int maxRdAtomic;
 
     private QpAttributes(CompletionQueue sendCq, CompletionQueue recvCq, int maxSendWr, int maxRecvWr,
-                         int maxSendSge, int maxRecvSge, int rnrRetry, int rnrDelayMicros) {
+                         int maxSendSge, int maxRecvSge, int rnrRetry, int rnrDelayMicros, int maxRdAtomic) {
         this.sendCq = sendCq;
         this.recvCq = recvCq;
         this.maxSendWr = maxSendWr;
@@ -41,6 +44,7 @@ public final class QpAttributes {
         this.maxRecvSge = maxRecvSge;
         this.rnrRetry = rnrRetry;
         this.rnrDelayMicros = rnrDelayMicros;
+        this.maxRdAtomic = maxRdAtomic;
     }
 
     /** Attributes with both queues completing on {@code cq} and default depths. */
@@ -52,23 +56,23 @@ public final class QpAttributes {
     public static QpAttributes create(CompletionQueue sendCq, CompletionQueue recvCq) {
         return new QpAttributes(Objects.requireNonNull(sendCq, "sendCq"), Objects.requireNonNull(recvCq, "recvCq"),
                 DEFAULT_SEND_DEPTH, DEFAULT_RECV_DEPTH, DEFAULT_MAX_SGE, DEFAULT_MAX_SGE,
-                DEFAULT_RNR_RETRY, DEFAULT_RNR_DELAY_MICROS);
+                DEFAULT_RNR_RETRY, DEFAULT_RNR_DELAY_MICROS, DEFAULT_MAX_RD_ATOMIC);
     }
 
     public QpAttributes withMaxSendWr(int maxSendWr) {
-        return new QpAttributes(sendCq, recvCq, positive("maxSendWr", maxSendWr), maxRecvWr, maxSendSge, maxRecvSge, rnrRetry, rnrDelayMicros);
+        return new QpAttributes(sendCq, recvCq, positive("maxSendWr", maxSendWr), maxRecvWr, maxSendSge, maxRecvSge, rnrRetry, rnrDelayMicros, maxRdAtomic);
     }
 
     public QpAttributes withMaxRecvWr(int maxRecvWr) {
-        return new QpAttributes(sendCq, recvCq, maxSendWr, positive("maxRecvWr", maxRecvWr), maxSendSge, maxRecvSge, rnrRetry, rnrDelayMicros);
+        return new QpAttributes(sendCq, recvCq, maxSendWr, positive("maxRecvWr", maxRecvWr), maxSendSge, maxRecvSge, rnrRetry, rnrDelayMicros, maxRdAtomic);
     }
 
     public QpAttributes withMaxSendSge(int maxSendSge) {
-        return new QpAttributes(sendCq, recvCq, maxSendWr, maxRecvWr, positive("maxSendSge", maxSendSge), maxRecvSge, rnrRetry, rnrDelayMicros);
+        return new QpAttributes(sendCq, recvCq, maxSendWr, maxRecvWr, positive("maxSendSge", maxSendSge), maxRecvSge, rnrRetry, rnrDelayMicros, maxRdAtomic);
     }
 
     public QpAttributes withMaxRecvSge(int maxRecvSge) {
-        return new QpAttributes(sendCq, recvCq, maxSendWr, maxRecvWr, maxSendSge, positive("maxRecvSge", maxRecvSge), rnrRetry, rnrDelayMicros);
+        return new QpAttributes(sendCq, recvCq, maxSendWr, maxRecvWr, maxSendSge, positive("maxRecvSge", maxRecvSge), rnrRetry, rnrDelayMicros, maxRdAtomic);
     }
 
     /**
@@ -85,7 +89,7 @@ public final class QpAttributes {
         if (rnrRetry < 0 || rnrRetry > 7) {
             throw new IllegalArgumentException("rnrRetry must be 0..7 (7 = infinite), got " + rnrRetry);
         }
-        return new QpAttributes(sendCq, recvCq, maxSendWr, maxRecvWr, maxSendSge, maxRecvSge, rnrRetry, rnrDelayMicros);
+        return new QpAttributes(sendCq, recvCq, maxSendWr, maxRecvWr, maxSendSge, maxRecvSge, rnrRetry, rnrDelayMicros, maxRdAtomic);
     }
 
     /**
@@ -95,7 +99,24 @@ public final class QpAttributes {
      * only the soft provider honours this value exactly.
      */
     public QpAttributes withRnrDelayMicros(int rnrDelayMicros) {
-        return new QpAttributes(sendCq, recvCq, maxSendWr, maxRecvWr, maxSendSge, maxRecvSge, rnrRetry, positive("rnrDelayMicros", rnrDelayMicros));
+        return new QpAttributes(sendCq, recvCq, maxSendWr, maxRecvWr, maxSendSge, maxRecvSge, rnrRetry, positive("rnrDelayMicros", rnrDelayMicros), maxRdAtomic);
+    }
+
+    /**
+     * RDMA READs this queue pair may have outstanding at once: verbs' {@code max_rd_atomic}, which
+     * rdma_cm sets from the connection's {@code initiator_depth} (bounded by the peer's
+     * {@code responder_resources} and the device's {@code max_qp_rd_atom}); 1..255, default
+     * {@value #DEFAULT_MAX_RD_ATOMIC}. An RNIC does not refuse more: it stalls the send queue behind the
+     * excess READs until earlier ones complete. The soft provider in strict mode refuses such a post
+     * instead (nothing posted), so an engine that would stall finds out in its tests; DiSNI 2.1 cannot
+     * pass the value to rdma_cm (its native connect and accept use the device's maximum), see
+     * docs/HARDWARE.md.
+     */
+    public QpAttributes withMaxRdAtomic(int maxRdAtomic) {
+        if (maxRdAtomic < 1 || maxRdAtomic > 255) {
+            throw new IllegalArgumentException("maxRdAtomic must be 1..255 (ibv max_rd_atomic is a byte), got " + maxRdAtomic);
+        }
+        return new QpAttributes(sendCq, recvCq, maxSendWr, maxRecvWr, maxSendSge, maxRecvSge, rnrRetry, rnrDelayMicros, maxRdAtomic);
     }
 
     public CompletionQueue sendCq() {
@@ -132,6 +153,11 @@ public final class QpAttributes {
         return rnrDelayMicros;
     }
 
+    /** RDMA READs outstanding at most ({@link #withMaxRdAtomic}). */
+    public int maxRdAtomic() {
+        return maxRdAtomic;
+    }
+
     private static int positive(String name, int value) {
         if (value < 1) {
             throw new IllegalArgumentException(name + " must be at least 1, got " + value);
@@ -142,6 +168,6 @@ public final class QpAttributes {
     @Override
     public String toString() {
         return "QpAttributes{maxSendWr=" + maxSendWr + ", maxRecvWr=" + maxRecvWr + ", maxSendSge=" + maxSendSge
-                + ", maxRecvSge=" + maxRecvSge + ", rnrRetry=" + rnrRetry + ", rnrDelayMicros=" + rnrDelayMicros + "}";
+                + ", maxRecvSge=" + maxRecvSge + ", rnrRetry=" + rnrRetry + ", rnrDelayMicros=" + rnrDelayMicros + ", maxRdAtomic=" + maxRdAtomic + "}";
     }
 }

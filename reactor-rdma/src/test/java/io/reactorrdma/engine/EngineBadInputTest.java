@@ -87,7 +87,7 @@ class EngineBadInputTest {
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"unknown type", "non-zero flags", "length disagrees", "unknown rendezvous token", "too many credits",
-            "oversized rendezvous", "short message", "second open of a socket"})
+            "oversized rendezvous", "short message", "second open of a socket", "grant flag off DATA", "zero grant on DATA"})
     void aMalformedMessageClosesThatEngineOnly(String variant) throws Exception {
         try (EngineHarness h = new EngineHarness(() -> SoftContext.openLoopback(SoftConfig.defaults()), EngineConfig.defaults(),
                 IdleStrategy.BUSY_SPIN, EngineHarness.echo()); RawPeer bad = new RawPeer()) {
@@ -108,6 +108,11 @@ class EngineBadInputTest {
                 case "too many credits" -> bad.send(WireHeader.CREDIT, 0, 1000, 0, 0, 0, 16);
                 case "oversized rendezvous" -> bad.send(WireHeader.RNDV_REQUEST, 0, 0, 1, Integer.MAX_VALUE, 1, 16);
                 case "short message" -> bad.send(WireHeader.DATA, 0, 0, 1, 0, 0, 5);
+                case "grant flag off DATA" -> bad.send(WireHeader.HEARTBEAT, WireHeader.FLAG_GRANT, 0, 0, 0, 5, 16);
+                case "zero grant on DATA" -> {
+                    bad.send(WireHeader.SOCKET_OPEN, 0, 0, 1, 0, 0, 16);
+                    bad.send(WireHeader.DATA, WireHeader.FLAG_GRANT, 0, 1, 0, 0, 16);
+                }
                 default -> {
                     bad.send(WireHeader.SOCKET_OPEN, 0, 0, 3, 0, 0, 16);
                     bad.send(WireHeader.SOCKET_OPEN, 0, 0, 3, 0, 0, 16);

@@ -2,6 +2,7 @@ package io.reactorrdma.engine;
 
 import io.netty.buffer.ByteBuf;
 import io.reactorrdma.verbs.soft.CompletionFault;
+import io.reactorrdma.verbs.soft.ReadCompletionFault;
 import io.reactorrdma.verbs.soft.SoftConfig;
 import io.reactorrdma.verbs.soft.SoftContext;
 import io.reactorrdma.verbs.soft.SoftFaults;
@@ -49,13 +50,10 @@ class EnginePullRendezvousTest {
         final AtomicLong posts = new AtomicLong();
         final AtomicInteger maxReadsSeen = new AtomicInteger();
         final ConcurrentLinkedQueue<String> violations = new ConcurrentLinkedQueue<>();
-        volatile Runnable onFirst;
 
         @Override
         public void readPrepared(int readsInFlight, int maxReads, long windowInFlight, long windowBytes, long domainPullBytes, long domainBudget) {
-            if (posts.getAndIncrement() == 0 && onFirst != null) {
-                onFirst.run();
-            }
+            posts.incrementAndGet();
             maxReadsSeen.accumulateAndGet(readsInFlight, Math::max);
             if (readsInFlight > maxReads || maxReads > ConnectionParameters.MAX_READS_PER_QP) {
                 violations.add(readsInFlight + " READs in flight, limit " + maxReads);
@@ -212,18 +210,17 @@ class EnginePullRendezvousTest {
 
     @Test
     void theReadLimitHoldsWhileReadAndSendCompletionsAreDeferred() throws Exception {
-        CompletionFault serverFault = new CompletionFault();
+        ReadCompletionFault reads = new ReadCompletionFault();
         CompletionFault clientFault = new CompletionFault();
         AtomicInteger contexts = new AtomicInteger();
         Server server = new Server();
         Engine.readObserver = bounds;
-        try (EngineHarness h = new EngineHarness(() -> SoftContext.openLoopback(SoftConfig.defaults().withFaults(SoftFaults.none()
-                .withCompletionFault(contexts.getAndIncrement() == 0 ? clientFault : serverFault))), pullConfig(), IdleStrategy.BLOCK, server)) {
+        try (EngineHarness h = new EngineHarness(() -> SoftContext.openLoopback(SoftConfig.defaults().withFaults(contexts.getAndIncrement() == 0
+                ? SoftFaults.none().withCompletionFault(clientFault) : SoftFaults.none().withReadCompletionFault(reads))),
+                pullConfig(), IdleStrategy.BLOCK, server)) {
             EngineSocket a = h.client.openSocket(h.address(), WAIT).get(30, TimeUnit.SECONDS);
             Checker ca = server.next();
-            int serverQp = ca.socket.engine.qpNum();
-            // the first READ's completion and every later one of the server's queue pair wait (set on its I/O thread, before the post)
-            bounds.onFirst = () -> serverFault.delay(serverQp);
+            reads.hold(); // the server's READs complete only at release (in strict mode a fifth outstanding READ is refused)
             clientFault.delay(a.engine.qpNum()); // the client's send completions (and the notices it receives) wait too
             List<Integer> expected = new ArrayList<>();
             expected.add(9999); // first: 16 fragments, more than the limit, in the server's first pull
@@ -238,7 +235,7 @@ class EnginePullRendezvousTest {
             assertThat(h.clientMemory.readableLiveBuffers()).as("sources stay while nothing is released").isEqualTo(pulls);
 
             // the client's own completions come later still: its WRITE-rendezvous message waits for the answer it holds back
-            serverFault.deliver();
+            reads.release();
             clientFault.deliver();
             awaitTrue(() -> ca.received.get() == expected.size(), () -> "all messages arrive: " + ca.received + "/" + expected.size()
                     + "; server " + h.server.metrics());
@@ -252,23 +249,22 @@ class EnginePullRendezvousTest {
 
     @Test
     void thePullBudgetOfAThreadDomainBoundsItsReads() throws Exception {
-        CompletionFault serverFault = new CompletionFault();
+        ReadCompletionFault reads = new ReadCompletionFault();
         AtomicInteger contexts = new AtomicInteger();
         Server server = new Server();
         Engine.readObserver = bounds;
         EngineConfig config = pullConfig().withPullBudgetBytes(2 * EngineConfig.DEFAULT_FRAGMENT_SIZE);
         try (EngineHarness h = new EngineHarness(() -> SoftContext.openLoopback(contexts.getAndIncrement() == 0 ? SoftConfig.defaults()
-                : SoftConfig.defaults().withFaults(SoftFaults.none().withCompletionFault(serverFault))), config, IdleStrategy.BLOCK, server)) {
+                : SoftConfig.defaults().withFaults(SoftFaults.none().withReadCompletionFault(reads))), config, IdleStrategy.BLOCK, server)) {
             EngineSocket a = h.client.openSocket(h.address(), WAIT).get(30, TimeUnit.SECONDS);
             Checker ca = server.next();
-            int serverQp = ca.socket.engine.qpNum();
-            bounds.onFirst = () -> serverFault.delay(serverQp);
+            reads.hold();
             assertThat(a.offer(message(a.allocateRemoteReadable(MIB), MIB, 1))).isTrue();
             awaitTrue(() -> bounds.posts.get() >= 2, () -> bounds.posts + " READs posted");
             hop(h.server);
             hop(h.server);
             assertThat(bounds.posts.get()).as("READs within a budget of two fragments").isEqualTo(2);
-            serverFault.deliver();
+            reads.release();
             awaitTrue(() -> ca.received.get() == 1, () -> "the message arrives; server " + h.server.metrics());
             assertThat(ca.errors).isEmpty();
             assertThat(bounds.violations).isEmpty();
@@ -279,25 +275,24 @@ class EnginePullRendezvousTest {
 
     @Test
     void theReceiverAbandonsPullsWhenItsSocketEnds() throws Exception {
-        CompletionFault serverFault = new CompletionFault();
+        ReadCompletionFault reads = new ReadCompletionFault();
         AtomicInteger contexts = new AtomicInteger();
         Server server = new Server();
         Engine.readObserver = bounds;
         try (EngineHarness h = new EngineHarness(() -> SoftContext.openLoopback(contexts.getAndIncrement() == 0 ? SoftConfig.defaults()
-                : SoftConfig.defaults().withFaults(SoftFaults.none().withCompletionFault(serverFault))), pullConfig(), IdleStrategy.BLOCK, server)) {
+                : SoftConfig.defaults().withFaults(SoftFaults.none().withReadCompletionFault(reads))), pullConfig(), IdleStrategy.BLOCK, server)) {
             EngineSocket a = h.client.openSocket(h.address(), WAIT).get(30, TimeUnit.SECONDS);
             EngineTest.Collector clientIn = new EngineTest.Collector();
             a.inbound(clientIn);
             Checker ca = server.next();
-            int serverQp = ca.socket.engine.qpNum();
-            bounds.onFirst = () -> serverFault.delay(serverQp);
+            reads.hold();
             for (int i = 0; i < 3; i++) {
                 assertThat(a.offer(message(a.allocateRemoteReadable(2 * MIB), 2 * MIB, i))).isTrue();
             }
             awaitTrue(() -> bounds.posts.get() >= ConnectionParameters.MAX_READS_PER_QP, () -> bounds.posts + " READs posted");
             h.server.execute(() -> ca.socket.engine.closeSocket(ca.socket, null, true)); // the receiver's socket ends, READs in flight
             assertThat(ca.closed.get(30, TimeUnit.SECONDS)).isNull();
-            serverFault.deliver();
+            reads.release();
             awaitTrue(() -> h.clientMemory.readableLiveBuffers() == 0, () -> "the receiver releases the sources it abandoned ("
                     + h.clientMemory.readableLiveBuffers() + " live)");
             assertThat(ca.received.get()).as("nothing delivered to an ended socket").isZero();
@@ -317,16 +312,15 @@ class EnginePullRendezvousTest {
 
     @Test
     void theSenderAbandonsPullsByClosingItsSocketWithAnError() throws Exception {
-        CompletionFault serverFault = new CompletionFault();
+        ReadCompletionFault reads = new ReadCompletionFault();
         AtomicInteger contexts = new AtomicInteger();
         Server server = new Server();
         Engine.readObserver = bounds;
         try (EngineHarness h = new EngineHarness(() -> SoftContext.openLoopback(contexts.getAndIncrement() == 0 ? SoftConfig.defaults()
-                : SoftConfig.defaults().withFaults(SoftFaults.none().withCompletionFault(serverFault))), pullConfig(), IdleStrategy.BLOCK, server)) {
+                : SoftConfig.defaults().withFaults(SoftFaults.none().withReadCompletionFault(reads))), pullConfig(), IdleStrategy.BLOCK, server)) {
             EngineSocket a = h.client.openSocket(h.address(), WAIT).get(30, TimeUnit.SECONDS);
             Checker ca = server.next();
-            int serverQp = ca.socket.engine.qpNum();
-            bounds.onFirst = () -> serverFault.delay(serverQp);
+            reads.hold();
             CountDownLatch sent = new CountDownLatch(1);
             a.outboundListener(new EngineSocket.OutboundListener() {
                 @Override
@@ -343,7 +337,7 @@ class EnginePullRendezvousTest {
             assertThat(a.offer(message(a.allocateRemoteReadable(4 * MIB), 4 * MIB, 1))).isTrue();
             assertThat(sent.await(30, TimeUnit.SECONDS)).isTrue();
             awaitTrue(() -> bounds.posts.get() >= 1, () -> "the server starts reading");
-            serverFault.deliver();
+            reads.release();
             assertThat(ca.closed.get(30, TimeUnit.SECONDS)).as("the server's socket ends with the sender's error").isNotNull();
             awaitTrue(() -> h.clientMemory.readableLiveBuffers() == 0, () -> "the source is released at the receiver's notice ("
                     + h.clientMemory.readableLiveBuffers() + " live)");
@@ -355,17 +349,16 @@ class EnginePullRendezvousTest {
 
     @Test
     void teardownWithSourcesExposedReleasesEverything() throws Exception {
-        CompletionFault serverFault = new CompletionFault();
+        ReadCompletionFault reads = new ReadCompletionFault();
         AtomicInteger contexts = new AtomicInteger();
         Server server = new Server();
         Engine.readObserver = bounds;
         EngineHarness h = new EngineHarness(() -> SoftContext.openLoopback(contexts.getAndIncrement() == 0 ? SoftConfig.defaults()
-                : SoftConfig.defaults().withFaults(SoftFaults.none().withCompletionFault(serverFault))), pullConfig(), IdleStrategy.BLOCK, server);
+                : SoftConfig.defaults().withFaults(SoftFaults.none().withReadCompletionFault(reads))), pullConfig(), IdleStrategy.BLOCK, server);
         try {
             EngineSocket a = h.client.openSocket(h.address(), WAIT).get(30, TimeUnit.SECONDS);
             Checker ca = server.next();
-            int serverQp = ca.socket.engine.qpNum();
-            bounds.onFirst = () -> serverFault.delay(serverQp); // READs stay in flight: the sources stay exposed
+            reads.hold(); // READs stay in flight: the sources stay exposed
             for (int i = 0; i < 4; i++) {
                 assertThat(a.offer(message(a.allocateRemoteReadable(MIB), MIB, i))).isTrue();
             }

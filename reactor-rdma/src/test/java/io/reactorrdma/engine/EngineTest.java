@@ -65,6 +65,37 @@ class EngineTest {
         runEcho(IdleStrategy.BLOCK, new int[]{0, 7, 8192, 9000, 300_000}, 100);
     }
 
+    @Test
+    void socketGrantsRideOnDataThatGoesAnyway() throws Exception {
+        // Before: every grant (one per half window of consumed messages) was a SOCKET_CREDIT SEND of
+        // its own, beside the echo going back on the same socket.
+        int messages = 3200;
+        try (EngineHarness h = new EngineHarness(() -> SoftContext.openLoopback(SoftConfig.defaults()), EngineConfig.defaults(),
+                IdleStrategy.BUSY_SPIN, EngineHarness.echo())) {
+            EngineSocket socket = h.client.openSocket(h.address(), java.time.Duration.ofSeconds(20)).get(30, TimeUnit.SECONDS);
+            Collector in = new Collector();
+            socket.inbound(in);
+            long postedBefore = h.server.metrics().requestsPosted();
+            int sent = 0;
+            for (int received = 0; received < messages; received++) {
+                while (sent < messages && sent - received < 8) {
+                    ByteBuf p = h.clientMemory.byteBufAllocator().directBuffer(64).writeLong(sent).writeZero(56);
+                    assertThat(socket.offer(p)).isTrue();
+                    sent++;
+                }
+                ByteBuf echo = in.take(h);
+                assertThat(echo.getLong(echo.readerIndex())).isEqualTo(received);
+                echo.release();
+                socket.consumed(1);
+            }
+            long ownSends = h.server.metrics().requestsPosted() - postedBefore - messages;
+            int grants = messages / (EngineConfig.DEFAULT_SOCKET_MESSAGE_WINDOW / 2);
+            assertThat(ownSends).as("server SENDs beside its %d echoes (grants: %d, credits, heartbeats)", messages, grants)
+                    .isLessThan(grants / 4);
+            socket.close();
+        }
+    }
+
     private void runEcho(IdleStrategy idle, int[] fixedSizes, int randomCount) throws Exception {
         SoftConfig soft = SoftConfig.defaults();
         try (EngineHarness h = new EngineHarness(() -> SoftContext.openLoopback(soft), EngineConfig.defaults(), idle, EngineHarness.echo())) {

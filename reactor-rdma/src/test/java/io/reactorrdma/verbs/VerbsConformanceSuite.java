@@ -55,6 +55,21 @@ public abstract class VerbsConformanceSuite {
         org.junit.jupiter.api.Assumptions.assumeTrue(why == null, why);
     }
 
+    /**
+     * Wake-ups the posts of {@code qp} have sent its peer's completion queue so far, or -1 where
+     * the provider cannot count them (hardware: the NIC raises events); the doorbell rules are then
+     * skipped.
+     */
+    protected long peerWakeupsSentBy(QueuePair qp) {
+        return -1;
+    }
+
+    private long wakeupsOf(QueuePair qp) {
+        long n = peerWakeupsSentBy(qp);
+        org.junit.jupiter.api.Assumptions.assumeTrue(n >= 0, "this provider does not count the wake-ups it sends");
+        return n;
+    }
+
     /** Where listeners of this suite bind: loopback for the soft providers; hardware needs an RDMA interface's address. */
     protected InetSocketAddress listenAddress() {
         return new InetSocketAddress("127.0.0.1", 0);
@@ -560,6 +575,255 @@ public abstract class VerbsConformanceSuite {
         post(f.qpA, send(1, f.mrA, 0, 8));
         assertThat(f.cqA.awaitNotification(20, TimeUnit.SECONDS)).isTrue();
         assertThat(f.awaitOne(f.cqA).isSuccess()).isTrue();
+    }
+
+    @Test
+    void aFullArmIsRaisedByAnyCompletion() throws Exception {
+        VerbsFixture f = pair();
+        f.postRecv(f.qpB, f.mrB, 1, 0, 64);
+        f.cqA.requestNotification(false);
+        f.cqB.requestNotification(false);
+        post(f.qpA, send(1, f.mrA, 0, 8)); // neither solicited nor failed
+        assertThat(f.cqB.awaitNotification(20, TimeUnit.SECONDS)).as("an unsolicited receive").isTrue();
+        assertThat(f.cqA.awaitNotification(20, TimeUnit.SECONDS)).as("a successful send completion").isTrue();
+        assertThat(f.awaitOne(f.cqB).isSuccess()).isTrue();
+        assertThat(f.awaitOne(f.cqA).isSuccess()).isTrue();
+    }
+
+    /**
+     * ibv_req_notify_cq(cq, 1): successful send completions and receives of unsolicited messages
+     * are polled as usual but raise nothing; the arm stays until a solicited one comes.
+     */
+    @Test
+    void aSolicitedOnlyArmIgnoresTenThousandUnsolicitedReceivesAndSuccessfulSends() throws Exception {
+        VerbsFixture f = pair();
+        int depth = QpAttributes.DEFAULT_RECV_DEPTH;
+        RecvWr[] recvs = new RecvWr[depth];
+        SendWr[] sends = new SendWr[depth];
+        for (int i = 0; i < depth; i++) {
+            recvs[i] = new RecvWr().wrId(i);
+            recvs[i].setSge(f.mrB, i * 64, 64);
+            sends[i] = send(i, f.mrA, i * 64, 16); // signaled: every one is a successful send completion
+        }
+        f.cqA.requestNotification(true);
+        f.cqB.requestNotification(true);
+        int total = 10_000;
+        for (int done = 0; done < total; ) {
+            int n = Math.min(depth, total - done);
+            f.qpB.postRecv(recvs, 0, n);
+            f.qpA.postSend(sends, 0, n);
+            List<WorkCompletion> sent = f.await(f.cqA, n);
+            List<WorkCompletion> received = f.await(f.cqB, n);
+            for (int i = 0; i < n; i++) {
+                assertThat(sent.get(i).isSuccess()).isTrue();
+                assertThat(received.get(i).isSuccess()).isTrue();
+                assertThat(received.get(i).opcode()).isEqualTo(WcOpcode.RECV);
+            }
+            done += n;
+        }
+        assertThat(f.cqB.awaitNotification(50, TimeUnit.MILLISECONDS)).as("10,000 unsolicited receives raise nothing").isFalse();
+        assertThat(f.cqA.awaitNotification(50, TimeUnit.MILLISECONDS)).as("10,000 successful sends raise nothing").isFalse();
+
+        f.postRecv(f.qpB, f.mrB, 77, 0, 64);
+        post(f.qpA, send(78, f.mrA, 0, 8).solicited(true));
+        assertThat(f.cqB.awaitNotification(20, TimeUnit.SECONDS)).as("a solicited SEND raises the arm made before").isTrue();
+        WorkCompletion wc = f.awaitOne(f.cqB);
+        assertThat(wc.wrId()).isEqualTo(77);
+        assertThat(wc.isSuccess()).isTrue();
+        assertThat(f.awaitOne(f.cqA).isSuccess()).isTrue();
+        assertThat(f.cqA.awaitNotification(50, TimeUnit.MILLISECONDS)).as("its successful send completion does not").isFalse();
+    }
+
+    @Test
+    void aSolicitedWriteWithImmediateRaisesASolicitedOnlyArm() throws Exception {
+        VerbsFixture f = pair();
+        f.postRecv(f.qpB, f.mrB, 1, 0, 64);
+        f.postRecv(f.qpB, f.mrB, 2, 64, 64);
+        f.cqB.requestNotification(true);
+        post(f.qpA, rdma(WrOpcode.WRITE_WITH_IMM, 1, f.mrA, 0, 32, f.mrB.address() + 4096, f.mrB.rkey()).immData(5));
+        assertThat(f.awaitOne(f.cqB).immData()).isEqualTo(5);
+        assertThat(f.cqB.awaitNotification(50, TimeUnit.MILLISECONDS)).as("unsolicited: no event").isFalse();
+        post(f.qpA, rdma(WrOpcode.WRITE_WITH_IMM, 2, f.mrA, 0, 32, f.mrB.address() + 4096, f.mrB.rkey()).immData(6).solicited(true));
+        assertThat(f.cqB.awaitNotification(20, TimeUnit.SECONDS)).isTrue();
+        WorkCompletion wc = f.awaitOne(f.cqB);
+        assertThat(wc.opcode()).isEqualTo(WcOpcode.RECV_RDMA_WITH_IMM);
+        assertThat(wc.immData()).isEqualTo(6);
+    }
+
+    /** A completion with an error status is solicited, on both sides. */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"message larger than the receive", "WRITE with an unknown rkey"})
+    void anErrorRaisesASolicitedOnlyArm(String variant) throws Exception {
+        VerbsFixture f = pair();
+        f.postRecv(f.qpB, f.mrB, 1, 0, 64);
+        f.cqA.requestNotification(true);
+        f.cqB.requestNotification(true);
+        if (variant.startsWith("message")) {
+            post(f.qpA, send(1, f.mrA, 0, 128));
+        } else {
+            post(f.qpA, rdma(WrOpcode.WRITE, 1, f.mrA, 0, 64, f.mrB.address(), f.mrB.rkey() ^ 0x5A5A0000));
+        }
+        assertThat(f.cqA.awaitNotification(20, TimeUnit.SECONDS)).as("the requester's failed send").isTrue();
+        assertThat(f.awaitOne(f.cqA).isSuccess()).isFalse();
+        assertThat(f.cqB.awaitNotification(20, TimeUnit.SECONDS)).as("the responder's failed or flushed receive").isTrue();
+        assertThat(f.awaitOne(f.cqB).isSuccess()).isFalse();
+    }
+
+    /** A blocked poller that arms solicited-only, then polls, then waits, is never left asleep with a solicited completion pending. */
+    @Test
+    void solicitedOnlyBlockingPingPongLosesNoWakeUp() throws Exception {
+        VerbsFixture f = pair();
+        int rounds = 2_000;
+        for (int i = 0; i < 8; i++) {
+            f.postRecv(f.qpA, f.mrA, i, 8192 + i * 64, 64);
+            f.postRecv(f.qpB, f.mrB, i, 8192 + i * 64, 64);
+        }
+        CompletableFuture<Void> b = CompletableFuture.runAsync(() -> pingPong(f, f.qpB, f.cqB, f.mrB, rounds, false));
+        pingPong(f, f.qpA, f.cqA, f.mrA, rounds, true);
+        b.get(60, TimeUnit.SECONDS);
+    }
+
+    /** One side of a blocking ping-pong: waits for each message (arm solicited-only, poll, wait) and answers it. */
+    private static void pingPong(VerbsFixture f, QueuePair qp, CompletionQueue cq, MemoryRegion mr, int rounds, boolean starts) {
+        WorkCompletion[] wcs = VerbsFixture.newCompletions(16);
+        SendWr[] msg = {send(0, mr, 0, 8).solicited(true)};
+        RecvWr[] repost = {new RecvWr()};
+        if (starts) {
+            qp.postSend(msg, 0, 1);
+        }
+        int received = 0;
+        try {
+            while (received < rounds) {
+                int n = cq.poll(wcs, wcs.length);
+                if (n == 0) {
+                    cq.requestNotification(true);
+                    n = cq.poll(wcs, wcs.length);
+                    if (n == 0) {
+                        assertThat(cq.awaitNotification(20, TimeUnit.SECONDS)).as("woken for message %d", received + 1).isTrue();
+                        continue;
+                    }
+                }
+                for (int i = 0; i < n; i++) {
+                    assertThat(wcs[i].isSuccess()).as("%s", wcs[i]).isTrue();
+                    if (wcs[i].opcode() != WcOpcode.RECV) {
+                        continue;
+                    }
+                    received++;
+                    repost[0].wrId(wcs[i].wrId()).setSge(mr, 8192 + (int) wcs[i].wrId() * 64, 64);
+                    qp.postRecv(repost, 0, 1);
+                    if (received < rounds || !starts) {
+                        qp.postSend(msg, 0, 1);
+                    }
+                }
+            }
+        } catch (InterruptedException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    // ------------------------------------------------------------------ doorbell: one wake-up per post
+
+    @Test
+    void aBatchOfSendsIntoAnArmedPeerWakesItOnce() throws Exception {
+        VerbsFixture f = pair();
+        int n = 16;
+        SendWr[] batch = new SendWr[n];
+        for (int i = 0; i < n; i++) {
+            f.postRecv(f.qpB, f.mrB, i, i * 64, 64);
+            batch[i] = send(i, f.mrA, 0, 8).signaled(i == n - 1);
+        }
+        long before = wakeupsOf(f.qpA);
+        f.cqB.requestNotification();
+        f.qpA.postSend(batch, 0, n);
+        assertThat(wakeupsOf(f.qpA) - before).as("%d completions, one post: one wake-up", n).isEqualTo(1);
+        assertThat(f.cqB.awaitNotification(20, TimeUnit.SECONDS)).isTrue();
+        assertThat(f.await(f.cqB, n)).allMatch(WorkCompletion::isSuccess);
+        assertThat(f.awaitOne(f.cqA).isSuccess()).isTrue(); // the signaled last one retires the batch's slots
+
+        for (int i = 0; i < n; i++) {
+            f.postRecv(f.qpB, f.mrB, i, i * 64, 64);
+        }
+        f.qpA.postSend(batch, 0, n); // the wait used the arm up: nobody is armed
+        assertThat(wakeupsOf(f.qpA) - before).as("no wake-up for a peer that is not armed").isEqualTo(1);
+        assertThat(f.await(f.cqB, n)).allMatch(WorkCompletion::isSuccess);
+        assertThat(f.awaitOne(f.cqA).isSuccess()).isTrue();
+
+        for (int i = 0; i < n; i++) {
+            f.postRecv(f.qpB, f.mrB, i, i * 64, 64);
+            batch[i].solicited(i == n / 2);
+        }
+        f.cqB.requestNotification(true);
+        f.qpA.postSend(batch, 0, n / 2); // none solicited
+        assertThat(wakeupsOf(f.qpA) - before).as("a solicited-only arm, nothing solicited").isEqualTo(1);
+        f.qpA.postSend(batch, n / 2, n / 2); // the first of these is
+        assertThat(wakeupsOf(f.qpA) - before).as("one solicited among eight").isEqualTo(2);
+        assertThat(f.cqB.awaitNotification(20, TimeUnit.SECONDS)).isTrue();
+        assertThat(f.await(f.cqB, n)).allMatch(WorkCompletion::isSuccess);
+        assertThat(f.awaitOne(f.cqA).isSuccess()).isTrue();
+    }
+
+    /**
+     * The wake-up comes after the whole batch, not with its first completion: a poller that is
+     * armed while a large batch arrives is woken once, and its first poll finds every message.
+     */
+    @Test
+    void aPeerArmedDuringALargeBatchIsWokenOnceAfterIt() throws Exception {
+        int n = 512;
+        VerbsFixture f = pair(cq -> QpAttributes.create(cq).withMaxSendWr(n).withMaxRecvWr(n));
+        SendWr[] batch = new SendWr[n];
+        for (int i = 0; i < n; i++) {
+            f.postRecv(f.qpB, f.mrB, i, i * 64, 64);
+            batch[i] = send(i, f.mrA, 0, 8).signaled(i == n - 1);
+        }
+        long before = wakeupsOf(f.qpA);
+        java.util.concurrent.CountDownLatch armed = new java.util.concurrent.CountDownLatch(1);
+        CompletableFuture<Integer> firstPoll = CompletableFuture.supplyAsync(() -> {
+            WorkCompletion[] wcs = VerbsFixture.newCompletions(n);
+            f.cqB.requestNotification();
+            int got = f.cqB.poll(wcs, n);
+            armed.countDown();
+            try {
+                if (got == 0 && f.cqB.awaitNotification(20, TimeUnit.SECONDS)) {
+                    got = f.cqB.poll(wcs, n);
+                }
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+            return got;
+        });
+        assertThat(armed.await(20, TimeUnit.SECONDS)).isTrue();
+        f.qpA.postSend(batch, 0, n);
+        assertThat(firstPoll.get(20, TimeUnit.SECONDS)).as("the first poll after the wake-up finds the whole batch").isEqualTo(n);
+        assertThat(wakeupsOf(f.qpA) - before).isEqualTo(1);
+        assertThat(f.awaitOne(f.cqA).isSuccess()).isTrue();
+    }
+
+    /** A post that stops at RNR rings for what it delivered; the provider thread's retry rings once more for the rest. */
+    @Test
+    void theRetryAfterRnrRingsOnceForWhatItDelivers() throws Exception {
+        VerbsFixture f = pair(cq -> QpAttributes.create(cq).withRnrRetry(QpAttributes.RNR_RETRY_INFINITE));
+        int n = 8;
+        SendWr[] batch = new SendWr[n];
+        for (int i = 0; i < n; i++) {
+            batch[i] = send(i, f.mrA, 0, 8);
+        }
+        for (int i = 0; i < 3; i++) {
+            f.postRecv(f.qpB, f.mrB, i, i * 64, 64);
+        }
+        long before = wakeupsOf(f.qpA);
+        f.cqB.requestNotification();
+        f.qpA.postSend(batch, 0, n); // three delivered, then RNR
+        assertThat(wakeupsOf(f.qpA) - before).isEqualTo(1);
+        assertThat(f.cqB.awaitNotification(20, TimeUnit.SECONDS)).isTrue();
+        assertThat(f.await(f.cqB, 3)).allMatch(WorkCompletion::isSuccess);
+        f.cqB.requestNotification();
+        for (int i = 3; i < n; i++) {
+            f.postRecv(f.qpB, f.mrB, i, i * 64, 64);
+        }
+        assertThat(f.cqB.awaitNotification(20, TimeUnit.SECONDS)).as("woken by the retry").isTrue();
+        assertThat(f.await(f.cqB, n - 3)).allMatch(WorkCompletion::isSuccess);
+        assertThat(f.await(f.cqA, n)).allMatch(WorkCompletion::isSuccess);
+        assertThat(wakeupsOf(f.qpA) - before).as("one more, by the run that delivered after the arm").isEqualTo(2);
     }
 
     // ------------------------------------------------------------------ dead peers

@@ -33,6 +33,7 @@ final class CommandBuffers {
     static final int SEND_WR_SIZE = 72;
     static final int SEND_NUM_SGE = 24;
     static final int SEND_OPCODE = 28;
+    static final int SEND_FLAGS = 32;
     static final int SEND_IMM = 36;
     static final int RECV_WR_SIZE = 32;
     static final int RECV_NUM_SGE = 24;

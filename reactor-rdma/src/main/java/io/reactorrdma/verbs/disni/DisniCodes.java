@@ -63,9 +63,9 @@ final class DisniCodes {
         return sges;
     }
 
-    /** {@code send_flags} for a request: {@code IBV_SEND_SIGNALED} or nothing. */
-    static int sendFlags(boolean signaled) {
-        return signaled ? IbvSendWR.IBV_SEND_SIGNALED : 0;
+    /** {@code send_flags} for a request: {@code IBV_SEND_SIGNALED} and {@code IBV_SEND_SOLICITED} as it asks. */
+    static int sendFlags(boolean signaled, boolean solicited) {
+        return (signaled ? IbvSendWR.IBV_SEND_SIGNALED : 0) | (solicited ? IbvSendWR.IBV_SEND_SOLICITED : 0);
     }
 
     /**

@@ -4,7 +4,6 @@ import com.ibm.disni.verbs.IbvCQ;
 import com.ibm.disni.verbs.IbvCompChannel;
 import com.ibm.disni.verbs.IbvWC;
 import com.ibm.disni.verbs.SVCPollCq;
-import com.ibm.disni.verbs.SVCReqNotify;
 import io.reactorrdma.verbs.CompletionQueue;
 import io.reactorrdma.verbs.VerbsException;
 import io.reactorrdma.verbs.WorkCompletion;
@@ -23,7 +22,8 @@ import java.util.concurrent.TimeUnit;
  * fatal asynchronous error on hardware).
  *
  * <p>Polling uses one prebuilt {@code SVCPollCq} per batch size (DiSNI fixes {@code ne} when the
- * call is built), so a poll is one JNI call and allocates nothing.
+ * call is built), so a poll is one JNI call and allocates nothing; likewise one prebuilt
+ * {@code SVCReqNotify} per arm kind ({@link NotifyCalls}).
  */
 final class DisniCompletionQueue implements CompletionQueue {
 
@@ -45,7 +45,7 @@ final class DisniCompletionQueue implements CompletionQueue {
     private final CompletionMapper mapper;
     private final IbvWC[] ibvWcs = new IbvWC[MAX_POLL];
     private final SVCPollCq[] pollCalls = new SVCPollCq[MAX_POLL + 1];
-    private final SVCReqNotify notify;
+    private final NotifyCalls notify;
     /** Events read and not yet acknowledged; volatile because {@code close()} may run on another thread. */
     private volatile int unacked;
     private volatile boolean wakeup;
@@ -61,7 +61,7 @@ final class DisniCompletionQueue implements CompletionQueue {
         this.cq = cq;
         this.mapper = mapper;
         for (int i = 0; i < MAX_POLL; i++) ibvWcs[i] = new IbvWC();
-        this.notify = cq.reqNotification(false);
+        this.notify = new NotifyCalls(cq::reqNotification);
     }
 
     IbvCQ ibv() {
@@ -112,10 +112,17 @@ final class DisniCompletionQueue implements CompletionQueue {
 
     @Override
     public void requestNotification() {
+        requestNotification(false);
+    }
+
+    /** {@code ibv_req_notify_cq(cq, solicitedOnly)}: the NIC decides what raises the arm (see CompletionQueue). */
+    @Override
+    public void requestNotification(boolean solicitedOnly) {
         try {
-            notify.execute();
+            notify.arm(solicitedOnly);
         } catch (IOException e) {
-            throw new VerbsException("ibv_req_notify_cq failed: " + e.getMessage(), e);
+            throw new VerbsException("ibv_req_notify_cq(solicited_only=" + (solicitedOnly ? 1 : 0) + ") failed: " + e.getMessage()
+                    + " (the completion queue was destroyed, or the device failed)", e);
         }
     }
 

@@ -14,7 +14,8 @@ import java.util.List;
  * is one JNI call ({@code ibv_post_send} on the whole chain) and allocates nothing.
  *
  * <p>DiSNI serialises a batch into a native {@code ibv_send_wr[]} when the call is built and then
- * lets only some fields change through {@code getWrMod(i)}: {@code wr_id}, {@code send_flags},
+ * lets only some fields change through {@code getWrMod(i)}: {@code wr_id}, {@code send_flags}
+ * (signaled and solicited, patched per post, so neither is part of the shape),
  * the remote address and rkey, and each SGE's address, length and lkey. The opcode, the SGE counts
  * and the batch length are frozen, so they are the <em>shape</em>, the key; everything else is
  * patched into the cached call before each {@code execute()}. The immediate data has no setter
@@ -208,7 +209,7 @@ final class SendCallCache {
             SendWr wr = wrs[from + i];
             SVCPostSend.SendWRMod mod = call.getWrMod(i);
             mod.setWr_id(tokens[i]);
-            mod.setSend_flags(DisniCodes.sendFlags(wr.signaled()));
+            mod.setSend_flags(DisniCodes.sendFlags(wr.signaled(), wr.solicited()));
             if (wr.opcode().isRdma()) {
                 SVCPostSend.RdmaMod rdma = mod.getRdmaMod();
                 rdma.setRemote_addr(wr.remoteAddress());
@@ -236,7 +237,7 @@ final class SendCallCache {
         IbvSendWR w = new IbvSendWR();
         w.setWr_id(token);
         w.setOpcode(DisniCodes.opcodeToIbv(wr.opcode()));
-        w.setSend_flags(DisniCodes.sendFlags(wr.signaled()));
+        w.setSend_flags(DisniCodes.sendFlags(wr.signaled(), wr.solicited()));
         if (wr.opcode().hasImmediate()) {
             w.setImm_data(DisniCodes.immToWire(wr.immData()));
         }

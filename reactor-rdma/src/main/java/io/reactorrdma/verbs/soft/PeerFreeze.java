@@ -56,6 +56,11 @@ public final class PeerFreeze {
         return true;
     }
 
+    /** Whether a request of {@code op} would stop at {@link #checkpoint} now (one volatile read). */
+    boolean armedFor(WrOpcode op) {
+        return armed == op;
+    }
+
     /**
      * Poster: stops here while armed for {@code op}; true when it was frozen (it then calls
      * {@link #finished()} once the request is done). The fast path is one volatile read.

@@ -25,7 +25,12 @@ import java.nio.ByteBuffer;
  *  68  int  inbound                   peer: +1 (atomic, a full fence) before it runs requests against us,
  *                                     -1 when done; the owner flushes receives in ERROR only while it
  *                                     reads 0, so a flush means no peer copy into our memory is under way
- * 128  int  notifyArmed               owner sets 1 (ibv_req_notify_cq); the peer CASes 1 -> 0 and wakes us
+ * 128  int  notifyArmed               owner: ARM_ANY (1, ibv_req_notify_cq(cq, 0)) or ARM_SOLICITED (2,
+ *                                     solicited_only = 1), 0 when the wait ended. The peer, once at the
+ *                                     end of a run of its send queue (the doorbell) in which it published
+ *                                     a completion here, CASes it to 0 and wakes us when the value is raised
+ *                                     by what it published: ARM_ANY by any completion, ARM_SOLICITED only by
+ *                                     a solicited one or an error
  * 132  int  remoteError               the peer writes a WcStatus code when it saw a responder-side
  *                                     error of ours (REM_ACCESS_ERR on a WRITE); we then enter ERROR
  *
@@ -48,10 +53,12 @@ import java.nio.ByteBuffer;
  *   0  long wrId
  *   8  long remoteAddr
  *  16  int  opcode (WrOpcode.ibv)
- *  20  int  flags (SQ_SIGNALED)
+ *  20  int  flags (SQ_SIGNALED, SQ_SOLICITED)
  *  24  int  immData
  *  28  int  rkey
  *  32  int  numSge
+ *  36  int  heldStatus   a completion held back (SoftFaults.withReadCompletionFault): its WcStatus.ibv
+ *  40  int  heldByteLen  ... and its byteLen, pushed when the hold is released
  *  48  sge[i] as above
  * </pre>
  *
@@ -62,7 +69,8 @@ import java.nio.ByteBuffer;
 final class QpLayout {
 
     static final int MAGIC = 0x52525150; // 'RRQP'
-    static final int VERSION = 1;
+    /** 2: the solicited arm (ARM_SOLICITED) and WQE flag (SQ_SOLICITED). */
+    static final int VERSION = 2;
 
     static final int H_MAGIC = 0;
     static final int H_VERSION = 4;
@@ -76,6 +84,10 @@ final class QpLayout {
     /** Requests the peer is running against this queue pair (it counts up before it checks H_STATE, down when done). */
     static final int H_INBOUND = 68;
     static final int H_NOTIFY_ARMED = 128;
+    /** {@link #H_NOTIFY_ARMED} (and a completion queue's local arm): raised by any completion. */
+    static final int ARM_ANY = 1;
+    /** {@link #H_NOTIFY_ARMED}: raised only by a solicited receive completion or an error. */
+    static final int ARM_SOLICITED = 2;
     static final int H_REMOTE_ERROR = 132;
     static final int HEADER_SIZE = 192;
 
@@ -97,8 +109,17 @@ final class QpLayout {
     static final int SQ_IMM = 24;
     static final int SQ_RKEY = 28;
     static final int SQ_NUM_SGE = 32;
+    static final int SQ_HELD_STATUS = 36;
+    static final int SQ_HELD_BYTE_LEN = 40;
     static final int SQ_SGES = 48;
     static final int SQ_SIGNALED = 1;
+    /** IBV_SEND_SOLICITED: the peer's receive completion raises a solicited-only arm. */
+    static final int SQ_SOLICITED = 2;
+
+    /** What a published completion raises (a doorbell's level): nothing, a full arm only, or any arm. */
+    static final int RAISES_NOTHING = 0;
+    static final int RAISES_FULL_ARM = 1;
+    static final int RAISES_ANY_ARM = 2;
 
     static final int SGE_SIZE = 16;
     static final int SGE_ADDR = 0;
@@ -106,6 +127,11 @@ final class QpLayout {
     static final int SGE_LKEY = 12;
 
     private QpLayout() {
+    }
+
+    /** Whether a completion of {@code level} (RAISES_*) raises an arm of value {@code arm} (0, ARM_ANY, ARM_SOLICITED; anything else: no). */
+    static boolean raises(int arm, int level) {
+        return (arm == ARM_ANY && level != RAISES_NOTHING) || (arm == ARM_SOLICITED && level == RAISES_ANY_ARM);
     }
 
     static int rqSlotSize(int maxRecvSge) {

@@ -17,8 +17,10 @@ import java.util.concurrent.locks.LockSupport;
  * the queue pairs attached to it, whose completions the peers write in place ({@link QpLayout}).
  * {@link #poll} drains the ring, then visits the receive queues round-robin.
  *
- * <p>Notification: {@link #requestNotification()} arms the queue locally and in every attached
- * receive queue's shared header; whoever adds the next completion disarms and wakes the waiter —
+ * <p>Notification: {@link #requestNotification(boolean)} arms the queue locally and in every attached
+ * receive queue's shared header, for every completion or for solicited ones (and errors) only;
+ * whoever adds a completion that raises the arm disarms and wakes the waiter, once per run of its
+ * send queue (the doorbell: after the whole batch, not per completion) —
  * directly when in this process; when the peer is another process, by a byte on the queue's
  * {@link WakeSocket}, in whose selector the waiter itself blocks (or, without one, through the
  * link's control socket and the provider thread). A wait that ends on a completion uses the arm
@@ -50,6 +52,7 @@ final class SoftCompletionQueue implements CompletionQueue {
     private int roundRobin;
     private int reservedSlots;
     private int attachedQps;
+    /** 0, QpLayout.ARM_ANY or QpLayout.ARM_SOLICITED: the local arm, for send completions and errors of this process. */
     private volatile int armed;
     private final AtomicInteger event = new AtomicInteger();
     private final AtomicInteger wakeups = new AtomicInteger();
@@ -129,8 +132,9 @@ final class SoftCompletionQueue implements CompletionQueue {
         SoftQueuePair[] next = Arrays.copyOf(recvQps, recvQps.length + 1);
         next[next.length - 1] = qp;
         recvQps = next;
-        if (armed != 0) {
-            qp.armNotification();
+        int arm = armed;
+        if (arm != 0) {
+            qp.armNotification(arm);
         }
     }
 
@@ -153,7 +157,7 @@ final class SoftCompletionQueue implements CompletionQueue {
 
     /**
      * Adds a send completion; called by whoever runs the queue pair's send queue (many
-     * producers). Allocation-free.
+     * producers), which then calls {@link #ring} once for the run. Allocation-free.
      */
     void push(int qpn, long sqIndex, long wrId, WcStatus status, WcOpcode opcode, int byteLen) {
         long claim = SharedMemory.getAndAddLong(ring, CqLayout.H_TAIL, 1);
@@ -165,10 +169,21 @@ final class SoftCompletionQueue implements CompletionQueue {
         ring.putInt(e + CqLayout.E_OPCODE, opcode.ibv());
         ring.putInt(e + CqLayout.E_BYTE_LEN, byteLen);
         SharedMemory.putLongRelease(ring, e + CqLayout.E_SEQ, claim + 1);
-        SharedMemory.fullFence(); // publish, then read "armed": see SharedMemory.fullFence
-        if (armed != 0) {
+        // no wake-up here: the queue pair rings once, after the whole run of its send queue (ring)
+    }
+
+    /**
+     * The doorbell of one run of a send queue that pushed completions here: wakes the waiter if the
+     * queue is armed and the completions pushed raise that arm ({@code level}: QpLayout.RAISES_*;
+     * a solicited-only arm is raised by an error only). True when it signalled an event.
+     */
+    boolean ring(int level) {
+        SharedMemory.fullFence(); // published, then read "armed": see SharedMemory.fullFence
+        if (QpLayout.raises(armed, level)) {
             notifyEvent();
+            return true;
         }
+        return false;
     }
 
     @Override
@@ -261,13 +276,25 @@ final class SoftCompletionQueue implements CompletionQueue {
 
     @Override
     public void requestNotification() {
+        requestNotification(false);
+    }
+
+    /**
+     * Arms locally and in every attached receive queue's shared header, with the arm's kind:
+     * {@link QpLayout#ARM_ANY}, or {@link QpLayout#ARM_SOLICITED}, which only a solicited receive
+     * completion or an error raises (ibv_req_notify_cq(3)); what raises it is decided by the
+     * publisher, at its doorbell ({@link #ring}, {@code SoftQueuePair}).
+     */
+    @Override
+    public void requestNotification(boolean solicitedOnly) {
+        int arm = solicitedOnly ? QpLayout.ARM_SOLICITED : QpLayout.ARM_ANY;
         // An event left from an earlier arm (our own send completion pushed while we ran, after a
         // poll had already found work) is stale: the poll the caller makes next sees its completion.
         // Cleared before the arm, so an event of this arm always survives (see awaitNotification).
         event.set(0);
-        armed = 1;
+        armed = arm;
         for (SoftQueuePair qp : recvQps) {
-            qp.armNotification();
+            qp.armNotification(arm);
         }
         // Arm, then let the caller poll: the fence keeps that poll from running before the arm
         // stores are visible to publishers (see SharedMemory.fullFence).

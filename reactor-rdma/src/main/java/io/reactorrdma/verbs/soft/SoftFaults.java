@@ -15,11 +15,11 @@ import java.util.Objects;
  * <p>A failed registration throws {@link VerbsException} (as a full region table or exhausted
  * memlock would), names the fault, and leaves nothing registered. Faults whose timing a test
  * steers at run time are handles ({@link PeerFreeze}, {@link CompletionFault}): the value object
- * holds the handle, the test flips it.
+ * holds the handle, the test flips it ({@link ReadCompletionFault} too).
  */
 public final class SoftFaults {
 
-    private static final SoftFaults NONE = new SoftFaults(0, Long.MAX_VALUE, null, null);
+    private static final SoftFaults NONE = new SoftFaults(0, Long.MAX_VALUE, null, null, null);
 
     /** 1-based number of the registration that fails, 0 for none. */
     private final long failingRegistration;
@@ -27,12 +27,15 @@ public final class SoftFaults {
     private final long registrationBudget;
     private final PeerFreeze freeze;
     private final CompletionFault completions;
+    private final ReadCompletionFault reads;
 
-    private SoftFaults(long failingRegistration, long registrationBudget, PeerFreeze freeze, CompletionFault completions) {
+    private SoftFaults(long failingRegistration, long registrationBudget, PeerFreeze freeze, CompletionFault completions,
+                       ReadCompletionFault reads) {
         this.failingRegistration = failingRegistration;
         this.registrationBudget = registrationBudget;
         this.freeze = freeze;
         this.completions = completions;
+        this.reads = reads;
     }
 
     /** No faults. */
@@ -48,7 +51,7 @@ public final class SoftFaults {
         if (n < 1) {
             throw new IllegalArgumentException("the failing registration is counted from 1, got " + n);
         }
-        return new SoftFaults(n, registrationBudget, freeze, completions);
+        return new SoftFaults(n, registrationBudget, freeze, completions, reads);
     }
 
     /**
@@ -59,7 +62,7 @@ public final class SoftFaults {
         if (bytes < 0) {
             throw new IllegalArgumentException("the registration budget must be at least 0 bytes, got " + bytes);
         }
-        return new SoftFaults(failingRegistration, bytes, freeze, completions);
+        return new SoftFaults(failingRegistration, bytes, freeze, completions, reads);
     }
 
     /**
@@ -68,12 +71,23 @@ public final class SoftFaults {
      * peer's memory, until thawed.
      */
     public SoftFaults withPeerFreeze(PeerFreeze freeze) {
-        return new SoftFaults(failingRegistration, registrationBudget, Objects.requireNonNull(freeze, "freeze"), completions);
+        return new SoftFaults(failingRegistration, registrationBudget, Objects.requireNonNull(freeze, "freeze"), completions, reads);
     }
 
-    /** Delays or drops the completions of one queue pair of this context, as {@code fault} says. */
+    /**
+     * Delays or drops the completions of one queue pair of this context, as {@code fault} says:
+     * send completions (kept aside in order) and receive completions (left where the peer wrote them).
+     */
     public SoftFaults withCompletionFault(CompletionFault fault) {
-        return new SoftFaults(failingRegistration, registrationBudget, freeze, Objects.requireNonNull(fault, "fault"));
+        return new SoftFaults(failingRegistration, registrationBudget, freeze, Objects.requireNonNull(fault, "fault"), reads);
+    }
+
+    /**
+     * Holds back the completions of this context's RDMA READs (and of the requests after them on the
+     * same queue pair) while {@code fault} holds, as an RNIC's READs complete a round trip later.
+     */
+    public SoftFaults withReadCompletionFault(ReadCompletionFault fault) {
+        return new SoftFaults(failingRegistration, registrationBudget, freeze, completions, Objects.requireNonNull(fault, "fault"));
     }
 
     /** The peer freeze, or null. */
@@ -84,6 +98,11 @@ public final class SoftFaults {
     /** The completion fault, or null. */
     public CompletionFault completionFault() {
         return completions;
+    }
+
+    /** The read-completion fault, or null. */
+    public ReadCompletionFault readCompletionFault() {
+        return reads;
     }
 
     /**
@@ -105,7 +124,7 @@ public final class SoftFaults {
     }
 
     boolean isNone() {
-        return this == NONE || (failingRegistration == 0 && registrationBudget == Long.MAX_VALUE && freeze == null && completions == null);
+        return this == NONE || (failingRegistration == 0 && registrationBudget == Long.MAX_VALUE && freeze == null && completions == null && reads == null);
     }
 
     @Override
@@ -117,7 +136,8 @@ public final class SoftFaults {
         if (failingRegistration > 0) b.append("failNthRegistration=").append(failingRegistration).append(' ');
         if (registrationBudget < Long.MAX_VALUE) b.append("failRegistrationsAbove=").append(registrationBudget).append(' ');
         if (freeze != null) b.append(freeze).append(' ');
-        if (completions != null) b.append(completions);
+        if (completions != null) b.append(completions).append(' ');
+        if (reads != null) b.append(reads);
         return b.toString().trim() + "}";
     }
 }

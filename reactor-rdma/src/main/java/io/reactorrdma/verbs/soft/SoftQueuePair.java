@@ -20,7 +20,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * the provider thread), one request after another in order, the way an RNIC's send engine would:
  * each request is checked, its data copied once straight into the peer's memory, and its
  * completion written — the receive completion in the peer's receive-queue slot, the send
- * completion in our completion queue. Ownership of the send queue passes through one atomic flag,
+ * completion in our completion queue. Wake-ups wait for the end of the run: one doorbell per run
+ * wakes the peer, and our own queue, if the completions published raise their arms
+ * ({@link #ringDoorbells}). Ownership of the send queue passes through one atomic flag,
  * so that exactly one thread runs it at a time; nothing on this path locks or allocates.
  */
 final class SoftQueuePair implements QueuePair {
@@ -87,6 +89,19 @@ final class SoftQueuePair implements QueuePair {
     /** The running request's completion (success or error) was decided when this passed its sequence. */
     private long completedThrough;
 
+    // doorbells: what this run of the send queue published raises (QpLayout.RAISES_*), rung once at its end
+    private int peerDoorbell;
+    private int localDoorbell;
+    /** Wake-ups the doorbells signalled: the peer's queue, our send completion queue (owner of the send queue writes; tests read). */
+    private volatile long peerWakeups; // volatile: read by tests on other threads; written once per wake-up (a syscall anyway)
+    private volatile long localWakeups;
+    /** Strict mode: RDMA READs posted and not yet completed, at most {@link QpAttributes#maxRdAtomic()}. */
+    private final AtomicInteger readsOutstanding = new AtomicInteger();
+    /** Fault hook (tests): holds READ completions, and those after them, back; null without faults. */
+    private final ReadCompletionFault readFault;
+    /** First send-queue sequence whose completion {@link #readFault} holds back, or -1. */
+    private volatile long heldFrom = -1;
+
     SoftQueuePair(SoftContext context, SoftProtectionDomain pd, QpAttributes attributes, int qpn,
                   SoftCompletionQueue sendCq, SoftCompletionQueue recvCq, String structureName, ByteBuffer mem) {
         this.context = context;
@@ -114,6 +129,7 @@ final class SoftQueuePair implements QueuePair {
         this.remoteLen = new int[SoftConfig.MAX_SGE];
         this.strict = context.config.strict();
         this.freeze = context.config.faults().peerFreeze();
+        this.readFault = context.config.faults().readCompletionFault();
         SharedMemory.putIntRelease(mem, QpLayout.H_STATE, QpState.INIT.ibv());
         QpLayout.writeHeader(mem, qpn, rqDepth, maxRecvSge, sqDepth, maxSendSge, recvCq.hasWakeSocket() ? recvCq.number : 0);
     }
@@ -197,6 +213,7 @@ final class SoftQueuePair implements QueuePair {
                     + " slots free, batch of " + count + " not posted. Poll completions to retire slots, and signal at least one "
                     + "request in every " + sqDepth + " so that polling can retire the unsignaled ones");
         }
+        int reads = 0;
         for (int i = 0; i < count; i++) {
             SendWr wr = wrs[from + i];
             int n = wr.numSge();
@@ -204,6 +221,12 @@ final class SoftQueuePair implements QueuePair {
                 throw new VerbsException("send request " + wr + " has " + n + " scatter/gather entries; queue pair " + qpn
                         + " allows " + maxSendSge + " (QpAttributes.withMaxSendSge). Nothing was posted");
             }
+            if (wr.opcode() == WrOpcode.READ) {
+                reads++;
+            }
+        }
+        if (strict && reads > 0) {
+            checkReadDepth(reads);
         }
         for (int i = 0; i < count; i++) {
             SendWr wr = wrs[from + i];
@@ -211,7 +234,7 @@ final class SoftQueuePair implements QueuePair {
             mem.putLong(w + QpLayout.SQ_WR_ID, wr.wrId());
             mem.putLong(w + QpLayout.SQ_REMOTE_ADDR, wr.remoteAddress());
             mem.putInt(w + QpLayout.SQ_OPCODE, wr.opcode().ibv());
-            mem.putInt(w + QpLayout.SQ_FLAGS, wr.signaled() ? QpLayout.SQ_SIGNALED : 0);
+            mem.putInt(w + QpLayout.SQ_FLAGS, (wr.signaled() ? QpLayout.SQ_SIGNALED : 0) | (wr.solicited() ? QpLayout.SQ_SOLICITED : 0));
             mem.putInt(w + QpLayout.SQ_IMM, wr.immData());
             mem.putInt(w + QpLayout.SQ_RKEY, wr.rkey());
             int n = wr.numSge();
@@ -223,8 +246,28 @@ final class SoftQueuePair implements QueuePair {
                 mem.putInt(g + QpLayout.SGE_LKEY, wr.sgeLkey(j));
             }
         }
+        if (strict && reads > 0) {
+            readsOutstanding.addAndGet(reads); // before the requests can run (and complete, counting down)
+        }
         sqPosted = posted + count;
         runSendQueue();
+    }
+
+    /**
+     * Strict mode: refuses a batch that would take the READs outstanding (posted, not completed)
+     * above maxRdAtomic. An RNIC accepts it and holds its send queue behind the excess READs (the
+     * initiator depth it negotiated) — a stall the engine would meet only on hardware.
+     */
+    private void checkReadDepth(int reads) {
+        int outstanding = readsOutstanding.get();
+        int max = attributes.maxRdAtomic();
+        if (outstanding + reads > max) {
+            throw new VerbsException("strict mode: queue pair " + qpn + " has " + outstanding + " RDMA READ(s) outstanding (posted, "
+                    + "not completed) and the batch adds " + reads + ", more than its maxRdAtomic of " + max + "; nothing was posted. "
+                    + "An RNIC would accept the post and stall the send queue behind the excess READs until earlier ones complete. "
+                    + "Post further READs after the completions of earlier ones, or raise QpAttributes.withMaxRdAtomic "
+                    + "(within the device's max_qp_rd_atom)");
+        }
     }
 
     @Override
@@ -306,14 +349,68 @@ final class SoftQueuePair implements QueuePair {
             try {
                 runOwned();
             } finally {
+                ringDoorbells(peer);
                 if (peerHeader != null) {
                     SharedMemory.getAndAddInt(peerHeader, QpLayout.H_INBOUND, -1);
                 }
                 sendQueueOwner.set(0);
             }
-            if (sqExecuted >= sqPosted || (rnrStalled && state != QpState.ERROR)) {
+            if ((sqExecuted >= sqPosted || (rnrStalled && state != QpState.ERROR)) && !heldReleasable()) {
                 return;
             }
+        }
+    }
+
+    /**
+     * The doorbell, once at the end of a run of the send queue (a post, or the provider thread's
+     * retry after an RNR delay): wakes the peer if the completions this run published into its
+     * receive queue raise its arm, and our send completion queue likewise — one wake-up per run,
+     * however many completions it wrote, and none when nobody is armed. No wake-up is lost: every
+     * completion of the run was published before the fenced read of the arm, so a poller that
+     * armed after that read sees them in the poll it makes after arming.
+     */
+    private void ringDoorbells(PeerLink peer) {
+        int remote = peerDoorbell;
+        if (remote != QpLayout.RAISES_NOTHING) {
+            peerDoorbell = QpLayout.RAISES_NOTHING;
+            if (peer != null) {
+                try {
+                    if (wakePeerIfArmed(peer, remote)) {
+                        peerWakeups++;
+                    }
+                } catch (RuntimeException | InternalError fault) {
+                    // the peer's header faults (its file was cut short): it learns of our failure from the disconnect
+                }
+            }
+        }
+        int local = localDoorbell;
+        if (local != QpLayout.RAISES_NOTHING) {
+            localDoorbell = QpLayout.RAISES_NOTHING;
+            if (sendCq.ring(local)) {
+                localWakeups++;
+            }
+        }
+    }
+
+    /** Wake-ups this queue pair's doorbells sent its peer (tests; read after the posts returned). */
+    long peerWakeups() {
+        return peerWakeups;
+    }
+
+    /** Wake-ups this queue pair's doorbells signalled on its own send completion queue (tests). */
+    long localWakeups() {
+        return localWakeups;
+    }
+
+    /** Completions are held back and the fault no longer holds them: the next run pushes them. */
+    private boolean heldReleasable() {
+        return readFault != null && heldFrom >= 0 && !readFault.holding();
+    }
+
+    /** The read-completion fault was released: pushes what it held back (by whoever runs the send queue now). */
+    void releaseHeldCompletions() {
+        if (state != QpState.DESTROYED) {
+            runSendQueue();
         }
     }
 
@@ -333,6 +430,9 @@ final class SoftQueuePair implements QueuePair {
     }
 
     private void runOwned() {
+        if (heldReleasable()) {
+            releaseHeld();
+        }
         if (rnrStalled && state != QpState.ERROR) {
             return; // the provider thread retries when the delay has passed
         }
@@ -391,7 +491,7 @@ final class SoftQueuePair implements QueuePair {
         claimedPeerRecv = -1;
         if (r >= 0 && peer != null) {
             try {
-                completePeerRecv(peer, r, WcStatus.LOC_QP_OP_ERR, WcOpcode.RECV, 0, false, 0);
+                completePeerRecv(peer, r, WcStatus.LOC_QP_OP_ERR, WcOpcode.RECV, 0, false, 0, false);
             } catch (RuntimeException | InternalError again) {
                 // the peer's queue itself faults; it learns of our failure from the disconnect
             }
@@ -403,17 +503,62 @@ final class SoftQueuePair implements QueuePair {
         return fail(seq, w, WcStatus.REM_OP_ERR, detail);
     }
 
-    /** Writes a send completion: always for errors, for successes only when signaled. */
+    /**
+     * The request at {@code seq} is done: its completion is written (always for errors, for
+     * successes only when signaled), or held back by the read-completion fault — a READ while it
+     * holds, and everything after it, so that completions stay in send-queue order.
+     */
     private void complete(long seq, int w, WcStatus status, int byteLen) {
+        if (readFault != null && (heldFrom >= 0 || (readFault.holding() && isRead(w)))) {
+            mem.putInt(w + QpLayout.SQ_HELD_STATUS, status.ibv());
+            mem.putInt(w + QpLayout.SQ_HELD_BYTE_LEN, byteLen);
+            if (heldFrom < 0) {
+                heldFrom = seq;
+                readFault.holdsFor(this);
+            }
+            if (isRead(w)) {
+                readFault.countHeld(1);
+            }
+        } else {
+            publishCompletion(seq, w, status, byteLen);
+        }
+        completedThrough = seq + 1;
+    }
+
+    private boolean isRead(int w) {
+        return mem.getInt(w + QpLayout.SQ_OPCODE) == WrOpcode.READ.ibv();
+    }
+
+    /** Writes the completion of the request at {@code seq} if it has one; a READ stops counting as outstanding. */
+    private void publishCompletion(long seq, int w, WcStatus status, int byteLen) {
         boolean signaled = (mem.getInt(w + QpLayout.SQ_FLAGS) & QpLayout.SQ_SIGNALED) != 0;
+        WrOpcode op = WrOpcode.fromIbv(mem.getInt(w + QpLayout.SQ_OPCODE));
         if (status != WcStatus.SUCCESS || signaled) {
-            WrOpcode op = WrOpcode.fromIbv(mem.getInt(w + QpLayout.SQ_OPCODE));
             if (strict && (status != WcStatus.SUCCESS || op != WrOpcode.READ)) {
                 byteLen = POISONED_BYTE_LEN; // verbs define it for RDMA READ (and atomics) only; mlx5 leaves it stale
             }
             sendCq.push(qpn, seq, mem.getLong(w + QpLayout.SQ_WR_ID), status, WcOpcode.forSend(op != null ? op : WrOpcode.SEND), byteLen);
+            int raises = status == WcStatus.SUCCESS ? QpLayout.RAISES_FULL_ARM : QpLayout.RAISES_ANY_ARM;
+            localDoorbell = Math.max(localDoorbell, raises);
         }
-        completedThrough = seq + 1;
+        if (strict && op == WrOpcode.READ) {
+            readsOutstanding.decrementAndGet();
+        }
+    }
+
+    /** Owner: pushes, in order, the completions the read-completion fault held back. */
+    private void releaseHeld() {
+        long from = heldFrom;
+        for (long seq = from; seq < completedThrough; seq++) {
+            int w = sqSlot(seq);
+            boolean read = isRead(w);
+            publishCompletion(seq, w, SoftCompletionQueue.statusOf(mem.getInt(w + QpLayout.SQ_HELD_STATUS)),
+                    mem.getInt(w + QpLayout.SQ_HELD_BYTE_LEN));
+            if (read) {
+                readFault.countHeld(-1);
+            }
+        }
+        heldFrom = -1;
     }
 
     /** Fails the request at {@code seq} with {@code status} and puts the queue pair in error. */
@@ -517,8 +662,12 @@ final class SoftQueuePair implements QueuePair {
         return r;
     }
 
-    /** Publishes the completion of the claimed peer receive at slot offset {@code r}. */
-    private void completePeerRecv(PeerLink peer, int r, WcStatus status, WcOpcode opcode, int byteLen, boolean imm, int immData) {
+    /**
+     * Publishes the completion of the claimed peer receive at slot offset {@code r}; the peer is
+     * woken (if armed for it) by the doorbell at the end of this run.
+     */
+    private void completePeerRecv(PeerLink peer, int r, WcStatus status, WcOpcode opcode, int byteLen, boolean imm, int immData,
+                                  boolean solicited) {
         ByteBuffer p = peer.peerQp;
         p.putInt(r + QpLayout.RQ_STATUS, status.ibv());
         p.putInt(r + QpLayout.RQ_OPCODE, opcode.ibv());
@@ -529,16 +678,38 @@ final class SoftQueuePair implements QueuePair {
         SharedMemory.putLongRelease(p, r + QpLayout.RQ_DONE_SEQ, n + 1);
         peer.peerRqNext = n + 1;
         claimedPeerRecv = -1;
-        wakePeerIfArmed(peer);
+        int raises = status != WcStatus.SUCCESS || solicited ? QpLayout.RAISES_ANY_ARM : QpLayout.RAISES_FULL_ARM;
+        peerDoorbell = Math.max(peerDoorbell, raises);
     }
 
-    /** After publishing a completion (or error) in the peer's memory: wakes the peer if it armed. */
-    private static void wakePeerIfArmed(PeerLink peer) {
-        SharedMemory.fullFence(); // publish, then read "armed": see SharedMemory.fullFence
-        if (SharedMemory.getIntVolatile(peer.peerQp, QpLayout.H_NOTIFY_ARMED) != 0
-                && SharedMemory.compareAndSetInt(peer.peerQp, QpLayout.H_NOTIFY_ARMED, 1, 0)) {
+    /**
+     * After publishing completions (or an error) in the peer's memory: wakes the peer if its arm
+     * is one that {@code raises} (QpLayout.RAISES_*) raises, taking the arm (CAS to 0) so that one
+     * publisher wakes it once. True when it woke the peer.
+     */
+    private static boolean wakePeerIfArmed(PeerLink peer, int raises) {
+        SharedMemory.fullFence(); // published, then read "armed": see SharedMemory.fullFence
+        int arm = SharedMemory.getIntVolatile(peer.peerQp, QpLayout.H_NOTIFY_ARMED);
+        if (QpLayout.raises(arm, raises) && SharedMemory.compareAndSetInt(peer.peerQp, QpLayout.H_NOTIFY_ARMED, arm, 0)) {
             peer.wakePeer();
+            return true;
         }
+        return false;
+    }
+
+    private boolean solicited(int w) {
+        return (mem.getInt(w + QpLayout.SQ_FLAGS) & QpLayout.SQ_SOLICITED) != 0;
+    }
+
+    /** The fault hook's checkpoint; a run that is about to stop there rings its doorbells first (the peer may wait for them). */
+    private boolean freezeCheckpoint(WrOpcode op) {
+        if (freeze == null) {
+            return false;
+        }
+        if (freeze.armedFor(op)) {
+            ringDoorbells(link);
+        }
+        return freeze.checkpoint(op);
     }
 
     private int executeSend(long seq, int w, WrOpcode op, int numSge, int total, PeerLink peer) {
@@ -584,13 +755,13 @@ final class SoftQueuePair implements QueuePair {
                 detail = "message of " + total + " bytes exceeds the " + capacity + "-byte receive buffer posted by " + peer.peerName;
             }
         }
-        boolean frozen = freeze != null && freeze.checkpoint(op);
+        boolean frozen = freezeCheckpoint(op);
         if (responder == WcStatus.SUCCESS) {
             copy(localBuf, localOff, localLen, numSge, remoteBuf, remoteOff, remoteLen, recvSges, total);
         }
         boolean imm = op == WrOpcode.SEND_WITH_IMM;
         completePeerRecv(peer, r, responder, WcOpcode.RECV, responder == WcStatus.SUCCESS ? total : 0, imm,
-                imm ? mem.getInt(w + QpLayout.SQ_IMM) : 0);
+                imm ? mem.getInt(w + QpLayout.SQ_IMM) : 0, solicited(w));
         if (frozen) {
             freeze.finished();
         }
@@ -622,10 +793,11 @@ final class SoftQueuePair implements QueuePair {
         remoteBuf[0] = dst;
         remoteOff[0] = dstOff;
         remoteLen[0] = total;
-        boolean frozen = freeze != null && freeze.checkpoint(op);
+        boolean frozen = freezeCheckpoint(op);
         copy(localBuf, localOff, localLen, numSge, remoteBuf, remoteOff, remoteLen, 1, total);
         if (op == WrOpcode.WRITE_WITH_IMM) {
-            completePeerRecv(peer, r, WcStatus.SUCCESS, WcOpcode.RECV_RDMA_WITH_IMM, total, true, mem.getInt(w + QpLayout.SQ_IMM));
+            completePeerRecv(peer, r, WcStatus.SUCCESS, WcOpcode.RECV_RDMA_WITH_IMM, total, true, mem.getInt(w + QpLayout.SQ_IMM),
+                    solicited(w));
         }
         if (frozen) {
             freeze.finished();
@@ -652,7 +824,7 @@ final class SoftQueuePair implements QueuePair {
     /** A bad rkey or range: the requester fails, and so does the responder (IBV_EVENT_QP_ACCESS_ERR), as on hardware. */
     private int remoteAccessError(long seq, int w, PeerLink peer, String what) {
         SharedMemory.putIntVolatile(peer.peerQp, QpLayout.H_REMOTE_ERROR, WcStatus.REM_ACCESS_ERR.ibv());
-        wakePeerIfArmed(peer);
+        peerDoorbell = QpLayout.RAISES_ANY_ARM; // an error raises any arm
         return fail(seq, w, WcStatus.REM_ACCESS_ERR, what + peer.resolveError);
     }
 
@@ -682,9 +854,12 @@ final class SoftQueuePair implements QueuePair {
 
     // ------------------------------------------------------------ receive completions
 
-    /** Arms the peer's wake-up; the caller polls afterwards, behind a full fence (see SharedMemory.fullFence). */
-    void armNotification() {
-        SharedMemory.putIntVolatile(mem, QpLayout.H_NOTIFY_ARMED, 1);
+    /**
+     * Arms the peer's wake-up ({@code arm}: QpLayout.ARM_ANY or ARM_SOLICITED); the caller polls
+     * afterwards, behind a full fence (see SharedMemory.fullFence).
+     */
+    void armNotification(int arm) {
+        SharedMemory.putIntVolatile(mem, QpLayout.H_NOTIFY_ARMED, arm);
     }
 
     /** The owner's poller woke: its peer need not wake it (a plain store; the next arm is volatile and fenced). */

@@ -21,10 +21,14 @@
  * every tunable is in {@link io.reactorrdma.verbs.soft.SoftConfig}.
  *
  * <p>Wake-ups: a poller arms its completion queue ({@code requestNotification}: a flag in the queue
- * and one in the shared header of every queue pair it receives for), polls once more, then blocks;
- * whoever publishes a completion fences, reads the flag and, if it can CAS it from 1 to 0, wakes
- * the poller (full fences on both sides: each side's store is visible before it reads the
- * other's, so one of them always sees the other — see {@code SharedMemory.fullFence}). In one JVM
+ * and one in the shared header of every queue pair it receives for, 1 for every completion, 2 for
+ * solicited receives and errors only), polls once more, then blocks. Whoever runs a send queue
+ * notes what the completions it publishes raise and, once at the end of the run (the doorbell: a
+ * post, or a retry after an RNR delay), fences, reads the flag and, if the run's completions raise
+ * that arm and it can CAS it to 0, wakes the poller — one wake-up per run however large the batch,
+ * none for a poller that is not armed (full fences on both sides: each side's store is visible
+ * before it reads the other's, so one of them always sees the other — see
+ * {@code SharedMemory.fullFence}). In one JVM
  * the wake-up is an {@code unpark}. Across processes it is one byte on a UNIX-domain connection to
  * the {@link io.reactorrdma.verbs.soft.WakeSocket} of the poller's completion queue
  * ({@code <context>.cq<n>.wake}; the queue pair header's {@code wakeCq} names it, and each link

@@ -40,8 +40,25 @@ class DisniCodesTest {
             WcOpcode ours = WcOpcode.fromIbv(op.getOpcode());
             if (ours != null) assertThat(ours.name()).isEqualTo(op.name().substring("IBV_WC_".length()));
         }
-        assertThat(DisniCodes.sendFlags(true)).isEqualTo(IbvSendWR.IBV_SEND_SIGNALED);
-        assertThat(DisniCodes.sendFlags(false)).isZero();
+        assertThat(DisniCodes.sendFlags(true, false)).isEqualTo(IbvSendWR.IBV_SEND_SIGNALED);
+        assertThat(DisniCodes.sendFlags(false, false)).isZero();
+        assertThat(DisniCodes.sendFlags(false, true)).isEqualTo(IbvSendWR.IBV_SEND_SOLICITED);
+        assertThat(DisniCodes.sendFlags(true, true)).isEqualTo(IbvSendWR.IBV_SEND_SIGNALED | IbvSendWR.IBV_SEND_SOLICITED);
+        assertThat(IbvSendWR.IBV_SEND_SOLICITED).as("the C constant, 1 << 2").isEqualTo(4);
+    }
+
+    /**
+     * DiSNI 2.1 cannot pass QpAttributes.maxRdAtomic: RdmaConnParam refuses initiator_depth and
+     * responder_resources, and libdisni's connect and accept set both to the device's max_qp_rd_atom.
+     * Should a DiSNI build take them, this test says the provider can now pass the value.
+     */
+    @Test
+    void disni21CannotSetTheInitiatorDepthOrResponderResources() throws Exception {
+        com.ibm.disni.verbs.RdmaConnParam p = DisniConnector.connParam(DisniConfig.fromSystemProperties(), 7);
+        assertThatThrownBy(() -> p.setInitiator_depth((byte) 4)).isInstanceOf(java.io.IOException.class);
+        assertThatThrownBy(() -> p.setResponder_resources((byte) 4)).isInstanceOf(java.io.IOException.class);
+        assertThat(p.getInitiator_depth()).isZero();
+        assertThat(p.getRnr_retry_count()).isEqualTo((byte) 7);
     }
 
     @Test

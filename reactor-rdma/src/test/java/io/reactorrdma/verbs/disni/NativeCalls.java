@@ -6,8 +6,11 @@ import com.ibm.disni.verbs.IbvRecvWR;
 import com.ibm.disni.verbs.IbvSendWR;
 import com.ibm.disni.verbs.SVCPostRecv;
 import com.ibm.disni.verbs.SVCPostSend;
+import com.ibm.disni.verbs.SVCReqNotify;
+import com.ibm.disni.verbs.impl.NatIbvCQ;
 import com.ibm.disni.verbs.impl.NatPostRecvCall;
 import com.ibm.disni.verbs.impl.NatPostSendCall;
+import com.ibm.disni.verbs.impl.NatReqNotifyCall;
 
 import java.lang.reflect.Field;
 import java.nio.ByteBuffer;
@@ -47,6 +50,48 @@ final class NativeCalls {
         public SVCPostRecv execute() {
             return this;
         }
+    }
+
+    /** DiSNI's real {@code ibv_req_notify_cq} call, built for {@code solicitedOnly}; execute() counts instead of calling JNI. */
+    static final class SilentReqNotify extends NatReqNotifyCall {
+        int executions;
+
+        SilentReqNotify(boolean solicitedOnly) {
+            super(null, null, cq(), solicitedOnly);
+        }
+
+        @Override
+        public SVCReqNotify execute() {
+            if (!isValid()) throw new IllegalStateException("executed after free");
+            executions++;
+            return this;
+        }
+
+        /** The {@code solicited_only} argument this call passes to {@code ibv_req_notify_cq}, as DiSNI stored it. */
+        int solicitedOnlyArgument() {
+            try {
+                Field f = NatReqNotifyCall.class.getDeclaredField("solicited");
+                f.setAccessible(true);
+                return f.getInt(this);
+            } catch (ReflectiveOperationException e) {
+                throw new AssertionError("DiSNI 2.1's NatReqNotifyCall changed: " + e, e);
+            }
+        }
+    }
+
+    /** A {@code NatIbvCQ} without its constructor (which opens the native provider); only its type is used. */
+    static NatIbvCQ cq() {
+        try {
+            return (NatIbvCQ) unsafe().getClass().getMethod("allocateInstance", Class.class).invoke(unsafe(), NatIbvCQ.class);
+        } catch (ReflectiveOperationException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private static Object unsafe() throws ReflectiveOperationException {
+        Field theUnsafe = Class.forName("sun.misc.Unsafe").getDeclaredField("theUnsafe");
+        theUnsafe.setAccessible(true);
+        return theUnsafe.get(null);
     }
 
     /** DiSNI's allocator with a free buffer of every power-of-two size from 64 B to 64 KiB. */

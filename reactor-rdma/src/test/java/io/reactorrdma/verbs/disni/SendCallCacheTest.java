@@ -72,6 +72,40 @@ class SendCallCacheTest {
     }
 
     @Test
+    void theSolicitedFlagIsBuiltAndPatchedPerPostNotKeyed() throws Exception {
+        SendWr w = send(1, 0x1000, 8, 1).solicited(true);
+        assertThat(SendCallCache.toIbv(w, 1).getSend_flags()).isEqualTo(IbvSendWR.IBV_SEND_SIGNALED | IbvSendWR.IBV_SEND_SOLICITED);
+        cache.post(new SendWr[]{w}, 0, 1, new long[]{1});
+        FakeCalls.Wr native0 = built.get(0).wrs.get(0);
+        assertThat(native0.flags).isEqualTo(IbvSendWR.IBV_SEND_SIGNALED | IbvSendWR.IBV_SEND_SOLICITED);
+        cache.post(new SendWr[]{w.solicited(false)}, 0, 1, new long[]{2});
+        assertThat(native0.flags).isEqualTo(IbvSendWR.IBV_SEND_SIGNALED);
+        cache.post(new SendWr[]{w.solicited(true).signaled(false)}, 0, 1, new long[]{3});
+        assertThat(native0.flags).isEqualTo(IbvSendWR.IBV_SEND_SOLICITED);
+        assertThat(built).as("one call for all three").hasSize(1);
+    }
+
+    /** With DiSNI's real post call: the send_flags the NIC reads in the native ibv_send_wr. */
+    @Test
+    void theSolicitedFlagReachesTheNativeRequest() throws Exception {
+        SendCallCache real = new SendCallCache(NativeCalls.SilentPostSend::new, 4, 32);
+        SendWr[] batch = {send(1, 0x1000, 8, 1), new SendWr().wrId(2).opcode(WrOpcode.WRITE_WITH_IMM).remote(0x9000, 5).immData(7)};
+        batch[1].setSge(0x2000, 64, 1);
+        real.post(batch, 0, 2, new long[]{11, 12});
+        java.nio.ByteBuffer cmd = real.nativeBuffer(batch, 0, 2);
+        assertThat(cmd).isNotNull();
+        assertThat(cmd.getInt(CommandBuffers.SEND_FLAGS)).isEqualTo(IbvSendWR.IBV_SEND_SIGNALED);
+        batch[0].solicited(true).signaled(false);
+        batch[1].solicited(true);
+        real.post(batch, 0, 2, new long[]{13, 14});
+        assertThat(real.builds()).isEqualTo(1);
+        assertThat(cmd.getInt(CommandBuffers.SEND_FLAGS)).as("request 0").isEqualTo(IbvSendWR.IBV_SEND_SOLICITED);
+        assertThat(cmd.getInt(CommandBuffers.SEND_WR_SIZE + CommandBuffers.SEND_FLAGS)).as("request 1")
+                .isEqualTo(IbvSendWR.IBV_SEND_SIGNALED | IbvSendWR.IBV_SEND_SOLICITED);
+        real.clear();
+    }
+
+    @Test
     void remoteAddressAndRkeyArePatchedForRdmaOpcodes() throws Exception {
         SendWr w = new SendWr().wrId(1).opcode(WrOpcode.WRITE).remote(0x9000, 5);
         w.setSge(0x1000, 8, 1);

@@ -24,4 +24,9 @@ class LoopbackConformanceTest extends VerbsConformanceSuite {
     protected Duration peerDeathBound() {
         return PEER_TIMEOUT.multipliedBy(10);
     }
+
+    @Override
+    protected long peerWakeupsSentBy(io.reactorrdma.verbs.QueuePair qp) {
+        return ((SoftQueuePair) qp).peerWakeups();
+    }
 }

@@ -58,6 +58,11 @@ class ShmConformanceTest extends VerbsConformanceSuite {
         return PEER_TIMEOUT.multipliedBy(10);
     }
 
+    @Override
+    protected long peerWakeupsSentBy(io.reactorrdma.verbs.QueuePair qp) {
+        return ((SoftQueuePair) qp).peerWakeups();
+    }
+
     @Test
     void aNonLocalHostIsAClearError() {
         try (SoftContext c = SoftContext.openShm(config())) {

@@ -92,6 +92,21 @@ public final class DemoReport {
         figures.add("inference", arm, "client_cpu_per_request", r.clientCpuMicrosPerRequest(), "us");
         figures.add("inference", arm, "server_cpu_per_request", r.serverCpuMicrosPerRequest(), "us");
         figures.add("inference", arm, "cpu_per_request", r.totalCpuMicrosPerRequest(), "us");
+        figures.add("inference", arm, "shard_io_switches", count(r.shardSwitches().io()), "switches");
+        figures.add("inference", arm, "shard_switches", count(r.shardSwitches().all()), "switches");
+        figures.add("inference", arm, "shard_io_switches_per_fetch", r.shardIoSwitchesPerFetch(), "switches");
+        figures.add("inference", arm, "shard_switches_per_fetch", r.shardSwitchesPerFetch(), "switches");
+        figures.add("inference", arm, "shard_io_switches_per_request", r.shardIoSwitchesPerRequest(), "switches");
+        figures.add("inference", arm, "shard_switches_per_request", r.shardSwitchesPerRequest(), "switches");
+        figures.add("inference", arm, "ranker_io_switches", count(r.rankerSwitches().io()), "switches");
+        figures.add("inference", arm, "ranker_switches", count(r.rankerSwitches().all()), "switches");
+        figures.add("inference", arm, "ranker_io_switches_per_fetch", r.rankerIoSwitchesPerFetch(), "switches");
+        figures.add("inference", arm, "ranker_switches_per_request", r.rankerSwitchesPerRequest(), "switches");
+    }
+
+    /** A count, or NaN (an empty cell) when unknown (-1). */
+    private static double count(long n) {
+        return n < 0 ? Double.NaN : n;
     }
 
     /** Adds a training arm. */
@@ -160,12 +175,14 @@ public final class DemoReport {
             return "";
         }
         MarkdownTable t = new MarkdownTable("transport", "user requests/s", "fetch mean ms", "fetch p50 ms", "fetch p99 ms",
-                "client CPU µs/req", "shard CPU µs/req", "failed");
+                "client CPU µs/req", "shard CPU µs/req", "shard I/O switches/fetch", "shard switches/req", "ranker I/O switches/fetch",
+                "failed");
         for (InferenceResult r : inference) {
             Histogram h = r.fetchNanos();
             t.row(r.transport().toUpperCase(Locale.ROOT), f1(r.requestsPerSecond()), f2(h.getMean() / 1e6),
                     f2(h.getValueAtPercentile(50) / 1e6), f2(h.getValueAtPercentile(99) / 1e6), f0(r.clientCpuMicrosPerRequest()),
-                    f0(r.serverCpuMicrosPerRequest()), Long.toString(r.failed()));
+                    f0(r.serverCpuMicrosPerRequest()), f1(r.shardIoSwitchesPerFetch()), f1(r.shardSwitchesPerRequest()),
+                    f1(r.rankerIoSwitchesPerFetch()), Long.toString(r.failed()));
         }
         String table = t.toString();
         InferenceResult rdma = arm("rdma");
@@ -177,16 +194,18 @@ public final class DemoReport {
         double p99 = change(rdma.fetchNanos().getValueAtPercentile(99), tcp.fetchNanos().getValueAtPercentile(99));
         double cpu = change(rdma.totalCpuMicrosPerRequest(), tcp.totalCpuMicrosPerRequest());
         double rate = change(rdma.requestsPerSecond(), tcp.requestsPerSecond());
+        double ioSwitches = change(rdma.shardIoSwitchesPerFetch(), tcp.shardIoSwitchesPerFetch());
         if (Double.isNaN(figures.value("inference", "rdma_vs_tcp", "fetch_mean_change"))) {
             figures.add("inference", "rdma_vs_tcp", "fetch_mean_change", mean, "%");
             figures.add("inference", "rdma_vs_tcp", "fetch_p99_change", p99, "%");
             figures.add("inference", "rdma_vs_tcp", "cpu_per_request_change", cpu, "%");
             figures.add("inference", "rdma_vs_tcp", "requests_per_second_change", rate, "%");
+            figures.add("inference", "rdma_vs_tcp", "shard_io_switches_per_fetch_change", ioSwitches, "%");
         }
         MarkdownTable ratios = new MarkdownTable("RDMA vs TCP", "fetch mean", "fetch p99", "CPU per request (client + shards)",
-                "user requests/s");
-        ratios.row("this run", pct(mean), pct(p99), pct(cpu), pct(rate));
-        ratios.row("the paper", pct(PAPER_MEAN_CHANGE), pct(PAPER_P99_CHANGE), pct(PAPER_CPU_CHANGE), "n/a");
+                "user requests/s", "shard I/O switches/fetch");
+        ratios.row("this run", pct(mean), pct(p99), pct(cpu), pct(rate), pct(ioSwitches));
+        ratios.row("the paper", pct(PAPER_MEAN_CHANGE), pct(PAPER_P99_CHANGE), pct(PAPER_CPU_CHANGE), "n/a", "n/a");
         return table + "\n" + ratios;
     }
 
@@ -292,7 +311,13 @@ public final class DemoReport {
         md.append("- Inference: both transports are connected and warmed up first, then measured in alternating rounds (RDMA, "
                 + "TCP, RDMA, TCP), so that the shards' JIT and the host's load weigh on both alike. Fetch latency is one model's "
                 + "fan-out to every shard, until the last shard answered; CPU is this JVM's process CPU and the shard processes' "
-                + "user + system time over the measured rounds, per user request answered.\n");
+                + "user + system time over the measured rounds, per user request answered. Context switches (voluntary + "
+                + "involuntary, from each thread's /proc status, over the same rounds) are summed over the shard processes: "
+                + "their transport's I/O threads (RDMA: the engine's `shard-<n>-io-<i>`; TCP: Reactor Netty's `reactor-tcp-*` "
+                + "event loops) per fetch, and all their threads per user request; the ranker's are this JVM's I/O threads "
+                + "(`" + DemoRun.MAIN_RESOURCES + "-io-<i>` or `reactor-tcp-*`) per fetch. A fetch reaches one replica of every "
+                + "shard, and a user request makes one fetch per model. Threads that ended during a round are left out; "
+                + "without /proc (not Linux) the switches are n/a.\n");
         md.append("- Training: each trainer has connections of its own (as on a host of its own); over RDMA they share one engine "
                 + "per shard replica, which is what the send window bounds. The arms run one after the other (window on, off, "
                 + "TCP), so the first pays more for the trainers' JIT. The peak bytes in flight include the warm-up.\n");

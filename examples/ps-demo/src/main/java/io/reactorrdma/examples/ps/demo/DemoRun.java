@@ -6,6 +6,9 @@ import io.reactorrdma.engine.EngineConfig;
 import io.reactorrdma.examples.ps.demo.measure.JvmCpu;
 import io.reactorrdma.examples.ps.demo.measure.MemorySampler;
 import io.reactorrdma.examples.ps.demo.measure.Meters;
+import io.reactorrdma.examples.ps.demo.measure.SwitchWindow;
+import io.reactorrdma.examples.ps.demo.measure.Switches;
+import io.reactorrdma.examples.ps.demo.measure.ThreadSwitches;
 import io.reactorrdma.examples.ps.demo.measure.Timeline;
 import io.reactorrdma.examples.ps.demo.process.ShardAddresses;
 import io.reactorrdma.examples.ps.demo.process.ShardFleet;
@@ -61,6 +64,8 @@ public final class DemoRun {
      * RDMA, TCP..., so that a drift of the host's load or of the shards' JIT weighs on both alike: 2.
      */
     public static final int DEFAULT_ROUNDS = 2;
+    /** The name of this JVM's resources for inference and recovery; its I/O threads are {@code ps-demo-io-<n>}. */
+    static final String MAIN_RESOURCES = "ps-demo";
     /** The host the shards bind on one machine. */
     public static final String LOCAL_HOST = "127.0.0.1";
 
@@ -120,7 +125,7 @@ public final class DemoRun {
                 }
             }
             report.setup(setup());
-            main = ClientResources.create("ps-demo", options.provider(), shmDir, EngineConfig.defaults(), registry);
+            main = ClientResources.create(MAIN_RESOURCES, options.provider(), shmDir, EngineConfig.defaults(), registry);
             inference(shards, main, fleet);
             training(shards, shmDir, fleet);
             recovery(shards, main, fleet);
@@ -249,19 +254,26 @@ public final class DemoRun {
         fetches.start();
         long client0 = JvmCpu.nanos();
         long server0 = fleet == null ? -1 : fleet.cpuNanos();
+        // context switches: read right inside the CPU readings, around the same run (no shard pids with --hosts: unknown)
+        SwitchWindow shardWindow = SwitchWindow.open(ThreadSwitches.PROC, fleet == null ? List.of() : fleet.pids(),
+                IoThreads.shards(transport, options.shards()));
+        SwitchWindow rankerWindow = SwitchWindow.open(ThreadSwitches.PROC, List.of("self"), IoThreads.ranker(transport, MAIN_RESOURCES));
         Lanes.Outcome o = Lanes.run(options.rankers(), roundDuration(), work, null);
+        Switches ranker = rankerWindow.close();
+        Switches shard = shardWindow.close();
         long client = delta(client0, JvmCpu.nanos());
         long server = fleet == null ? -1 : delta(server0, fleet.cpuNanos());
         fetches.stop();
         note(o, "inference over " + transport);
         if (before == null) {
             return new InferenceResult(transport, o.answered(), o.failed(), o.seconds(), fetches.nanos(), o.latency(), fetches.bytes(),
-                    client, server);
+                    client, server, shard, ranker);
         }
         Histogram latency = before.requestNanos().copy();
         latency.add(o.latency());
         return new InferenceResult(transport, before.requests() + o.answered(), before.failed() + o.failed(), before.seconds() + o.seconds(),
-                fetches.nanos(), latency, fetches.bytes(), sum(before.clientCpuNanos(), client), sum(before.serverCpuNanos(), server));
+                fetches.nanos(), latency, fetches.bytes(), sum(before.clientCpuNanos(), client), sum(before.serverCpuNanos(), server),
+                before.shardSwitches().plus(shard), before.rankerSwitches().plus(ranker));
     }
 
     private static long sum(long a, long b) {

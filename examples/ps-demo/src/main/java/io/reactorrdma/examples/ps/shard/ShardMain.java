@@ -37,6 +37,14 @@ public final class ShardMain {
     public static final String DEFAULT_HOST = "127.0.0.1";
     /** How long the listeners may take to bind: 30 s. */
     public static final Duration START_TIMEOUT = Duration.ofSeconds(30);
+
+    /**
+     * The name of shard {@code index}'s {@code RdmaResources}: {@code shard-<index>}; its I/O
+     * threads are named after it ({@code shard-<index>-io-<n>}).
+     */
+    public static String resourcesName(int index) {
+        return "shard-" + index;
+    }
     /** How long closing may take: 10 s. */
     public static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(10);
 
@@ -75,7 +83,7 @@ public final class ShardMain {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         RdmaResources resources;
         try {
-            resources = o.rdmaResources("shard-" + config.index(), registry);
+            resources = o.rdmaResources(resourcesName(config.index()), registry);
         } catch (MainOptions.UsageException e) {
             err.println("shard: " + e.getMessage());
             err.println(USAGE);

@@ -79,6 +79,15 @@ class DemoQuickTest {
         assertThat(value(csv, "recovery,rdma,requests,")).isPositive();
         assertThat(value(csv, "recovery,rdma,ejections,")).isPositive();
         assertThat(value(csv, "memory,demo_jvm,registered_peak,")).isPositive();
+        // context switches from /proc (Linux): the I/O threads of both sides switch during a round
+        for (String arm : List.of("rdma", "tcp")) {
+            assertThat(value(csv, "inference," + arm + ",shard_io_switches_per_fetch,")).as(arm).isPositive();
+            assertThat(value(csv, "inference," + arm + ",ranker_io_switches_per_fetch,")).as(arm).isPositive();
+            assertThat(value(csv, "inference," + arm + ",shard_switches,"))
+                    .as(arm + ": all the shards' threads switch more than their I/O threads")
+                    .isGreaterThan(value(csv, "inference," + arm + ",shard_io_switches,"));
+        }
+        assertThat(report).contains("shard I/O switches/fetch", "shard switches/req");
         // each trainer's connections share one engine per replica: the 16 KiB window holds pushes back
         assertThat(value(csv, "training,\"rdma, window on\",window_stalls,")).as("the window binds").isPositive();
 

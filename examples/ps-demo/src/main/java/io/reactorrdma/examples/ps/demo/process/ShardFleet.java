@@ -172,6 +172,17 @@ public final class ShardFleet implements ShardAddresses, AutoCloseable {
         return sum;
     }
 
+    /** The operating-system process ids of every replica, shard by shard, as text (the name of its /proc directory). */
+    public List<String> pids() {
+        List<String> pids = new ArrayList<>();
+        for (ShardProcess[] row : processes) {
+            for (ShardProcess p : row) {
+                pids.add(Long.toString(p.pid()));
+            }
+        }
+        return pids;
+    }
+
     /** The operating-system process id of one replica. */
     public long pid(int shard, int replica) {
         return processes[shard][replica].pid();
