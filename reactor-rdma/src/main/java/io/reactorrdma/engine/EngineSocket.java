@@ -71,7 +71,9 @@ public final class EngineSocket {
         /**
          * A message could not be sent or delivered (too large, or the peer refused or reclaimed
          * its destination: {@link MessageRefusedException}); ownership of {@code message} passes
-         * (release it); the socket goes on.
+         * (release it); the socket goes on. A message sent by pull rendezvous counted in
+         * {@link #onSent} when it was offered to the peer, so a refusal of it (the peer could not
+         * allocate memory to pull it into) comes after that.
          */
         void onRejected(ByteBuf message, RuntimeException error);
     }
