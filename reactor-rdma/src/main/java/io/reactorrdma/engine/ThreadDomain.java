@@ -551,13 +551,18 @@ public final class ThreadDomain implements AutoCloseable {
      * errors) unless an engine waits on something an unsolicited completion brings: then for every one.
      */
     private void block(long nanos) {
-        cq.requestNotification(solicitedOnly());
+        boolean solicitedOnly = solicitedOnly();
+        cq.requestNotification(solicitedOnly);
         int n = cq.poll(wcs, POLL_BATCH);
         if (n > 0) {
             dispatch(n);
             idleTurns = 0;
         } else if (tasks.isEmpty()) {
             metrics.idleWait();
+            BlockHook hook = blockHook;
+            if (hook != null) {
+                hook.aboutToWait(solicitedOnly);
+            }
             try {
                 cq.awaitNotification(Math.max(1, nanos), TimeUnit.NANOSECONDS);
             } catch (InterruptedException e) {
@@ -565,6 +570,14 @@ public final class ThreadDomain implements AutoCloseable {
             }
         }
     }
+
+    /** Tests: told on the I/O thread each time it is about to wait, armed, with nothing polled. */
+    interface BlockHook {
+        void aboutToWait(boolean solicitedOnly);
+    }
+
+    /** Tests only: the racing point between an armed I/O thread and a completion that should wake it. */
+    volatile BlockHook blockHook;
 
     /** Whether no engine needs an unsolicited completion to make progress (I/O thread, when about to block). */
     private boolean solicitedOnly() {
