@@ -28,8 +28,9 @@ import org.springframework.messaging.rsocket.annotation.support.RSocketMessageHa
  *       disposed when the context closes (its I/O threads end, its shm files are removed);</li>
  *   <li>with {@code reactor.rdma.rsocket.server.port} set and Spring's RSocket messaging present: the
  *       application's {@link RSocketMessageHandler} served over RDMA (and TCP on {@code tcp-port}) by an
- *       {@link RdmaRSocketServerFactory} and Boot's {@link RSocketServerBootstrap}
- *       {@code rdmaRSocketServerBootstrap}, which publishes Boot's {@code RSocketServerInitializedEvent};</li>
+ *       {@link RdmaRSocketServerFactory} and an {@link RdmaRSocketServerBootstrap} (a Boot
+ *       {@link RSocketServerBootstrap}) {@code rdmaRSocketServerBootstrap}, which publishes Boot's
+ *       {@code RSocketServerInitializedEvent} and stops the server (RDMA, TCP or both) with the context;</li>
  *   <li>{@link RdmaRSocketRequesters}: requesters over RDMA from Boot's {@code RSocketRequester.Builder},
  *       falling back to TCP with {@code reactor.rdma.rsocket.client.tcp-fallback=true};</li>
  *   <li>{@link RdmaShardClients}: replicated {@code ShardClient}s (and requesters over them) for the shards of
@@ -98,8 +99,8 @@ public class RdmaAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean(name = "rdmaRSocketServerBootstrap")
         @ConditionalOnBean(RSocketMessageHandler.class)
-        RSocketServerBootstrap rdmaRSocketServerBootstrap(RdmaRSocketServerFactory rdmaRSocketServerFactory, RSocketMessageHandler messageHandler) {
-            return new RSocketServerBootstrap(rdmaRSocketServerFactory, messageHandler.responder());
+        RdmaRSocketServerBootstrap rdmaRSocketServerBootstrap(RdmaRSocketServerFactory rdmaRSocketServerFactory, RSocketMessageHandler messageHandler) {
+            return new RdmaRSocketServerBootstrap(rdmaRSocketServerFactory, messageHandler.responder());
         }
 
         @Bean

@@ -177,7 +177,16 @@ public final class RdmaRSocketServer implements org.springframework.boot.rsocket
         }
     }
 
-    /** The RDMA address bound, or null before {@link #start()} and when serving TCP only. */
+    /** Whether it serves, over RDMA, TCP or both: from {@link #start()} until {@link #stop()}. */
+    public synchronized boolean isRunning() {
+        return serving != null;
+    }
+
+    /**
+     * The RDMA address bound, or null before {@link #start()} and when serving TCP only (so Boot's
+     * plain {@code RSocketServerBootstrap}, which asks this, does not see a TCP-only server running:
+     * use {@link RdmaRSocketServerBootstrap}, which the auto-configuration does).
+     */
     @Override
     public InetSocketAddress address() {
         return rdmaAddress;
