@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.reactorrdma.RdmaResources;
 import io.rsocket.frame.FrameLengthCodec;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -20,6 +21,7 @@ import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.messaging.rsocket.RSocketRequester;
 import org.springframework.messaging.rsocket.RSocketStrategies;
 import org.springframework.messaging.rsocket.annotation.support.RSocketMessageHandler;
+import org.springframework.util.ClassUtils;
 
 /**
  * Spring Boot auto-configuration of reactor-rdma ({@code reactor.rdma.*}, see {@link RdmaProperties}):
@@ -35,7 +37,8 @@ import org.springframework.messaging.rsocket.annotation.support.RSocketMessageHa
  *       falling back to TCP with {@code reactor.rdma.rsocket.client.tcp-fallback=true};</li>
  *   <li>{@link RdmaShardClients}: replicated {@code ShardClient}s (and requesters over them) for the shards of
  *       {@code reactor.rdma.rsocket.client.shards.<name>.replicas}, disposed when the context closes;</li>
- *   <li>with Actuator's health support: the health indicator {@code rdma}.</li>
+ *   <li>with Actuator's health support: the health indicator {@code rdma}, which reports what exists
+ *       and never creates the resources.</li>
  * </ul>
  * Runs after Boot's RSocket auto-configurations, so Boot's own TCP/WebSocket server (set up by
  * {@code spring.rsocket.server.port}) runs beside this one. Every bean backs off when the
@@ -144,8 +147,38 @@ public class RdmaAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean(name = "rdmaHealthIndicator")
-        RdmaHealthIndicator rdmaHealthIndicator(ObjectProvider<RdmaResources> resources, ObjectProvider<RdmaRSocketRequesters> requesters) {
-            return new RdmaHealthIndicator(resources, requesters);
+        RdmaHealthIndicator rdmaHealthIndicator(ConfigurableListableBeanFactory beanFactory, ObjectProvider<RdmaResourcesFactory> factory,
+                                                ObjectProvider<RdmaRSocketRequesters> requesters) {
+            boolean servers = ClassUtils.isPresent("org.springframework.boot.rsocket.context.RSocketServerBootstrap", beanFactory.getBeanClassLoader());
+            return new RdmaHealthIndicator(() -> existingResources(beanFactory), () -> {
+                RdmaResourcesFactory f = factory.getIfUnique();
+                return f == null ? null : f.lastFailure();
+            }, servers ? () -> ServedServers.servingTcpOnlyBecause(beanFactory) : () -> null, requesters);
+        }
+
+        /** The resources if a bean of them was created: looked up without creating a lazy one. */
+        private static RdmaResources existingResources(ConfigurableListableBeanFactory beanFactory) {
+            for (String name : beanFactory.getBeanNamesForType(RdmaResources.class, false, false)) {
+                if (beanFactory.containsSingleton(name)) {
+                    return beanFactory.getBean(name, RdmaResources.class);
+                }
+            }
+            return null;
+        }
+    }
+
+    /** Kept apart so that the health configuration loads without Boot's RSocket support. */
+    private static final class ServedServers {
+        static Throwable servingTcpOnlyBecause(ConfigurableListableBeanFactory beanFactory) {
+            for (String name : beanFactory.getBeanNamesForType(RdmaRSocketServerBootstrap.class, false, false)) {
+                if (beanFactory.containsSingleton(name)) {
+                    Throwable t = beanFactory.getBean(name, RdmaRSocketServerBootstrap.class).server().rdmaUnavailable().orElse(null);
+                    if (t != null) {
+                        return t;
+                    }
+                }
+            }
+            return null;
         }
     }
 }

@@ -23,6 +23,7 @@ public final class RdmaResourcesFactory {
     private final String provider;
     private final RdmaResources.Builder builder;
     private final Supplier<MeterRegistry> registry;
+    private volatile RuntimeException lastFailure;
 
     /**
      * Checks {@code properties}; {@code registry} gives the {@link MeterRegistry} to publish the
@@ -139,7 +140,19 @@ public final class RdmaResourcesFactory {
      * {@link io.reactorrdma.verbs.ProviderUnavailableException} saying why.
      */
     public RdmaResources create() {
-        MeterRegistry r = registry == null ? null : registry.get();
-        return builder.metrics(r).build();
+        try {
+            MeterRegistry r = registry == null ? null : registry.get();
+            RdmaResources created = builder.metrics(r).build();
+            lastFailure = null;
+            return created;
+        } catch (RuntimeException e) {
+            lastFailure = e;
+            throw e;
+        }
+    }
+
+    /** Why the last {@link #create()} failed (the provider's error), or null when it succeeded or was not called. */
+    public RuntimeException lastFailure() {
+        return lastFailure;
     }
 }
