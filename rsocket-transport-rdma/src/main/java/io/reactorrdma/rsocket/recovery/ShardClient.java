@@ -175,6 +175,13 @@ public final class ShardClient implements RSocketClient {
         return sent;
     }
 
+    /** Requests in flight on each replica now (attempts and hedges sent and not yet ended), by replica key. */
+    public Map<String, Integer> requestsInFlight() {
+        Map<String, Integer> inFlight = new LinkedHashMap<>();
+        replicas.values().stream().sorted((x, y) -> x.key().compareTo(y.key())).forEach(r -> inFlight.put(r.key(), r.stats().pending()));
+        return inFlight;
+    }
+
     // ---------------------------------------------------------------- selection
 
     /** A live replica, preferring ones not in {@code avoid}; null when none is live. */
@@ -249,9 +256,9 @@ public final class ShardClient implements RSocketClient {
 
         private Mono<Payload> attempt(int n) {
             Mono<Payload> one = select(tried).flatMap(first -> hedging
-                    ? HedgedRace.race(send(first), Duration.ofNanos(latency.delayNanos()), this::hedge, meters.hedgesWon::increment,
+                    ? HedgedRace.race(send(first, false), Duration.ofNanos(latency.delayNanos()), this::hedge, meters.hedgesWon::increment,
                             Schedulers.parallel())
-                    : send(first));
+                    : send(first, false));
             return one.timeout(timeout).onErrorResume(e -> retry(n, e));
         }
 
@@ -276,29 +283,47 @@ public final class ShardClient implements RSocketClient {
             if (second == null || !hedgeLimiter.tryHedge()) {
                 return null;
             }
-            meters.hedges.increment();
-            LOG.log(System.Logger.Level.DEBUG, () -> "hedging a slow call on replica " + second.key() + " (first copy on "
-                    + keys(tried) + ")");
-            return send(second);
+            return send(second, true);
         }
 
-        /** One copy on one replica; its latency feeds the hedge delay when it answers. */
-        private Mono<Payload> send(Replica replica) {
+        /**
+         * One copy on one replica; its latency feeds the hedge delay when it answers. Nothing is
+         * counted (sent, in flight, hedged) unless the copy goes out: a hedge whose timer fired as
+         * the first copy answered finds the request released by the call's end and is not sent.
+         */
+        private Mono<Payload> send(Replica replica, boolean isHedge) {
             tried.add(replica);
             return Mono.defer(() -> {
                 Replica.Connected c = replica.connected();
                 if (c == null) {
                     return Mono.error(new PeerClosedChannelException(replica.key(), null));
                 }
+                if (!tryRetain(payload)) {
+                    return Mono.error(new IllegalStateException("the call ended before this copy of its request was sent"));
+                }
+                if (isHedge) {
+                    meters.hedges.increment();
+                    LOG.log(System.Logger.Level.DEBUG, () -> "hedging a slow call on replica " + replica.key() + " (first copy on "
+                            + keys(tried) + ")");
+                }
                 replica.onSend();
                 ReplicaStats stats = replica.stats();
                 long start = stats.begin();
-                payload.retain();
                 return c.weighted().requestResponse(payload)
                         .onErrorResume(e -> replica.failNamingPeer(c, e))
                         .doOnSuccess(v -> latency.record(System.nanoTime() - start))
                         .doFinally(signal -> stats.end(start, signal));
             });
+        }
+    }
+
+    /** Retains {@code p} for one more copy; false when it was released already (its call ended). */
+    private static boolean tryRetain(Payload p) {
+        try {
+            p.retain();
+            return true;
+        } catch (io.netty.util.IllegalReferenceCountException released) {
+            return false;
         }
     }
 

@@ -313,4 +313,63 @@ class ShardClientTest {
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> ShardClient.builder().keepAlive(Duration.ofSeconds(2), Duration.ofSeconds(1)))
                 .hasMessageContaining("must exceed");
     }
+
+    /**
+     * The primary answers exactly while the hedge timer's thread is about to retain the request for
+     * the hedge (the test's payload holds that thread in its second retain until the call released
+     * it): no hedge goes out, so none is counted, and no replica keeps a request in flight.
+     */
+    @Test
+    void aHedgeRacingThePrimarysAnswerLeavesNoPhantomRequestInFlight() throws Exception {
+        java.util.concurrent.CompletableFuture<Void> primaryMayAnswer = new java.util.concurrent.CompletableFuture<>();
+        AtomicInteger arrived = new AtomicInteger();
+        Function<String, Mono<String>> firstWaits = d -> arrived.incrementAndGet() == 1
+                ? Mono.fromFuture(primaryMayAnswer).thenReturn("re:" + d) : Mono.just("re:" + d);
+        client = shard(List.of(replica(firstWaits), replica(firstWaits)))
+                .idempotentByDefault(true)
+                .timeout(Duration.ofSeconds(20))
+                .hedgePolicy(0.95, 1.0)
+                .hedgeDelay(Duration.ofMillis(1), Duration.ofMillis(1), 1000)
+                .build();
+        awaitLive(2);
+        java.util.concurrent.CountDownLatch released = new java.util.concurrent.CountDownLatch(1);
+        AtomicInteger retains = new AtomicInteger();
+        Payload request = new HookedPayload(io.rsocket.util.ByteBufPayload.create("h"), () -> {
+            if (retains.incrementAndGet() == 2) { // the hedge's retain, on the hedge timer's thread
+                primaryMayAnswer.complete(null);
+                try {
+                    assertThat(released.await(20, TimeUnit.SECONDS)).as("the call released its request").isTrue();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }, released::countDown);
+
+        assertThat(client.requestResponse(Mono.just(request)).map(ShardClientTest::data).block(Duration.ofSeconds(30))).isEqualTo("re:h");
+        assertThat(retains.get()).as("the hedge timer reached the retain").isEqualTo(2);
+        assertThat(client.requestsInFlight().values()).as("requests in flight per replica, " + client.requestsInFlight())
+                .containsOnly(0);
+        assertThat(count("rdma.recovery.hedges")).as("a hedge that never went out is not counted").isZero();
+        assertThat(client.requestsSent().values().stream().mapToLong(Long::longValue).sum()).as("only the primary was sent").isEqualTo(1);
+    }
+
+    /** A payload that runs {@code onRetain} before each retain and {@code onFreed} once its count reaches 0. */
+    private record HookedPayload(Payload delegate, Runnable onRetain, Runnable onFreed) implements Payload {
+        @Override public boolean hasMetadata() { return delegate.hasMetadata(); }
+        @Override public io.netty.buffer.ByteBuf sliceMetadata() { return delegate.sliceMetadata(); }
+        @Override public io.netty.buffer.ByteBuf sliceData() { return delegate.sliceData(); }
+        @Override public io.netty.buffer.ByteBuf data() { return delegate.data(); }
+        @Override public io.netty.buffer.ByteBuf metadata() { return delegate.metadata(); }
+        @Override public int refCnt() { return delegate.refCnt(); }
+        @Override public Payload retain() { onRetain.run(); delegate.retain(); return this; }
+        @Override public Payload retain(int n) { onRetain.run(); delegate.retain(n); return this; }
+        @Override public Payload touch() { delegate.touch(); return this; }
+        @Override public Payload touch(Object hint) { delegate.touch(hint); return this; }
+        @Override public boolean release() { return freed(delegate.release()); }
+        @Override public boolean release(int n) { return freed(delegate.release(n)); }
+        private boolean freed(boolean last) {
+            if (last) onFreed.run();
+            return last;
+        }
+    }
 }
