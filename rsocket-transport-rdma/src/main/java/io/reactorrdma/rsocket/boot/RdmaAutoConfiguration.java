@@ -23,6 +23,8 @@ import org.springframework.messaging.rsocket.RSocketStrategies;
 import org.springframework.messaging.rsocket.annotation.support.RSocketMessageHandler;
 import org.springframework.util.ClassUtils;
 
+import java.util.List;
+
 /**
  * Spring Boot auto-configuration of reactor-rdma ({@code reactor.rdma.*}, see {@link RdmaProperties}):
  * <ul>
@@ -67,12 +69,28 @@ public class RdmaAutoConfiguration {
         return new RdmaResourcesFactory(properties, registry::getIfUnique);
     }
 
-    /** The shared resources: created on first use, disposed with the context. */
+    /** The beans of this configuration that use the resources (reaching them through an {@code ObjectProvider}). */
+    private static final List<String> RESOURCE_USERS = List.of("rdmaRSocketServerFactory", "rdmaRSocketRequesters", "rdmaShardClients");
+
+    /**
+     * The shared resources: created on first use, disposed with the context, after the beans that use
+     * them. Those reach them through an {@code ObjectProvider}, so Spring records no dependency by
+     * itself, and a bean created on first use is destroyed first: the resources would be disposed
+     * under the shard clients and requesters still using them (every replica ejected, reconnects
+     * against disposed resources). The dependency is recorded once the resources exist: recorded
+     * before, a provider that cannot open would make Spring destroy those beans with the failed one.
+     */
     @Bean(destroyMethod = "dispose")
     @Lazy
     @ConditionalOnMissingBean
-    public RdmaResources rdmaResources(RdmaResourcesFactory factory) {
-        return factory.create();
+    public RdmaResources rdmaResources(RdmaResourcesFactory factory, ConfigurableListableBeanFactory beanFactory) {
+        RdmaResources resources = factory.create();
+        for (String user : RESOURCE_USERS) {
+            if (beanFactory.containsBeanDefinition(user)) {
+                beanFactory.registerDependentBean("rdmaResources", user);
+            }
+        }
+        return resources;
     }
 
     /** The RSocket server over RDMA, serving the application's {@code @MessageMapping} handlers. */
