@@ -157,16 +157,25 @@ final class ReceiveCapacity {
 
     /** Requests the server could grant now. */
     synchronized int available() {
+        return Math.min(availableByWork(), availableByHeadroom());
+    }
+
+    /** What capacity and {@code maxInFlight} allow: changes only through this ledger's own methods. */
+    private int availableByWork() {
         int byWork = totalCapacity - inFlight - outstanding;
+        if (maxInFlight > 0) {
+            byWork = Math.min(byWork, maxInFlight - inFlight - outstanding);
+        }
+        return Math.max(0, byWork);
+    }
+
+    /** What the engines' receive headroom allows: changes on the I/O threads, which do not signal it. */
+    private int availableByHeadroom() {
         int headroom = 0;
         for (Source s : sources) {
             headroom += s.headroom();
         }
-        int available = Math.min(byWork, headroom - outstanding);
-        if (maxInFlight > 0) {
-            available = Math.min(available, maxInFlight - inFlight - outstanding);
-        }
-        return Math.max(0, available);
+        return Math.max(0, headroom - outstanding);
     }
 
     /**
@@ -174,23 +183,28 @@ final class ReceiveCapacity {
      * the total capacity, and only when at least a quarter of a share is free (fewer, larger leases),
      * or at least one request for a connection with nothing in progress (which lends it idle grants
      * when nothing is free: see the class comment).
-     * When receive headroom (not work in progress) holds grants back, checks again after the
-     * recheck interval, since the engines do not signal headroom.
+     * Only when receive headroom is what holds the first waiting connection back does it check
+     * again after the recheck interval, since the engines do not signal headroom; work in progress,
+     * grants and connections change through this ledger, which then grants at once.
      */
     private void grantWaiting() {
         if (waiting.isEmpty()) {
             return;
         }
-        int share = Math.max(1, -Math.floorDiv(-totalCapacity, Math.max(1, open.size())));
+        int capacity = maxInFlight > 0 ? Math.min(totalCapacity, maxInFlight) : totalCapacity; // what can ever be free
+        int share = Math.max(1, -Math.floorDiv(-capacity, Math.max(1, open.size())));
         int minGrant = Math.max(1, share / 4);
+        boolean heldByHeadroom = false;
         while (!waiting.isEmpty()) {
             CapacityLeaseSender s = waiting.peek();
             boolean holdsNothing = s.inFlight == 0; // waiting: its lease is used up (or it never had one)
+            int needed = holdsNothing ? 1 : minGrant;
             int available = available();
             if (holdsNothing && available < 1) {
                 available = lendIdleGrants(s);
             }
-            if (available < (holdsNothing ? 1 : minGrant)) {
+            if (available < needed) {
+                heldByHeadroom = availableByWork() >= needed;
                 break;
             }
             waiting.poll();
@@ -203,7 +217,7 @@ final class ReceiveCapacity {
             LOG.log(System.Logger.Level.TRACE, () -> "lease of " + n + " to " + s);
             s.emit(Lease.create(leaseTimeToLive, n));
         }
-        if (!waiting.isEmpty() && (recheck == null || recheck.isDisposed())) {
+        if (heldByHeadroom && (recheck == null || recheck.isDisposed())) {
             recheck = timer.schedule(this::recheck, recheckNanos, TimeUnit.NANOSECONDS);
         }
     }

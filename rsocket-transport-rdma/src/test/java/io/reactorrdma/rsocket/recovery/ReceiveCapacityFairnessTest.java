@@ -26,8 +26,39 @@ class ReceiveCapacityFairnessTest {
     private static final Duration IDLE = ReceiveCapacityLeases.DEFAULT_IDLE_GRANT_TIMEOUT;
     private final VirtualTimeScheduler timer = VirtualTimeScheduler.create();
 
+    /** Tasks the ledger ran on its timer (rechecks and lending wake-ups). */
+    private final java.util.concurrent.atomic.AtomicInteger timerTasks = new java.util.concurrent.atomic.AtomicInteger();
+
     private ReceiveCapacity ledger(int maxInFlight) {
-        return new ReceiveCapacity(ReceiveCapacityLeases.DEFAULT_LEASE_TIME_TO_LIVE, maxInFlight, Duration.ofMillis(5), IDLE, timer,
+        reactor.core.scheduler.Scheduler counting = new reactor.core.scheduler.Scheduler() {
+            @Override
+            public Disposable schedule(Runnable task) {
+                return timer.schedule(counted(task));
+            }
+
+            @Override
+            public Disposable schedule(Runnable task, long delay, TimeUnit unit) {
+                return timer.schedule(counted(task), delay, unit);
+            }
+
+            @Override
+            public long now(TimeUnit unit) {
+                return timer.now(unit);
+            }
+
+            @Override
+            public Worker createWorker() {
+                return timer.createWorker();
+            }
+
+            private Runnable counted(Runnable task) {
+                return () -> {
+                    timerTasks.incrementAndGet();
+                    task.run();
+                };
+            }
+        };
+        return new ReceiveCapacity(ReceiveCapacityLeases.DEFAULT_LEASE_TIME_TO_LIVE, maxInFlight, Duration.ofMillis(5), IDLE, counting,
                 meters.counter("granted"), meters.counter("requests"), meters.counter("exhausted"));
     }
 
@@ -97,6 +128,23 @@ class ReceiveCapacityFairnessTest {
         assertThat(ledger.available()).as("all capacity free after both closed").isEqualTo(32);
         first.subscription.dispose();
         second.subscription.dispose();
+    }
+
+    @Test
+    void aConnectionWaitingForWorkToEndIsWokenByItsEndNotByPolling() {
+        ReceiveCapacity ledger = ledger(4);
+        ledger.addSource(source(32));
+        Connection busy = new Connection(ledger, 1);
+        assertThat(busy.granted()).isEqualTo(4);
+        for (int i = 0; i < 4; i++) {
+            ledger.started(busy.sender); // its lease used up, four requests in progress: it waits for a new one
+        }
+        timer.advanceTimeBy(Duration.ofSeconds(1));
+        assertThat(timerTasks.get()).as("timer tasks run while only work in progress (which signals its end) held the lease back")
+                .isZero();
+        ledger.finished(busy.sender);
+        assertThat(busy.leases).as("woken by the end of a request").hasSize(2);
+        busy.subscription.dispose();
     }
 
     @Test
