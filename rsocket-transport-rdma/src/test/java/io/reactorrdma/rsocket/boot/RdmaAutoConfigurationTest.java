@@ -224,7 +224,7 @@ class RdmaAutoConfigurationTest {
     void invalidSizesFailStartupWithAdvice() {
         runner.withPropertyValues("reactor.rdma.engine.eager-size=2MB", "reactor.rdma.engine.max-message-size=1MB").run(context -> {
             FailureAnalysis analysis = new InvalidRdmaPropertyFailureAnalyzer().analyze(context.getStartupFailure());
-            assertThat(analysis.getDescription()).contains("reactor.rdma.engine.eager-size", "2097152B", "larger than reactor.rdma.engine.max-message-size");
+            assertThat(analysis.getDescription()).contains("reactor.rdma.engine.eager-size", "'2MB'", "larger than reactor.rdma.engine.max-message-size (1MB)");
         });
         runner.withPropertyValues("reactor.rdma.engine.send-window=-1B").run(context -> {
             FailureAnalysis analysis = new InvalidRdmaPropertyFailureAnalyzer().analyze(context.getStartupFailure());
