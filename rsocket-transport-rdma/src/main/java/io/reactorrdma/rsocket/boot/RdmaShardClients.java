@@ -118,6 +118,7 @@ public class RdmaShardClients implements DisposableBean {
         List<InetSocketAddress> addresses = addresses(name);
         MeterRegistry meters = registry.get();
         ShardClient.Builder b = ShardClient.builder()
+                .name(name)
                 .replicas(addresses)
                 .transport(a -> requesters.transport(a.getHostString(), a.getPort()))
                 .meterRegistry(meters == null ? Metrics.globalRegistry : meters)

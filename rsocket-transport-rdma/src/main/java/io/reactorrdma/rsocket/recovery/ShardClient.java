@@ -117,7 +117,7 @@ public final class ShardClient implements RSocketClient {
 
     private ShardClient(Builder b) {
         this.config = b.copy();
-        this.meters = new RecoveryMeters(b.meterRegistry);
+        this.meters = new RecoveryMeters(b.meterRegistry, b.name);
         this.budget = new RetryBudget(b.retryBudgetRatio, b.retryBudgetMinPerSecond, b.budgetWindow, System::nanoTime);
         this.hedgeLimiter = new HedgeLimiter(b.hedgeFraction, b.budgetWindow, System::nanoTime);
         this.latency = new LatencyTracker(b.hedgeQuantile, b.hedgeFloor, b.hedgeInitialDelay, b.hedgeMinSamples,
@@ -428,6 +428,7 @@ public final class ShardClient implements RSocketClient {
         private List<InetSocketAddress> addresses;
         private Consumer<RSocketConnector> connectorCustomizer = c -> { };
         private MeterRegistry meterRegistry = Metrics.globalRegistry;
+        private String name;
         private Duration timeout = DEFAULT_TIMEOUT;
         private boolean idempotent = DEFAULT_IDEMPOTENT;
         private int maxAttempts = DEFAULT_MAX_ATTEMPTS;
@@ -453,7 +454,7 @@ public final class ShardClient implements RSocketClient {
         private Builder copy() {
             Builder b = new Builder();
             b.targets = targets; b.transport = transport; b.addresses = addresses; b.connectorCustomizer = connectorCustomizer;
-            b.meterRegistry = meterRegistry; b.timeout = timeout; b.idempotent = idempotent; b.maxAttempts = maxAttempts;
+            b.meterRegistry = meterRegistry; b.name = name; b.timeout = timeout; b.idempotent = idempotent; b.maxAttempts = maxAttempts;
             b.retryBudgetRatio = retryBudgetRatio; b.retryBudgetMinPerSecond = retryBudgetMinPerSecond; b.budgetWindow = budgetWindow;
             b.hedging = hedging; b.hedgeQuantile = hedgeQuantile; b.hedgeFraction = hedgeFraction; b.hedgeFloor = hedgeFloor;
             b.hedgeInitialDelay = hedgeInitialDelay; b.hedgeMinSamples = hedgeMinSamples; b.latencyWindow = latencyWindow;
@@ -499,6 +500,19 @@ public final class ShardClient implements RSocketClient {
          */
         public Builder connector(Consumer<RSocketConnector> customizer) {
             this.connectorCustomizer = Objects.requireNonNull(customizer, "customizer");
+            return this;
+        }
+
+        /**
+         * The shard's name: the tag {@code shard} of its {@code rdma.recovery.*} meters, so that the
+         * shard clients of one registry count apart; default: its replicas' keys ({@code host:port,...}).
+         */
+        public Builder name(String name) {
+            Objects.requireNonNull(name, "name");
+            if (name.isBlank()) {
+                throw new IllegalArgumentException("a shard's name must not be blank; it tags the shard's rdma.recovery.* meters");
+            }
+            this.name = name;
             return this;
         }
 
@@ -612,6 +626,9 @@ public final class ShardClient implements RSocketClient {
                 throw new IllegalStateException("no replicas: call replicas(addresses) or targets(publisher) before build()");
             }
             Builder b = copy();
+            if (b.name == null) {
+                b.name = b.addresses == null ? "targets" : String.join(",", b.addresses.stream().map(a -> a.getHostString() + ":" + a.getPort()).toList());
+            }
             if (b.targets == null) {
                 List<LoadbalanceTarget> list = new ArrayList<>();
                 for (InetSocketAddress a : b.addresses) {

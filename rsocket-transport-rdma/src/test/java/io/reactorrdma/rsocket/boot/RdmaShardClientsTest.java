@@ -191,6 +191,25 @@ class RdmaShardClientsTest {
     }
 
     @Test
+    void eachShardCountsInItsOwnMetersTaggedWithItsName() {
+        runner.withPropertyValues("reactor.rdma.rsocket.client.shards.ps-0.replicas=127.0.0.1:1",
+                "reactor.rdma.rsocket.client.shards.ps-1.replicas=127.0.0.1:2").run(context -> {
+            RdmaShardClients shards = context.getBean(RdmaShardClients.class);
+            shards.shardClient("ps-0");
+            shards.shardClient("ps-1");
+            SimpleMeterRegistry meters = context.getBean(SimpleMeterRegistry.class);
+            for (String meter : List.of("rdma.recovery.retries", "rdma.recovery.retry.budget.exhausted", "rdma.recovery.hedges",
+                    "rdma.recovery.hedges.won")) {
+                assertThat(meters.find(meter).tag("shard", "ps-0").counter()).as(meter + "{shard=ps-0}").isNotNull();
+                assertThat(meters.find(meter).tag("shard", "ps-1").counter()).as(meter + "{shard=ps-1}").isNotNull()
+                        .isNotSameAs(meters.find(meter).tag("shard", "ps-0").counter());
+            }
+            assertThat(meters.find("rdma.recovery.ejections").tag("shard", "ps-1").tag("replica", "127.0.0.1:2").counter())
+                    .as("rdma.recovery.ejections{shard=ps-1,replica=127.0.0.1:2}").isNotNull();
+        });
+    }
+
+    @Test
     void closingTheContextDisposesTheShardClientsBeforeTheResourcesTheyUse() {
         InetSocketAddress a = replica(new AtomicInteger());
         InetSocketAddress b = replica(new AtomicInteger());
