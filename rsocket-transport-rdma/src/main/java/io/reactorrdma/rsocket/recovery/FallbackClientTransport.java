@@ -199,8 +199,6 @@ public final class FallbackClientTransport implements ClientTransport {
     private Mono<DuplexConnection> fallBack(Throwable rdmaError, long start) {
         Throwable cause = unwrap(rdmaError);
         String tag = cause.getClass().getSimpleName();
-        Counter.builder("rdma.fallbacks").description("Connects that fell back from RDMA to TCP").tag("cause", tag)
-                .register(registry).increment();
         LOG.log(System.Logger.Level.WARNING, () -> "RDMA connect over " + rdma + " failed (" + cause + "); connecting over TCP ("
                 + tcp + ") instead, and probing RDMA every " + probeInterval + " at most to return");
         LOG.log(System.Logger.Level.DEBUG, "the RDMA connect failure", cause);
@@ -210,6 +208,9 @@ public final class FallbackClientTransport implements ClientTransport {
                     return e;
                 })
                 .map(connection -> {
+                    // counted once TCP connected: a connect that reached neither side is no fallback
+                    Counter.builder("rdma.fallbacks").description("Connects that fell back from RDMA to TCP").tag("cause", tag)
+                            .register(registry).increment();
                     SwitchingDuplexConnection switching = new SwitchingDuplexConnection(connection, drainTimeout, this::returned);
                     switching.probe(rdmaConnect(), firstProbeDelay, probeInterval);
                     return (DuplexConnection) switching;

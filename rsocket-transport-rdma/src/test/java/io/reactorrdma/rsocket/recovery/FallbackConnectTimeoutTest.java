@@ -67,6 +67,24 @@ class FallbackConnectTimeoutTest {
         assertThat(tcpConnection.isDisposed()).isTrue();
     }
 
+    @Test
+    void aConnectThatCannotReachTcpEitherIsNotCountedAsAFallback() {
+        SimpleMeterRegistry meters = new SimpleMeterRegistry();
+        ClientTransport rdma = () -> Mono.error(new io.reactorrdma.verbs.ProviderUnavailableException("no RDMA here"));
+        ClientTransport tcp = () -> Mono.error(new java.net.ConnectException("connection refused"));
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> FallbackClientTransport.builder(rdma, tcp).meterRegistry(meters).build()
+                .connect().block(Duration.ofSeconds(20))).hasMessageContaining("connection refused");
+        assertThat(meters.find("rdma.fallbacks").counters().stream().mapToDouble(c -> c.count()).sum())
+                .as("rdma.fallbacks after a connect that reached neither RDMA nor TCP").isZero();
+
+        Fake tcpConnection = new Fake("tcp");
+        DuplexConnection fellBack = FallbackClientTransport.builder(rdma, () -> Mono.just(tcpConnection)).meterRegistry(meters)
+                .firstProbeDelay(Duration.ofHours(1)).probeInterval(Duration.ofHours(1)).build().connect().block(Duration.ofSeconds(20));
+        fellBack.dispose();
+        assertThat(meters.find("rdma.fallbacks").tag("cause", "ProviderUnavailableException").counter().count())
+                .as("a connect that went over TCP is a fallback").isEqualTo(1.0);
+    }
+
     /** A connection that only knows whether it was closed. */
     private static final class Fake implements DuplexConnection {
         private final String name;
