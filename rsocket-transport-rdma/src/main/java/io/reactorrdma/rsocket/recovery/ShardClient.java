@@ -33,6 +33,9 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A client of one shard served by several replicas: an {@link RSocketClient} that balances
@@ -111,6 +114,7 @@ public final class ShardClient implements RSocketClient {
     private final RetryBudget budget;
     private final HedgeLimiter hedgeLimiter;
     private final LatencyTracker latency;
+    private final LongSupplier latencyClock;
     private final Map<LoadbalanceTarget, Replica> replicas = new ConcurrentHashMap<>();
     private final Disposable targetSubscription;
     private volatile boolean disposed;
@@ -120,8 +124,9 @@ public final class ShardClient implements RSocketClient {
         this.meters = new RecoveryMeters(b.meterRegistry, b.name);
         this.budget = new RetryBudget(b.retryBudgetRatio, b.retryBudgetMinPerSecond, b.budgetWindow, System::nanoTime);
         this.hedgeLimiter = new HedgeLimiter(b.hedgeFraction, b.budgetWindow, System::nanoTime);
+        this.latencyClock = b.latencyClock;
         this.latency = new LatencyTracker(b.hedgeQuantile, b.hedgeFloor, b.hedgeInitialDelay, b.hedgeMinSamples,
-                b.latencyWindow, 8, System::nanoTime);
+                b.latencyWindow, 8, b.latencyClock);
         this.targetSubscription = Flux.from(b.targets).subscribe(this::onTargets,
                 e -> LOG.log(System.Logger.Level.WARNING, "the replica list of the shard failed; keeping the replicas it had", e));
     }
@@ -173,6 +178,11 @@ public final class ShardClient implements RSocketClient {
         Map<String, Long> sent = new LinkedHashMap<>();
         replicas.values().stream().sorted((a, b) -> a.key().compareTo(b.key())).forEach(r -> sent.put(r.key(), r.sent()));
         return sent;
+    }
+
+    /** The hedge delay now: the shard's latency quantile of recent calls, at least the floor (see {@link Builder#hedgeDelay}). */
+    public Duration hedgeDelay() {
+        return Duration.ofNanos(latency.delayNanos());
     }
 
     /** Requests in flight on each replica now (attempts and hedges sent and not yet ended), by replica key. */
@@ -254,12 +264,32 @@ public final class ShardClient implements RSocketClient {
             return attempt(1);
         }
 
+        /**
+         * One attempt: its first copy and, when slow, its hedge. Its latency (what the caller waited from
+         * the first copy on, whichever copy answered) feeds the hedge delay; an attempt that timed out
+         * feeds the time it waited, a lower bound of the shard's latency, so the tail is not left out.
+         */
         private Mono<Payload> attempt(int n) {
-            Mono<Payload> one = select(tried).flatMap(first -> hedging
-                    ? HedgedRace.race(send(first, false), Duration.ofNanos(latency.delayNanos()), this::hedge, meters.hedgesWon::increment,
-                            Schedulers.parallel())
-                    : send(first, false));
-            return one.timeout(timeout).onErrorResume(e -> retry(n, e));
+            return Mono.defer(() -> {
+                AtomicLong sentAt = new AtomicLong(-1);
+                Mono<Payload> one = select(tried).flatMap(first -> {
+                    sentAt.set(latencyClock.getAsLong());
+                    return hedging
+                            ? HedgedRace.race(send(first, false), Duration.ofNanos(latency.delayNanos()), this::hedge,
+                                    meters.hedgesWon::increment, Schedulers.parallel())
+                            : send(first, false);
+                }).doOnSuccess(v -> recordSince(sentAt));
+                return one.timeout(timeout)
+                        .doOnError(TimeoutException.class, e -> recordSince(sentAt))
+                        .onErrorResume(e -> retry(n, e));
+            });
+        }
+
+        private void recordSince(AtomicLong sentAt) {
+            long start = sentAt.get();
+            if (start >= 0) {
+                latency.record(latencyClock.getAsLong() - start);
+            }
         }
 
         private Mono<Payload> retry(int n, Throwable error) {
@@ -311,7 +341,6 @@ public final class ShardClient implements RSocketClient {
                 long start = stats.begin();
                 return c.weighted().requestResponse(payload)
                         .onErrorResume(e -> replica.failNamingPeer(c, e))
-                        .doOnSuccess(v -> latency.record(System.nanoTime() - start))
                         .doFinally(signal -> stats.end(start, signal));
             });
         }
@@ -442,6 +471,7 @@ public final class ShardClient implements RSocketClient {
         private Duration hedgeInitialDelay = DEFAULT_HEDGE_INITIAL_DELAY;
         private int hedgeMinSamples = DEFAULT_HEDGE_MIN_SAMPLES;
         private Duration latencyWindow = DEFAULT_LATENCY_WINDOW;
+        private LongSupplier latencyClock = System::nanoTime;
         private Duration keepAliveInterval = DEFAULT_KEEPALIVE_INTERVAL;
         private Duration keepAliveMaxLifeTime = DEFAULT_KEEPALIVE_MAX_LIFETIME;
         private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
@@ -457,7 +487,7 @@ public final class ShardClient implements RSocketClient {
             b.meterRegistry = meterRegistry; b.name = name; b.timeout = timeout; b.idempotent = idempotent; b.maxAttempts = maxAttempts;
             b.retryBudgetRatio = retryBudgetRatio; b.retryBudgetMinPerSecond = retryBudgetMinPerSecond; b.budgetWindow = budgetWindow;
             b.hedging = hedging; b.hedgeQuantile = hedgeQuantile; b.hedgeFraction = hedgeFraction; b.hedgeFloor = hedgeFloor;
-            b.hedgeInitialDelay = hedgeInitialDelay; b.hedgeMinSamples = hedgeMinSamples; b.latencyWindow = latencyWindow;
+            b.hedgeInitialDelay = hedgeInitialDelay; b.hedgeMinSamples = hedgeMinSamples; b.latencyWindow = latencyWindow; b.latencyClock = latencyClock;
             b.keepAliveInterval = keepAliveInterval; b.keepAliveMaxLifeTime = keepAliveMaxLifeTime; b.connectTimeout = connectTimeout;
             b.reconnectMinBackoff = reconnectMinBackoff; b.reconnectMaxBackoff = reconnectMaxBackoff;
             return b;
@@ -513,6 +543,12 @@ public final class ShardClient implements RSocketClient {
                 throw new IllegalArgumentException("a shard's name must not be blank; it tags the shard's rdma.recovery.* meters");
             }
             this.name = name;
+            return this;
+        }
+
+        /** The clock the call latencies (and so the hedge delay) are measured on; tests give their own. */
+        Builder latencyClock(LongSupplier nanoClock) {
+            this.latencyClock = Objects.requireNonNull(nanoClock, "nanoClock");
             return this;
         }
 

@@ -33,6 +33,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
@@ -356,6 +357,61 @@ class ShardClientTest {
         client.onClose().block(Duration.ofSeconds(30));
         assertThat(client.requestsInFlight().values()).as("requests in flight per replica, " + client.requestsInFlight())
                 .containsOnly(0);
+    }
+
+    /**
+     * The hedge delay follows what callers wait: a call answered by its hedge took the hedge delay plus
+     * the hedge's own time, not the hedge's time alone. On the client's latency clock (the test's): the
+     * first copy is held 20 ms at its replica and never answers; the hedge answers 1 ms after it left.
+     */
+    @Test
+    void aCallAnsweredByItsHedgeFeedsTheHedgeDelayWithWhatTheCallerWaited() {
+        java.util.concurrent.atomic.AtomicLong clock = new java.util.concurrent.atomic.AtomicLong(1_000_000_000L);
+        Set<String> seen = ConcurrentHashMap.newKeySet();
+        Function<String, Mono<String>> firstHangs = d -> {
+            if (seen.add(d)) {
+                clock.addAndGet(TimeUnit.MILLISECONDS.toNanos(20)); // the first copy: 20 ms pass while it waits
+                return Mono.never();
+            }
+            clock.addAndGet(TimeUnit.MILLISECONDS.toNanos(1)); // the hedge: answered 1 ms after it left
+            return Mono.just("re:" + d);
+        };
+        client = shard(List.of(replica(firstHangs), replica(firstHangs)))
+                .idempotentByDefault(true)
+                .timeout(Duration.ofSeconds(20))
+                .hedgePolicy(0.5, 1.0)
+                .hedgeDelay(Duration.ofNanos(1), Duration.ofMillis(5), 1) // one latency sets the delay
+                .latencyClock(clock::get)
+                .build();
+        awaitLive(2);
+        assertThat(client.requestResponse(Mono.just(DefaultPayload.create("h"))).map(ShardClientTest::data).block(Duration.ofSeconds(30)))
+                .isEqualTo("re:h");
+        assertThat(count("rdma.recovery.hedges.won")).isEqualTo(1.0);
+        clock.addAndGet(ShardClient.DEFAULT_LATENCY_WINDOW.toNanos() / 8); // one slice later the delay is recomputed
+        assertThat(client.hedgeDelay()).as("the hedge delay after a call that waited 21 ms, answered by its hedge")
+                .isBetween(Duration.ofMillis(20), Duration.ofMillis(22));
+    }
+
+    /** An attempt that timed out feeds the time it waited (a lower bound), not nothing: the tail counts. */
+    @Test
+    void anAttemptThatTimesOutFeedsTheHedgeDelayWithTheTimeItWaited() {
+        java.util.concurrent.atomic.AtomicLong clock = new java.util.concurrent.atomic.AtomicLong(1_000_000_000L);
+        client = shard(List.of(replica(d -> {
+                    clock.addAndGet(TimeUnit.MILLISECONDS.toNanos(40)); // 40 ms pass on the latency clock; no answer
+                    return Mono.never();
+                })))
+                .hedging(false)
+                .timeout(Duration.ofMillis(200))
+                .hedgePolicy(0.5, 1.0)
+                .hedgeDelay(Duration.ofNanos(1), Duration.ofMillis(5), 1)
+                .latencyClock(clock::get)
+                .build();
+        awaitLive(1);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> client.requestResponse(Mono.just(DefaultPayload.create("t")))
+                .block(Duration.ofSeconds(30))).hasCauseInstanceOf(TimeoutException.class);
+        clock.addAndGet(ShardClient.DEFAULT_LATENCY_WINDOW.toNanos() / 8);
+        assertThat(client.hedgeDelay()).as("the hedge delay after an attempt that timed out after 40 ms (latency clock)")
+                .isBetween(Duration.ofMillis(40), Duration.ofMillis(41)); // the histogram keeps 2 significant digits
     }
 
     /** A payload that runs {@code onRetain} before each retain and {@code onFreed} once its count reaches 0. */
