@@ -83,7 +83,8 @@ public final class RdmaResourcesFactory {
         }
         if (clientEager > maxMessage) {
             throw new InvalidRdmaPropertyException(at + "client-eager-size", e.getClientEagerSize(),
-                    "it is larger than reactor.rdma.engine.max-message-size (" + e.getMaxMessageSize() + "); lower it or raise the maximum");
+                    "it is larger than reactor.rdma.engine.max-message-size (" + InvalidRdmaPropertyException.describe(e.getMaxMessageSize())
+                            + "); lower it or raise the maximum");
         }
         return c;
     }
