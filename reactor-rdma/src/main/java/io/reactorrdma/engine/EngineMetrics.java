@@ -34,6 +34,9 @@ public final class EngineMetrics {
     long engineFailures;
     long peakWindowBytes;
     long idleWaits;
+    long idleSpins;
+    long idleSpinsPaid;
+    long idleSpinsSkipped;
     long minCredits = Long.MAX_VALUE;
 
     void doorbell(int requests, long signaled) {
@@ -122,6 +125,18 @@ public final class EngineMetrics {
         idleWaits++;
     }
 
+    void idleSpin() {
+        idleSpins++;
+    }
+
+    void idleSpinPaid() {
+        idleSpinsPaid++;
+    }
+
+    void idleSpinSkipped() {
+        idleSpinsSkipped++;
+    }
+
     public long doorbells() { return doorbells; }
     public long requestsPosted() { return requestsPosted; }
     /** Work requests posted with the signaled flag: the signaled fraction is this over {@link #requestsPosted}. */
@@ -158,6 +173,18 @@ public final class EngineMetrics {
      * thread asleep and paid a wake-up: the measure of whether BACK_OFF's spin covers the traffic's gaps.
      */
     public long idleWaits() { return idleWaits; }
+    /**
+     * Idle episodes in which a {@link IdleStrategy#BACK_OFF} thread spun its full budget before blocking: while
+     * recent spins paid, and one probe in every few episodes while they did not (0 with the other strategies).
+     */
+    public long idleSpins() { return idleSpins; }
+    /** Full spins ({@link #idleSpins}) that found work soon enough to pay: the share BACK_OFF decides on. */
+    public long idleSpinsPaid() { return idleSpinsPaid; }
+    /**
+     * Idle episodes in which a {@link IdleStrategy#BACK_OFF} thread skipped the full spin, because too few recent
+     * spins paid, and blocked after {@link IdleStrategy#BLOCK}'s short spin (0 with the other strategies).
+     */
+    public long idleSpinsSkipped() { return idleSpinsSkipped; }
     /** Most bytes ever in flight on one engine of this domain (never above the send window). */
     public long peakWindowBytes() { return peakWindowBytes; }
     /** Fewest receive credits an engine of this domain was ever left with (never negative). */
@@ -185,6 +212,12 @@ public final class EngineMetrics {
         counter(registry, "rdma.copies.on.send", "payloads copied into registered memory before sending", EngineMetrics::copiesOnSend, tags);
         counter(registry, "rdma.idle.waits", "times the I/O thread blocked on completion notification after its idle spin",
                 EngineMetrics::idleWaits, tags);
+        counter(registry, "rdma.idle.spins", "idle episodes in which a BACK_OFF I/O thread spun in full before blocking",
+                EngineMetrics::idleSpins, tags);
+        counter(registry, "rdma.idle.spins.paid", "full idle spins that found work soon enough to pay",
+                EngineMetrics::idleSpinsPaid, tags);
+        counter(registry, "rdma.idle.spins.skipped", "idle episodes in which a BACK_OFF I/O thread skipped the full spin (spins were not paying)",
+                EngineMetrics::idleSpinsSkipped, tags);
         Gauge.builder("rdma.window.peak.bytes", this, EngineMetrics::peakWindowBytes).tags(tags).baseUnit("bytes")
                 .description("most bytes in flight on one engine").register(registry);
         Gauge.builder("rdma.sockets", this, EngineMetrics::socketsOpen).tags(tags).description("open sockets").register(registry);
@@ -205,6 +238,7 @@ public final class EngineMetrics {
                 + ", creditStalls=" + creditStalls + ", windowStalls=" + windowStalls + ", socketStalls=" + socketStalls
                 + ", rnr=" + rnrEvents + ", rendezvous=" + rendezvousRoundTrips + ", pulled=" + messagesPulled + ", bytesSent=" + bytesSent
                 + ", bytesReceived=" + bytesReceived + ", copiesOnSend=" + copiesOnSend + ", sockets=" + socketsOpen
-                + ", engines=" + engines + ", engineFailures=" + engineFailures + ", idleWaits=" + idleWaits + "}";
+                + ", engines=" + engines + ", engineFailures=" + engineFailures + ", idleWaits=" + idleWaits
+                + ", idleSpins=" + idleSpins + ", idleSpinsPaid=" + idleSpinsPaid + ", idleSpinsSkipped=" + idleSpinsSkipped + "}";
     }
 }

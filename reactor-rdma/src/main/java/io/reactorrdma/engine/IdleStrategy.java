@@ -5,9 +5,17 @@ public enum IdleStrategy {
     /** Spin: lowest latency, one core per thread domain. */
     BUSY_SPIN,
     /**
-     * Spin for some tens of microseconds, then block on completion notification: a reply that comes
-     * quickly is caught spinning, an idle thread costs no CPU. It never yields: on a host with more
-     * runnable threads than cores a yielding thread waits behind all of them, a woken one does not.
+     * Spin for some tens of microseconds (1,000 empty loop turns), then block on completion
+     * notification, <em>while spinning pays</em>: a reply that comes quickly is caught spinning, an idle
+     * thread costs no CPU. A spin pays when it finds work within 100 µs; one that runs out, or finds work
+     * only later (its thread was descheduled: more runnable threads than cores), does not. The thread
+     * keeps the share of its recent full spins that paid (a weighted average over about 64 of them): it
+     * spins in full while the share is at least 40 %, and below that blocks after {@link #BLOCK}'s short
+     * spin, as BLOCK does, with one probe (a full spin) in every 16 to 256 idle episodes; it spins again
+     * once probes bring the share back to 60 %. A few spins that run out do not stop it: the spin never
+     * shortens. {@code rdma.idle.spins}, {@code rdma.idle.spins.paid} and {@code rdma.idle.spins.skipped}
+     * count its choices. It never yields: on a host with more runnable threads than cores a yielding
+     * thread waits behind all of them, a woken one does not.
      */
     BACK_OFF,
     /** Block on completion notification: no CPU while idle; a wake-up costs a few microseconds. */

@@ -38,7 +38,7 @@ import java.util.function.Consumer;
 public final class ThreadDomain implements AutoCloseable {
 
     private static final int POLL_BATCH = 64;
-    /** Empty loop turns {@link IdleStrategy#BACK_OFF} spins before it blocks: some tens of microseconds. */
+    /** Empty loop turns {@link IdleStrategy#BACK_OFF} spins before it blocks while spinning pays: some tens of microseconds. */
     private static final int BACK_OFF_SPIN_TURNS = 1000;
     /** Empty loop turns {@link IdleStrategy#BLOCK} spins before it blocks: just enough to skip arming for a near-miss. */
     private static final int BLOCK_SPIN_TURNS = 50;
@@ -80,8 +80,13 @@ public final class ThreadDomain implements AutoCloseable {
     private final WorkCompletion[] wcs = new WorkCompletion[POLL_BATCH];
     private volatile boolean running = true;
     private int idleTurns;
-    /** Empty turns spent spinning before the thread blocks (BACK_OFF, BLOCK; BUSY_SPIN never blocks). */
-    private final int spinTurns;
+    /** Empty turns spent spinning before the thread blocks (BACK_OFF: chosen per idle episode, BLOCK; BUSY_SPIN never blocks). */
+    private int spinTurns;
+    /** BACK_OFF's choice of a full or a short spin per idle episode; null for the other strategies. */
+    private final SpinBudget spinBudget;
+    /** Whether a full BACK_OFF spin is being measured, and when it began (System.nanoTime()). */
+    private boolean spinMeasured;
+    private long spinStart;
     /** Set when the loop has ended: later {@link #execute} calls run their task on the caller. */
     private volatile boolean terminated;
     /** Completes when the loop has ended, its engines closed and its completion queue with them. */
@@ -98,6 +103,7 @@ public final class ThreadDomain implements AutoCloseable {
         this.config = config;
         this.idle = idle;
         this.spinTurns = idle == IdleStrategy.BACK_OFF ? BACK_OFF_SPIN_TURNS : BLOCK_SPIN_TURNS;
+        this.spinBudget = idle == IdleStrategy.BACK_OFF ? new SpinBudget() : null;
         this.connector = connector;
         this.maxEngines = maxEngines;
         // every send- and receive-queue slot of every engine may hold a completion (an RNIC overruns otherwise)
@@ -454,6 +460,9 @@ public final class ThreadDomain implements AutoCloseable {
             try {
                 boolean busy = turn();
                 if (busy) {
+                    if (spinMeasured) {
+                        spinFound();
+                    }
                     idleTurns = 0;
                 } else {
                     idle();
@@ -555,18 +564,48 @@ public final class ThreadDomain implements AutoCloseable {
 
     /**
      * An empty turn: spin for the strategy's turns, then block until a completion or handed-over
-     * work (or half a heartbeat interval, so heartbeats stay due). BACK_OFF never yields: on an
-     * oversubscribed host a yielding thread stays runnable and waits behind every other runnable
+     * work (or half a heartbeat interval, so heartbeats stay due). BACK_OFF chooses at the first empty
+     * turn of each idle episode between its full spin and BLOCK's short one ({@link SpinBudget}); the
+     * clock is read at a full spin's start and end only (here and in {@link #spinFound}).
+     * BACK_OFF never yields: on an oversubscribed host a yielding thread stays runnable and waits behind every other runnable
      * thread, while a blocked one is woken with the scheduler's wake-up preference.
      */
     private void idle() {
         if (idle == IdleStrategy.BUSY_SPIN) {
             Thread.onSpinWait();
-        } else if (idleTurns < spinTurns) {
+            return;
+        }
+        if (idleTurns == 0 && spinBudget != null) {
+            // BACK_OFF, a new idle episode: the full spin while spinning pays (and for a probe), else BLOCK's
+            if (spinBudget.spinInFull()) {
+                spinTurns = BACK_OFF_SPIN_TURNS;
+                spinMeasured = true;
+                spinStart = System.nanoTime();
+                metrics.idleSpin();
+            } else {
+                spinTurns = BLOCK_SPIN_TURNS;
+                metrics.idleSpinSkipped();
+            }
+        }
+        if (idleTurns < spinTurns) {
             idleTurns++;
             Thread.onSpinWait();
         } else {
+            if (spinMeasured) {
+                spinMeasured = false; // a full BACK_OFF spin ran out
+                spinBudget.ranOut();
+            }
             block(config.heartbeatInterval().toNanos() / 2);
+        }
+    }
+
+    /** A full BACK_OFF spin found work (the time includes the turn that found it). */
+    private void spinFound() {
+        long nanos = System.nanoTime() - spinStart;
+        spinMeasured = false;
+        spinBudget.found(nanos);
+        if (nanos <= spinBudget.payingNanos()) {
+            metrics.idleSpinPaid();
         }
     }
 
@@ -576,13 +615,18 @@ public final class ThreadDomain implements AutoCloseable {
      * errors) unless an engine waits on something an unsolicited completion brings: then for every one.
      */
     private void block(long nanos) {
-        cq.requestNotification(solicitedOnly());
+        boolean solicitedOnly = solicitedOnly();
+        cq.requestNotification(solicitedOnly);
         int n = cq.poll(wcs, POLL_BATCH);
         if (n > 0) {
             dispatch(n);
             idleTurns = 0;
         } else if (tasks.isEmpty()) {
             metrics.idleWait();
+            BlockHook hook = blockHook;
+            if (hook != null) {
+                hook.aboutToWait(solicitedOnly);
+            }
             try {
                 cq.awaitNotification(Math.max(1, nanos), TimeUnit.NANOSECONDS);
             } catch (InterruptedException e) {
@@ -590,6 +634,14 @@ public final class ThreadDomain implements AutoCloseable {
             }
         }
     }
+
+    /** Tests: told on the I/O thread each time it is about to wait, armed, with nothing polled. */
+    interface BlockHook {
+        void aboutToWait(boolean solicitedOnly);
+    }
+
+    /** Tests only: the racing point between an armed I/O thread and a completion that should wake it. */
+    volatile BlockHook blockHook;
 
     /** Whether no engine needs an unsolicited completion to make progress (I/O thread, when about to block). */
     private boolean solicitedOnly() {

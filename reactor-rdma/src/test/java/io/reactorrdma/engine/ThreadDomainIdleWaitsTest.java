@@ -12,7 +12,10 @@ import java.util.concurrent.Executors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** {@code rdma.idle.waits}: an idle I/O thread that blocks is counted; a spinning one never blocks. */
+/**
+ * {@code rdma.idle.waits}: an idle I/O thread that blocks is counted; a spinning one never blocks. And
+ * BACK_OFF's full spins: handed-over work that always comes after the spin ran out stops it spinning.
+ */
 class ThreadDomainIdleWaitsTest {
 
     @Test
@@ -51,5 +54,62 @@ class ThreadDomainIdleWaitsTest {
             ctx.close();
             threads.shutdownNow();
         }
+    }
+
+    @Test
+    @Timeout(60)
+    void backOffStopsSpinningInFullWhenItsSpinsKeepRunningOut() throws Exception {
+        ExecutorService threads = Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "idle-spins-test");
+            t.setDaemon(true);
+            return t;
+        });
+        VerbsContext ctx = SoftContext.openLoopback(SoftConfig.defaults());
+        RegisteredAllocator memory = new RegisteredAllocator(ctx.allocPd());
+        ThreadDomain backOff = new ThreadDomain("back-off-io", ctx, memory, EngineConfig.defaults(), IdleStrategy.BACK_OFF, 1, threads);
+        ThreadDomain blocking = new ThreadDomain("block-io", ctx, memory, EngineConfig.defaults(), IdleStrategy.BLOCK, 1, threads);
+        try {
+            // Each task is handed over only once the thread has blocked again, so every idle episode's spin
+            // runs out: the first at start, then one per task. None finds work.
+            int tasks = 100;
+            awaitWaitsAbove(backOff, 0);
+            for (int i = 0; i < tasks; i++) {
+                long before = backOff.metrics().idleWaits();
+                backOff.execute(() -> { });
+                awaitWaitsAbove(backOff, before);
+            }
+            // the same episodes, fed to the estimator by hand
+            SpinBudget expected = new SpinBudget();
+            long full = 0;
+            long skipped = 0;
+            for (int i = 0; i <= tasks; i++) {
+                if (expected.spinInFull()) {
+                    full++;
+                    expected.ranOut();
+                } else {
+                    skipped++;
+                }
+            }
+            EngineMetrics m = backOff.metrics();
+            assertThat(skipped).as("the estimator skips spins in this sequence").isPositive();
+            assertThat(m.idleSpins()).as("full spins (%s)", m).isEqualTo(full);
+            assertThat(m.idleSpinsSkipped()).as("skipped spins (%s)", m).isEqualTo(skipped);
+            assertThat(m.idleSpinsPaid()).as("spins that found work (%s)", m).isZero();
+            assertThat(blocking.metrics().idleSpins() + blocking.metrics().idleSpinsSkipped()).as("BLOCK never decides").isZero();
+        } finally {
+            backOff.close();
+            blocking.close();
+            memory.close();
+            ctx.close();
+            threads.shutdownNow();
+        }
+    }
+
+    private static void awaitWaitsAbove(ThreadDomain domain, long waits) throws InterruptedException {
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (domain.metrics().idleWaits() <= waits && System.nanoTime() < deadline) {
+            Thread.sleep(1);
+        }
+        assertThat(domain.metrics().idleWaits()).as("%s blocked again", domain).isGreaterThan(waits);
     }
 }

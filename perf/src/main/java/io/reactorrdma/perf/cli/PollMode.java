@@ -8,7 +8,8 @@ import java.util.Locale;
 public enum PollMode {
     /**
      * The library's default idle policy ({@code RdmaResources}' {@code IdleStrategy.BACK_OFF}): the I/O thread spins some
-     * tens of microseconds, then blocks on completion notification. Only where the library's engine runs the I/O (echo,
+     * tens of microseconds while recent spins found work soon, then blocks on completion notification (almost at once while
+     * they did not). Only where the library's engine runs the I/O (echo,
      * rsocket-*, fanout); send-lat and write-bw poll their completion queues by hand and refuse it.
      */
     BACK_OFF("back-off"),

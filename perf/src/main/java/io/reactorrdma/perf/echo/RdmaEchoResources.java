@@ -23,7 +23,7 @@ public final class RdmaEchoResources {
 
     /**
      * The I/O thread's idle strategy for {@code --poll}: {@code back-off} is the library's default
-     * ({@link IdleStrategy#BACK_OFF}: spin some tens of microseconds, then sleep on completion notification),
+     * ({@link IdleStrategy#BACK_OFF}: spin some tens of microseconds while spinning pays, then sleep on completion notification),
      * {@code spin} busy-polls ({@link IdleStrategy#BUSY_SPIN}), {@code block} sleeps on completion notification
      * ({@link IdleStrategy#BLOCK}).
      */

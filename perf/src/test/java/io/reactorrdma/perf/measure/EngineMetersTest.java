@@ -25,6 +25,12 @@ class EngineMetersTest {
         FunctionCounter.builder("rdma.posts.signaled", signaled, AtomicLong::get).register(registry);
         AtomicLong waits = new AtomicLong(3);
         FunctionCounter.builder("rdma.idle.waits", waits, AtomicLong::get).register(registry);
+        AtomicLong spins = new AtomicLong(0);
+        AtomicLong paid = new AtomicLong(0);
+        AtomicLong skipped = new AtomicLong(1);
+        FunctionCounter.builder("rdma.idle.spins", spins, AtomicLong::get).register(registry);
+        FunctionCounter.builder("rdma.idle.spins.paid", paid, AtomicLong::get).register(registry);
+        FunctionCounter.builder("rdma.idle.spins.skipped", skipped, AtomicLong::get).register(registry);
         EngineMeters before = EngineMeters.parse(EngineMeters.snapshot(registry).format());
         assertThat(before.get("rdma.doorbells")).isEqualTo(15);
         assertThat(before.get("rdma.rnr")).as("not registered reads 0").isZero();
@@ -32,10 +38,13 @@ class EngineMetersTest {
         posts.addAndGet(40);
         signaled.addAndGet(10);
         waits.addAndGet(5);
+        spins.addAndGet(4);
+        paid.addAndGet(3);
+        skipped.addAndGet(2);
         EngineMeters delta = EngineMeters.snapshot(registry).minus(before);
         assertThat(delta.get("rdma.doorbells")).isEqualTo(20);
         assertThat(delta.describe(10)).contains("10 messages sent", "2.000 doorbells/msg", "4.000 posts/msg", "signaled 25.0% of posts", "RNR 0", "block registrations 0",
-                "idle waits 0.500/msg");
+                "idle waits 0.500/msg", "full spins 0.400/msg (75% paid), skipped spins 0.200/msg");
         assertThat(EngineMeters.NONE.describe(10)).isEqualTo("no engine meters");
     }
 

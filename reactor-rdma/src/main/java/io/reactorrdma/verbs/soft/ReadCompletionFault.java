@@ -16,12 +16,27 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class ReadCompletionFault {
 
     private volatile boolean holding;
+    /** While holding: every send completion is held, not only from a READ on (an RNIC's ACK timing for any request). */
+    private volatile boolean everySend;
     private final AtomicLong held = new AtomicLong();
+    private final AtomicLong heldCompletions = new AtomicLong();
     /** Queue pairs holding completions back; release() hands them to their send queues. */
     private final List<SoftQueuePair> holders = new ArrayList<>();
 
     /** Holds back the completions of every later READ (and those after it on its queue pair) until {@link #release()}. */
     public void hold() {
+        everySend = false;
+        holding = true;
+    }
+
+    /**
+     * Holds back every later send completion (SEND, WRITE and READ alike) until {@link #release()}:
+     * an RNIC completes a request only once the peer acknowledged it, so an I/O thread may block
+     * before its own send completions arrive; {@link #release()} then writes them and wakes an
+     * armed queue as their arrival would (a successful send completion raises a full arm only).
+     */
+    public void holdEverySend() {
+        everySend = true;
         holding = true;
     }
 
@@ -38,6 +53,15 @@ public final class ReadCompletionFault {
         }
     }
 
+    /** Send-queue requests of any opcode whose completion is held back now (READs and what follows them). */
+    public long heldCompletions() {
+        return heldCompletions.get();
+    }
+
+    void countHeldCompletions(int delta) {
+        heldCompletions.addAndGet(delta);
+    }
+
     /** READ completions held back now (written, not yet released). */
     public long held() {
         return held.get();
@@ -45,6 +69,10 @@ public final class ReadCompletionFault {
 
     boolean holding() {
         return holding;
+    }
+
+    boolean holdsEverySend() {
+        return everySend;
     }
 
     /** Send-queue owner: {@code qp} started holding completions back. */

@@ -509,7 +509,7 @@ final class SoftQueuePair implements QueuePair {
      * holds, and everything after it, so that completions stay in send-queue order.
      */
     private void complete(long seq, int w, WcStatus status, int byteLen) {
-        if (readFault != null && (heldFrom >= 0 || (readFault.holding() && isRead(w)))) {
+        if (readFault != null && (heldFrom >= 0 || (readFault.holding() && (readFault.holdsEverySend() || isRead(w))))) {
             mem.putInt(w + QpLayout.SQ_HELD_STATUS, status.ibv());
             mem.putInt(w + QpLayout.SQ_HELD_BYTE_LEN, byteLen);
             if (heldFrom < 0) {
@@ -519,6 +519,7 @@ final class SoftQueuePair implements QueuePair {
             if (isRead(w)) {
                 readFault.countHeld(1);
             }
+            readFault.countHeldCompletions(1);
         } else {
             publishCompletion(seq, w, status, byteLen);
         }
@@ -557,6 +558,7 @@ final class SoftQueuePair implements QueuePair {
             if (read) {
                 readFault.countHeld(-1);
             }
+            readFault.countHeldCompletions(-1);
         }
         heldFrom = -1;
     }

@@ -23,10 +23,7 @@ final class FallbackConnections {
         return new ClientTransport() {
             @Override
             public Mono<DuplexConnection> connect() {
-                return Mono.defer(() -> {
-                    fallbacks.increment();
-                    return tcp.connect().doOnNext(FallbackConnections.this::opened);
-                });
+                return Mono.defer(() -> tcp.connect().doOnNext(FallbackConnections.this::opened)); // a failed TCP connect is no fallback
             }
 
             @Override
@@ -42,6 +39,7 @@ final class FallbackConnections {
     }
 
     private void opened(DuplexConnection connection) {
+        fallbacks.increment();
         open.incrementAndGet();
         connection.onClose().doFinally(s -> open.decrementAndGet()).subscribe(null, e -> { }); // its close error is RSocket's to report
     }

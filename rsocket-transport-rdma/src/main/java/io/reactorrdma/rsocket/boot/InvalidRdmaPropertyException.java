@@ -14,10 +14,26 @@ public class InvalidRdmaPropertyException extends IllegalArgumentException {
 
     /** {@code property} is the full name ({@code reactor.rdma.engine.eager-size}), {@code reason} why the value is refused. */
     public InvalidRdmaPropertyException(String property, Object value, String reason) {
-        super(property + "=" + value + " is invalid: " + reason);
+        super(property + "=" + describe(value) + " is invalid: " + reason);
         this.property = property;
-        this.value = String.valueOf(value);
+        this.value = describe(value);
         this.reason = reason;
+    }
+
+    /** A size as a user writes it (-1MB, not -1048576B); anything else as text. */
+    static String describe(Object value) {
+        if (value instanceof org.springframework.util.unit.DataSize size) {
+            long b = size.toBytes();
+            String[] units = {"TB", "GB", "MB", "KB"};
+            long[] bytes = {1L << 40, 1L << 30, 1L << 20, 1L << 10};
+            for (int i = 0; i < units.length && b != 0; i++) {
+                if (b % bytes[i] == 0) {
+                    return (b / bytes[i]) + units[i];
+                }
+            }
+            return b + "B";
+        }
+        return String.valueOf(value);
     }
 
     /** The full property name. */

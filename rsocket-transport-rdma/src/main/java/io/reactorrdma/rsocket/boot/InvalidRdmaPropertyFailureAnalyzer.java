@@ -13,7 +13,8 @@ public class InvalidRdmaPropertyFailureAnalyzer extends AbstractFailureAnalyzer<
                 ? "Set reactor.rdma.provider to one of auto (hardware where present, else shm), shm (processes on this host), "
                         + "loopback (within this JVM), soft (= shm) or disni (RoCE/InfiniBand hardware)."
                 : "Correct '" + cause.getProperty() + "' in your configuration, or remove it to use the default "
-                        + "(docs/SPRING-BOOT.md lists every reactor.rdma property with its default).";
+                        + "(the configuration metadata in the reactor-rdma jar lists every reactor.rdma property with its default "
+                        + "and description: your IDE completes and documents them).";
         return new FailureAnalysis(description, action, cause);
     }
 }

@@ -13,9 +13,11 @@ public class ProviderUnavailableFailureAnalyzer extends AbstractFailureAnalyzer<
 
     @Override
     protected FailureAnalysis analyze(Throwable rootFailure, ProviderUnavailableException cause) {
-        String description = "The RDMA provider (reactor.rdma.provider) cannot be used here: " + cause.getMessage()
+        String description = "The RDMA provider (reactor.rdma.provider) cannot be used here: "
+                + RdmaResourcesFactory.inBootTerms(cause).getMessage()
                 + System.lineSeparator() + "Hardware probe: " + probe();
-        String action = "Install and configure the RDMA hardware and libdisni (docs/HARDWARE.md), or set reactor.rdma.provider=shm "
+        String action = "Install and configure the RDMA hardware (rdma-core and your NIC's RDMA driver) and libdisni, "
+                + "as the hardware probe above says, or set reactor.rdma.provider=shm "
                 + "(software RDMA between processes on this host) or auto (hardware where present, else shm); "
                 + "set reactor.rdma.enabled=false to switch the RDMA auto-configuration off.";
         return new FailureAnalysis(description, action, cause);

@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.reactorrdma.RdmaResources;
 import io.rsocket.frame.FrameLengthCodec;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -20,6 +21,9 @@ import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.messaging.rsocket.RSocketRequester;
 import org.springframework.messaging.rsocket.RSocketStrategies;
 import org.springframework.messaging.rsocket.annotation.support.RSocketMessageHandler;
+import org.springframework.util.ClassUtils;
+
+import java.util.List;
 
 /**
  * Spring Boot auto-configuration of reactor-rdma ({@code reactor.rdma.*}, see {@link RdmaProperties}):
@@ -28,13 +32,15 @@ import org.springframework.messaging.rsocket.annotation.support.RSocketMessageHa
  *       disposed when the context closes (its I/O threads end, its shm files are removed);</li>
  *   <li>with {@code reactor.rdma.rsocket.server.port} set and Spring's RSocket messaging present: the
  *       application's {@link RSocketMessageHandler} served over RDMA (and TCP on {@code tcp-port}) by an
- *       {@link RdmaRSocketServerFactory} and Boot's {@link RSocketServerBootstrap}
- *       {@code rdmaRSocketServerBootstrap}, which publishes Boot's {@code RSocketServerInitializedEvent};</li>
+ *       {@link RdmaRSocketServerFactory} and an {@link RdmaRSocketServerBootstrap} (a Boot
+ *       {@link RSocketServerBootstrap}) {@code rdmaRSocketServerBootstrap}, which publishes Boot's
+ *       {@code RSocketServerInitializedEvent} and stops the server (RDMA, TCP or both) with the context;</li>
  *   <li>{@link RdmaRSocketRequesters}: requesters over RDMA from Boot's {@code RSocketRequester.Builder},
  *       falling back to TCP with {@code reactor.rdma.rsocket.client.tcp-fallback=true};</li>
  *   <li>{@link RdmaShardClients}: replicated {@code ShardClient}s (and requesters over them) for the shards of
  *       {@code reactor.rdma.rsocket.client.shards.<name>.replicas}, disposed when the context closes;</li>
- *   <li>with Actuator's health support: the health indicator {@code rdma}.</li>
+ *   <li>with Actuator's health support: the health indicator {@code rdma}, which reports what exists
+ *       and never creates the resources.</li>
  * </ul>
  * Runs after Boot's RSocket auto-configurations, so Boot's own TCP/WebSocket server (set up by
  * {@code spring.rsocket.server.port}) runs beside this one. Every bean backs off when the
@@ -63,12 +69,28 @@ public class RdmaAutoConfiguration {
         return new RdmaResourcesFactory(properties, registry::getIfUnique);
     }
 
-    /** The shared resources: created on first use, disposed with the context. */
+    /** The beans of this configuration that use the resources (reaching them through an {@code ObjectProvider}). */
+    private static final List<String> RESOURCE_USERS = List.of("rdmaRSocketServerFactory", "rdmaRSocketRequesters", "rdmaShardClients");
+
+    /**
+     * The shared resources: created on first use, disposed with the context, after the beans that use
+     * them. Those reach them through an {@code ObjectProvider}, so Spring records no dependency by
+     * itself, and a bean created on first use is destroyed first: the resources would be disposed
+     * under the shard clients and requesters still using them (every replica ejected, reconnects
+     * against disposed resources). The dependency is recorded once the resources exist: recorded
+     * before, a provider that cannot open would make Spring destroy those beans with the failed one.
+     */
     @Bean(destroyMethod = "dispose")
     @Lazy
     @ConditionalOnMissingBean
-    public RdmaResources rdmaResources(RdmaResourcesFactory factory) {
-        return factory.create();
+    public RdmaResources rdmaResources(RdmaResourcesFactory factory, ConfigurableListableBeanFactory beanFactory) {
+        RdmaResources resources = factory.create();
+        for (String user : RESOURCE_USERS) {
+            if (beanFactory.containsBeanDefinition(user)) {
+                beanFactory.registerDependentBean("rdmaResources", user);
+            }
+        }
+        return resources;
     }
 
     /** The RSocket server over RDMA, serving the application's {@code @MessageMapping} handlers. */
@@ -98,8 +120,8 @@ public class RdmaAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean(name = "rdmaRSocketServerBootstrap")
         @ConditionalOnBean(RSocketMessageHandler.class)
-        RSocketServerBootstrap rdmaRSocketServerBootstrap(RdmaRSocketServerFactory rdmaRSocketServerFactory, RSocketMessageHandler messageHandler) {
-            return new RSocketServerBootstrap(rdmaRSocketServerFactory, messageHandler.responder());
+        RdmaRSocketServerBootstrap rdmaRSocketServerBootstrap(RdmaRSocketServerFactory rdmaRSocketServerFactory, RSocketMessageHandler messageHandler) {
+            return new RdmaRSocketServerBootstrap(rdmaRSocketServerFactory, messageHandler.responder());
         }
 
         @Bean
@@ -143,8 +165,38 @@ public class RdmaAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean(name = "rdmaHealthIndicator")
-        RdmaHealthIndicator rdmaHealthIndicator(ObjectProvider<RdmaResources> resources, ObjectProvider<RdmaRSocketRequesters> requesters) {
-            return new RdmaHealthIndicator(resources, requesters);
+        RdmaHealthIndicator rdmaHealthIndicator(ConfigurableListableBeanFactory beanFactory, ObjectProvider<RdmaResourcesFactory> factory,
+                                                ObjectProvider<RdmaRSocketRequesters> requesters) {
+            boolean servers = ClassUtils.isPresent("org.springframework.boot.rsocket.context.RSocketServerBootstrap", beanFactory.getBeanClassLoader());
+            return new RdmaHealthIndicator(() -> existingResources(beanFactory), () -> {
+                RdmaResourcesFactory f = factory.getIfUnique();
+                return f == null ? null : f.lastFailure();
+            }, servers ? () -> ServedServers.servingTcpOnlyBecause(beanFactory) : () -> null, requesters);
+        }
+
+        /** The resources if a bean of them was created: looked up without creating a lazy one. */
+        private static RdmaResources existingResources(ConfigurableListableBeanFactory beanFactory) {
+            for (String name : beanFactory.getBeanNamesForType(RdmaResources.class, false, false)) {
+                if (beanFactory.containsSingleton(name)) {
+                    return beanFactory.getBean(name, RdmaResources.class);
+                }
+            }
+            return null;
+        }
+    }
+
+    /** Kept apart so that the health configuration loads without Boot's RSocket support. */
+    private static final class ServedServers {
+        static Throwable servingTcpOnlyBecause(ConfigurableListableBeanFactory beanFactory) {
+            for (String name : beanFactory.getBeanNamesForType(RdmaRSocketServerBootstrap.class, false, false)) {
+                if (beanFactory.containsSingleton(name)) {
+                    Throwable t = beanFactory.getBean(name, RdmaRSocketServerBootstrap.class).server().rdmaUnavailable().orElse(null);
+                    if (t != null) {
+                        return t;
+                    }
+                }
+            }
+            return null;
         }
     }
 }

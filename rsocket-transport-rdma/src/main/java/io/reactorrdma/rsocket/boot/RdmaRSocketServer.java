@@ -45,7 +45,7 @@ public final class RdmaRSocketServer implements org.springframework.boot.rsocket
     private Closeable serving; // under this
     private volatile InetSocketAddress rdmaAddress;
     private volatile InetSocketAddress tcpAddress;
-    private volatile Throwable rdmaUnavailable;
+    private volatile Throwable rdmaUnavailable; // set while serving TCP only
 
     RdmaRSocketServer(Function<SocketAcceptor, RSocketServer> server, SocketAcceptor acceptor, Supplier<RdmaServerTransport> rdma, int rdmaPort,
                       Supplier<TcpServerTransport> tcp, int tcpPort, Duration timeout) {
@@ -171,13 +171,23 @@ public final class RdmaRSocketServer implements org.springframework.boot.rsocket
         serving = null;
         rdmaAddress = null;
         tcpAddress = null;
+        rdmaUnavailable = null;
         if (c != null) {
             c.dispose();
             c.onClose().onErrorResume(e -> Mono.empty()).block(timeout); // a close error is the transport's to log, not shutdown's
         }
     }
 
-    /** The RDMA address bound, or null before {@link #start()} and when serving TCP only. */
+    /** Whether it serves, over RDMA, TCP or both: from {@link #start()} until {@link #stop()}. */
+    public synchronized boolean isRunning() {
+        return serving != null;
+    }
+
+    /**
+     * The RDMA address bound, or null before {@link #start()} and when serving TCP only (so Boot's
+     * plain {@code RSocketServerBootstrap}, which asks this, does not see a TCP-only server running:
+     * use {@link RdmaRSocketServerBootstrap}, which the auto-configuration does).
+     */
     @Override
     public InetSocketAddress address() {
         return rdmaAddress;
@@ -188,7 +198,7 @@ public final class RdmaRSocketServer implements org.springframework.boot.rsocket
         return tcpAddress;
     }
 
-    /** Why RDMA is not served, when the server serves TCP only because its provider cannot open here. */
+    /** Why RDMA is not served, while the server serves TCP only because its provider cannot open here. */
     public Optional<Throwable> rdmaUnavailable() {
         return Optional.ofNullable(rdmaUnavailable);
     }

@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.reactorrdma.RdmaResources;
 import io.reactorrdma.engine.EngineConfig;
 import io.reactorrdma.memory.AllocatorConfig;
+import io.reactorrdma.verbs.ProviderUnavailableException;
 import io.reactorrdma.verbs.Providers;
 import io.reactorrdma.verbs.soft.SoftConfig;
 import org.springframework.util.unit.DataSize;
@@ -23,6 +24,7 @@ public final class RdmaResourcesFactory {
     private final String provider;
     private final RdmaResources.Builder builder;
     private final Supplier<MeterRegistry> registry;
+    private volatile RuntimeException lastFailure;
 
     /**
      * Checks {@code properties}; {@code registry} gives the {@link MeterRegistry} to publish the
@@ -76,11 +78,13 @@ public final class RdmaResourcesFactory {
         c = apply(c, at + "heartbeat-interval", e.getHeartbeatInterval(), x -> x.withHeartbeatInterval(e.getHeartbeatInterval()));
         if (eager > maxMessage) {
             throw new InvalidRdmaPropertyException(at + "eager-size", e.getEagerSize(),
-                    "it is larger than reactor.rdma.engine.max-message-size (" + e.getMaxMessageSize() + "); lower it or raise the maximum");
+                    "it is larger than reactor.rdma.engine.max-message-size (" + InvalidRdmaPropertyException.describe(e.getMaxMessageSize())
+                            + "); lower it or raise the maximum");
         }
         if (clientEager > maxMessage) {
             throw new InvalidRdmaPropertyException(at + "client-eager-size", e.getClientEagerSize(),
-                    "it is larger than reactor.rdma.engine.max-message-size (" + e.getMaxMessageSize() + "); lower it or raise the maximum");
+                    "it is larger than reactor.rdma.engine.max-message-size (" + InvalidRdmaPropertyException.describe(e.getMaxMessageSize())
+                            + "); lower it or raise the maximum");
         }
         return c;
     }
@@ -145,7 +149,41 @@ public final class RdmaResourcesFactory {
      * {@link io.reactorrdma.verbs.ProviderUnavailableException} saying why.
      */
     public RdmaResources create() {
-        MeterRegistry r = registry == null ? null : registry.get();
-        return builder.metrics(r).build();
+        try {
+            MeterRegistry r = registry == null ? null : registry.get();
+            RdmaResources created;
+            try {
+                created = builder.metrics(r).build();
+            } catch (ProviderUnavailableException e) {
+                throw inBootTerms(e);
+            }
+            lastFailure = null;
+            LOG.log(System.Logger.Level.INFO, "RDMA resources ''{0}'' on provider {1}, device {2} (reactor.rdma.provider={3})",
+                    name, created.context().providerName(), created.context().deviceName(), provider);
+            return created;
+        } catch (RuntimeException e) {
+            lastFailure = e;
+            throw e;
+        }
+    }
+
+    /**
+     * The provider's error as a Boot user needs it: the providers name their plain-Java system
+     * properties ({@code reactor.rdma.soft.shmDir}); a Boot application sets {@code reactor.rdma.shm-directory}.
+     */
+    static ProviderUnavailableException inBootTerms(ProviderUnavailableException e) {
+        String message = e.getMessage();
+        if (message == null || !message.contains(SHM_DIR_SYSTEM_PROPERTY)) {
+            return e;
+        }
+        return new ProviderUnavailableException(message.replace(SHM_DIR_SYSTEM_PROPERTY, "reactor.rdma.shm-directory"), e);
+    }
+
+    private static final String SHM_DIR_SYSTEM_PROPERTY = "reactor.rdma.soft.shmDir";
+    private static final System.Logger LOG = System.getLogger(RdmaResourcesFactory.class.getName());
+
+    /** Why the last {@link #create()} failed (the provider's error), or null when it succeeded or was not called. */
+    public RuntimeException lastFailure() {
+        return lastFailure;
     }
 }

@@ -10,8 +10,10 @@ import org.springframework.messaging.rsocket.RSocketStrategies;
 import org.springframework.util.InvalidMimeTypeException;
 import org.springframework.util.MimeType;
 import org.springframework.util.MimeTypeUtils;
+import reactor.core.publisher.Mono;
 
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -116,6 +118,7 @@ public class RdmaShardClients implements DisposableBean {
         List<InetSocketAddress> addresses = addresses(name);
         MeterRegistry meters = registry.get();
         ShardClient.Builder b = ShardClient.builder()
+                .name(name)
                 .replicas(addresses)
                 .transport(a -> requesters.transport(a.getHostString(), a.getPort()))
                 .meterRegistry(meters == null ? Metrics.globalRegistry : meters)
@@ -133,13 +136,28 @@ public class RdmaShardClients implements DisposableBean {
         return RSocketRequester.wrap(new ShardClientRSocket(shardClient(name)), dataMimeType, METADATA_MIME_TYPE, strategies.get());
     }
 
-    /** Disposes every shard client built (the context calls it on close). */
+    /**
+     * Disposes every shard client built and waits (at most 30 s) until their connections closed, so
+     * that they close on resources still alive (the context calls it on close, before it disposes
+     * the resources).
+     */
     @Override
     public synchronized void destroy() {
         destroyed = true;
-        clients.values().forEach(ShardClient::dispose);
+        List<Mono<Void>> closing = new ArrayList<>();
+        for (ShardClient c : clients.values()) {
+            c.dispose();
+            closing.add(c.onClose().onErrorResume(e -> Mono.empty()));
+        }
         clients.clear();
+        try {
+            Mono.when(closing).block(CLOSE_TIMEOUT);
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "shard clients did not close within " + CLOSE_TIMEOUT + "; closing the context anyway", e);
+        }
     }
+
+    private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(30);
 
     private List<InetSocketAddress> addresses(String name) {
         Objects.requireNonNull(name, "name");

@@ -26,6 +26,10 @@ final class CapacityLeaseSender implements TrackingLeaseSender {
     int remaining;
     /** Ledger lock: requests started on this connection and not yet ended. */
     int inFlight;
+    /** Ledger lock: {@link #remaining} was lent to a connection holding none, so it no longer counts as granted. */
+    boolean lent;
+    /** Ledger lock: when it was last granted or a request of it last arrived (the ledger timer's clock). */
+    long lastActivityNanos;
     /** Ledger lock: the connection closed; nothing of it counts any more. */
     boolean closed;
     private volatile boolean disposed;

@@ -5,13 +5,22 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
 import io.rsocket.DuplexConnection;
 import io.rsocket.transport.ClientTransport;
+import reactor.core.Disposable;
+import org.reactivestreams.Subscription;
+import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Operators;
+import reactor.core.scheduler.Schedulers;
 
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 
 /**
  * A {@link ClientTransport} that connects over RDMA and falls back to TCP when RDMA cannot connect,
@@ -99,26 +108,97 @@ public final class FallbackClientTransport implements ClientTransport {
     public Mono<DuplexConnection> connect() {
         return Mono.defer(() -> {
             long start = System.nanoTime();
-            return rdmaConnect()
-                    .onErrorResume(e -> fallBack(e, start))
-                    .timeout(totalConnectTimeout, Mono.error(() -> new TimeoutException(
-                            "neither RDMA (" + rdma + ") nor TCP (" + tcp + ") connected within the total connect timeout of "
-                                    + totalConnectTimeout + "; check that the server runs and serves both")))
-                    .doOnDiscard(DuplexConnection.class, DuplexConnection::dispose);
+            return within(rdmaConnect().onErrorResume(e -> fallBack(e, start)), totalConnectTimeout, () -> new TimeoutException(
+                    "neither RDMA (" + rdma + ") nor TCP (" + tcp + ") connected within the total connect timeout of "
+                            + totalConnectTimeout + "; check that the server runs and serves both"));
         });
     }
 
     private Mono<DuplexConnection> rdmaConnect() {
-        return Mono.defer(rdma::connect)
-                .timeout(rdmaConnectTimeout, Mono.error(() -> new TimeoutException("RDMA did not connect within " + rdmaConnectTimeout)))
-                .doOnDiscard(DuplexConnection.class, DuplexConnection::dispose);
+        return within(Mono.defer(rdma::connect), rdmaConnectTimeout, () -> new TimeoutException("RDMA did not connect within " + rdmaConnectTimeout));
+    }
+
+    /**
+     * {@code connect}, failing with {@code onTimeout} when it has not connected within {@code timeout}.
+     * Not Reactor's {@code timeout()}: a connection that arrives as it fires is dropped there through
+     * {@code onNextDropped} (not discarded), so it would never be closed. Here the first of the answer,
+     * the timer and the caller's cancel decides; a connection that comes after is closed.
+     */
+    static Mono<DuplexConnection> within(Mono<DuplexConnection> connect, Duration timeout, Supplier<? extends Throwable> onTimeout) {
+        return Mono.<DuplexConnection>create(sink -> {
+            AtomicBoolean decided = new AtomicBoolean();
+            AtomicReference<Subscription> upstream = new AtomicReference<>();
+            Disposable timer = Schedulers.parallel().schedule(() -> {
+                if (decided.compareAndSet(false, true)) {
+                    cancel(upstream);
+                    sink.error(onTimeout.get());
+                }
+            }, timeout.toNanos(), TimeUnit.NANOSECONDS);
+            sink.onCancel(() -> {
+                if (decided.compareAndSet(false, true)) {
+                    timer.dispose();
+                    cancel(upstream); // the connect's own cancel closes what it was opening
+                }
+            });
+            // A subscriber that still hears the connect after cancelling it (a lambda subscriber would drop a late connection)
+            connect.subscribe(new CoreSubscriber<DuplexConnection>() {
+                @Override
+                public reactor.util.context.Context currentContext() {
+                    return reactor.util.context.Context.of(sink.contextView()); // the caller's context reaches the connect
+                }
+
+                @Override
+                public void onSubscribe(Subscription s) {
+                    if (upstream.compareAndSet(null, s)) {
+                        if (decided.get()) {
+                            s.cancel();
+                        } else {
+                            s.request(Long.MAX_VALUE);
+                        }
+                    } else {
+                        s.cancel();
+                    }
+                }
+
+                @Override
+                public void onNext(DuplexConnection connection) {
+                    if (decided.compareAndSet(false, true)) {
+                        timer.dispose();
+                        sink.success(connection); // a caller gone meanwhile: the sink discards it, and the hook below closes it
+                    } else {
+                        connection.dispose(); // after the timeout or the cancel
+                    }
+                }
+
+                @Override
+                public void onError(Throwable e) {
+                    if (decided.compareAndSet(false, true)) {
+                        timer.dispose();
+                        sink.error(e);
+                    }
+                }
+
+                @Override
+                public void onComplete() {
+                    if (decided.compareAndSet(false, true)) {
+                        timer.dispose();
+                        sink.success();
+                    }
+                }
+            });
+        }).doOnDiscard(DuplexConnection.class, DuplexConnection::dispose);
+    }
+
+    private static void cancel(AtomicReference<Subscription> upstream) {
+        Subscription s = upstream.getAndSet(Operators.cancelledSubscription());
+        if (s != null) {
+            s.cancel();
+        }
     }
 
     private Mono<DuplexConnection> fallBack(Throwable rdmaError, long start) {
         Throwable cause = unwrap(rdmaError);
         String tag = cause.getClass().getSimpleName();
-        Counter.builder("rdma.fallbacks").description("Connects that fell back from RDMA to TCP").tag("cause", tag)
-                .register(registry).increment();
         LOG.log(System.Logger.Level.WARNING, () -> "RDMA connect over " + rdma + " failed (" + cause + "); connecting over TCP ("
                 + tcp + ") instead, and probing RDMA every " + probeInterval + " at most to return");
         LOG.log(System.Logger.Level.DEBUG, "the RDMA connect failure", cause);
@@ -128,6 +208,9 @@ public final class FallbackClientTransport implements ClientTransport {
                     return e;
                 })
                 .map(connection -> {
+                    // counted once TCP connected: a connect that reached neither side is no fallback
+                    Counter.builder("rdma.fallbacks").description("Connects that fell back from RDMA to TCP").tag("cause", tag)
+                            .register(registry).increment();
                     SwitchingDuplexConnection switching = new SwitchingDuplexConnection(connection, drainTimeout, this::returned);
                     switching.probe(rdmaConnect(), firstProbeDelay, probeInterval);
                     return (DuplexConnection) switching;

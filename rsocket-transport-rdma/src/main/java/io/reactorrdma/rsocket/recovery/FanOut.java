@@ -2,6 +2,7 @@ package io.reactorrdma.rsocket.recovery;
 
 import io.rsocket.Payload;
 import io.rsocket.core.RSocketClient;
+import io.rsocket.util.EmptyPayload;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -29,7 +30,9 @@ import java.util.function.Function;
  * other shards' requests are then cancelled (RSocket sends CANCEL) and the answers already in are
  * released. {@link #requestResponseAll} returns partial results: it waits for every shard until the
  * deadline and completes with the answers and, per shard, the error of each that failed or timed
- * out. Nothing is retried here (the shard clients do that). Subscribing again sends again. Reactor
+ * out. A shard whose request-response completes without a value (its responder returned
+ * {@code Mono.empty()}) answered: its answer is {@link EmptyPayload#INSTANCE} (no data, no metadata;
+ * releasing it does nothing). Nothing is retried here (the shard clients do that). Subscribing again sends again. Reactor
  * context written downstream ({@code contextWrite}, e.g. per-call options) reaches every shard call.
  */
 public final class FanOut {
@@ -94,9 +97,11 @@ public final class FanOut {
         });
     }
 
+    /** One shard's call; an empty answer (legal in RSocket: a responder's {@code Mono.empty()}) is {@link EmptyPayload#INSTANCE}. */
     private static <K> Mono<Payload> call(K shard, RSocketClient client, Function<? super K, ? extends Payload> request) {
         return client.requestResponse(Mono.fromSupplier(() -> Objects.requireNonNull(request.apply(shard),
-                () -> "the request function returned null for shard " + shard + "; return a Payload")));
+                () -> "the request function returned null for shard " + shard + "; return a Payload")))
+                .defaultIfEmpty(EmptyPayload.INSTANCE);
     }
 
     private static FanOutException failed(Object shard, Throwable cause, int of) {

@@ -25,6 +25,8 @@ import java.util.function.Supplier;
  */
 final class HedgedRace {
 
+    private static final System.Logger LOG = System.getLogger(ShardClient.class.getName());
+
     // state bits; the copies started and not yet ended count in the bits above them (IN_FLIGHT each)
     private static final int DONE = 1;           // the attempt has its verdict
     private static final int HEDGE_PENDING = 2;  // the hedge timer has not fired yet
@@ -75,7 +77,14 @@ final class HedgedRace {
                 break;
             }
         }
-        Mono<Payload> copy = hedge.get();
+        Mono<Payload> copy;
+        try {
+            copy = hedge.get();
+        } catch (RuntimeException e) {
+            // counted in flight above: end it, or the attempt would wait for a copy that never started
+            LOG.log(System.Logger.Level.WARNING, "the hedge of a slow call could not be made; the call waits for its first copy", e);
+            copy = null;
+        }
         if (copy == null) {
             ended(null);
         } else {

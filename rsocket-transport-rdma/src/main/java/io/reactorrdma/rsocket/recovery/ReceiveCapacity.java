@@ -8,7 +8,9 @@ import reactor.core.scheduler.Scheduler;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -20,6 +22,14 @@ import java.util.concurrent.TimeUnit;
  * <p>Grants are race-free with RSocket's lease semantics (a new lease replaces the old count):
  * a connection gets a new lease only once every request of its previous one has arrived, so no
  * request sent under an old lease can use up a new one, and leases do not expire by default.
+ *
+ * <p>Fairness: since a lease cannot be taken back, a connection that holds nothing (no lease left,
+ * nothing in progress) and finds nothing free is served by lending: the grants of connections that
+ * have had nothing in progress and no request arriving for the idle-grant timeout stop counting,
+ * once each, until they are used up. The ledger wakes once when the oldest such grant turns idle.
+ * Such a connection is also granted whatever is free (at least one request), not only a quarter of
+ * a share. The price: if a lender wakes up and uses its grant after all, requests in progress can
+ * exceed the capacity (or {@code maxInFlight}) by the grants lent.
  */
 final class ReceiveCapacity {
 
@@ -35,6 +45,7 @@ final class ReceiveCapacity {
     private final Duration leaseTimeToLive;
     private final int maxInFlight;
     private final long recheckNanos;
+    private final long idleGrantNanos;
     private final Scheduler timer;
     private final Counter leasesGranted;
     private final Counter requestsGranted;
@@ -42,18 +53,22 @@ final class ReceiveCapacity {
 
     private final List<Source> sources = new ArrayList<>();
     private final ArrayDeque<CapacityLeaseSender> waiting = new ArrayDeque<>();
+    /** Connections with a lease stream, oldest first. */
+    private final Set<CapacityLeaseSender> open = new LinkedHashSet<>();
     private int totalCapacity;
-    private int senders;
     private int inFlight;
     /** Requests granted by leases that have not arrived yet. */
     private int outstanding;
     private Disposable recheck;
+    /** A one-shot wake-up when a grant turns idle and a connection holding nothing waits for one. */
+    private Disposable lendWake;
 
-    ReceiveCapacity(Duration leaseTimeToLive, int maxInFlight, Duration recheckInterval, Scheduler timer,
+    ReceiveCapacity(Duration leaseTimeToLive, int maxInFlight, Duration recheckInterval, Duration idleGrantTimeout, Scheduler timer,
                     Counter leasesGranted, Counter requestsGranted, Counter exhausted) {
         this.leaseTimeToLive = leaseTimeToLive;
         this.maxInFlight = maxInFlight;
         this.recheckNanos = recheckInterval.toNanos();
+        this.idleGrantNanos = idleGrantTimeout.toNanos();
         this.timer = timer;
         this.leasesGranted = leasesGranted;
         this.requestsGranted = requestsGranted;
@@ -74,7 +89,7 @@ final class ReceiveCapacity {
 
     /** A connection's lease stream was subscribed: it gets its first lease as soon as there is room. */
     synchronized void open(CapacityLeaseSender s) {
-        senders++;
+        open.add(s);
         waiting.add(s);
         grantWaiting();
     }
@@ -85,9 +100,12 @@ final class ReceiveCapacity {
             return;
         }
         s.closed = true;
-        senders--;
+        open.remove(s);
         waiting.remove(s);
-        outstanding -= s.remaining;
+        if (!s.lent) {
+            outstanding -= s.remaining;
+        }
+        s.lent = false;
         inFlight -= s.inFlight;
         s.remaining = 0;
         s.inFlight = 0;
@@ -101,10 +119,14 @@ final class ReceiveCapacity {
         }
         s.inFlight++;
         inFlight++;
+        s.lastActivityNanos = timer.now(TimeUnit.NANOSECONDS);
         if (s.remaining > 0) {
             s.remaining--;
-            outstanding--;
+            if (!s.lent) {
+                outstanding--;
+            }
             if (s.remaining == 0) {
+                s.lent = false;
                 waiting.add(s);
                 grantWaiting();
                 if (waiting.contains(s)) {
@@ -130,41 +152,63 @@ final class ReceiveCapacity {
     }
 
     synchronized int connections() {
-        return senders;
+        return open.size();
     }
 
     /** Requests the server could grant now. */
     synchronized int available() {
+        return Math.min(availableByWork(), availableByHeadroom());
+    }
+
+    /** What capacity and {@code maxInFlight} allow: changes only through this ledger's own methods. */
+    private int availableByWork() {
         int byWork = totalCapacity - inFlight - outstanding;
+        if (maxInFlight > 0) {
+            byWork = Math.min(byWork, maxInFlight - inFlight - outstanding);
+        }
+        return Math.max(0, byWork);
+    }
+
+    /** What the engines' receive headroom allows: changes on the I/O threads, which do not signal it. */
+    private int availableByHeadroom() {
         int headroom = 0;
         for (Source s : sources) {
             headroom += s.headroom();
         }
-        int available = Math.min(byWork, headroom - outstanding);
-        if (maxInFlight > 0) {
-            available = Math.min(available, maxInFlight - inFlight - outstanding);
-        }
-        return Math.max(0, available);
+        return Math.max(0, headroom - outstanding);
     }
 
     /**
      * Grants leases to waiting connections, first come first served: each at most an equal share of
-     * the total capacity, and only when at least a quarter of a share is free (fewer, larger leases).
-     * When receive headroom (not work in progress) holds grants back, checks again after the
-     * recheck interval, since the engines do not signal headroom.
+     * the total capacity, and only when at least a quarter of a share is free (fewer, larger leases),
+     * or at least one request for a connection with nothing in progress (which lends it idle grants
+     * when nothing is free: see the class comment).
+     * Only when receive headroom is what holds the first waiting connection back does it check
+     * again after the recheck interval, since the engines do not signal headroom; work in progress,
+     * grants and connections change through this ledger, which then grants at once.
      */
     private void grantWaiting() {
         if (waiting.isEmpty()) {
             return;
         }
-        int share = Math.max(1, -Math.floorDiv(-totalCapacity, Math.max(1, senders)));
+        int capacity = maxInFlight > 0 ? Math.min(totalCapacity, maxInFlight) : totalCapacity; // what can ever be free
+        int share = Math.max(1, -Math.floorDiv(-capacity, Math.max(1, open.size())));
         int minGrant = Math.max(1, share / 4);
+        boolean heldByHeadroom = false;
         while (!waiting.isEmpty()) {
+            CapacityLeaseSender s = waiting.peek();
+            boolean holdsNothing = s.inFlight == 0; // waiting: its lease is used up (or it never had one)
+            int needed = holdsNothing ? 1 : minGrant;
             int available = available();
-            if (available < minGrant) {
+            if (holdsNothing && available < 1) {
+                available = lendIdleGrants(s);
+            }
+            if (available < needed) {
+                heldByHeadroom = availableByWork() >= needed;
                 break;
             }
-            CapacityLeaseSender s = waiting.poll();
+            waiting.poll();
+            s.lastActivityNanos = timer.now(TimeUnit.NANOSECONDS);
             int n = Math.min(available, share);
             s.remaining = n;
             outstanding += n;
@@ -173,9 +217,44 @@ final class ReceiveCapacity {
             LOG.log(System.Logger.Level.TRACE, () -> "lease of " + n + " to " + s);
             s.emit(Lease.create(leaseTimeToLive, n));
         }
-        if (!waiting.isEmpty() && (recheck == null || recheck.isDisposed())) {
+        if (heldByHeadroom && (recheck == null || recheck.isDisposed())) {
             recheck = timer.schedule(this::recheck, recheckNanos, TimeUnit.NANOSECONDS);
         }
+    }
+
+    /**
+     * Stops counting the grants of connections other than {@code borrower} that have been idle (nothing
+     * in progress, no request arriving) for the idle-grant timeout, oldest first, until one request
+     * is free; each grant is lent once (until used up). When none is idle long enough yet, wakes
+     * once when the first one will be.
+     *
+     * @return what is available now
+     */
+    private int lendIdleGrants(CapacityLeaseSender borrower) {
+        int available = 0;
+        long now = timer.now(TimeUnit.NANOSECONDS);
+        long wakeIn = Long.MAX_VALUE;
+        for (CapacityLeaseSender h : open) {
+            if (h != borrower && !h.lent && h.inFlight == 0 && h.remaining > 0) {
+                long idleFor = now - h.lastActivityNanos;
+                if (idleFor < idleGrantNanos) {
+                    wakeIn = Math.min(wakeIn, idleGrantNanos - idleFor);
+                    continue;
+                }
+                h.lent = true;
+                outstanding -= h.remaining;
+                int lent = h.remaining;
+                LOG.log(System.Logger.Level.DEBUG, () -> h + " is idle on a lease of " + lent + ": lent to " + borrower + ", which holds none");
+                available = available();
+                if (available >= 1) {
+                    return available;
+                }
+            }
+        }
+        if (wakeIn != Long.MAX_VALUE && (lendWake == null || lendWake.isDisposed())) {
+            lendWake = timer.schedule(this::recheck, wakeIn, TimeUnit.NANOSECONDS);
+        }
+        return available;
     }
 
     private synchronized void recheck() {
@@ -186,6 +265,6 @@ final class ReceiveCapacity {
     @Override
     public synchronized String toString() {
         return "ReceiveCapacity{capacity=" + totalCapacity + ", inFlight=" + inFlight + ", outstanding=" + outstanding
-                + ", connections=" + senders + ", waiting=" + waiting.size() + "}";
+                + ", connections=" + open.size() + ", waiting=" + waiting.size() + "}";
     }
 }

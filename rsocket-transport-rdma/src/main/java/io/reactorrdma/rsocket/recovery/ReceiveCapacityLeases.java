@@ -35,8 +35,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@link Builder#maxInFlight(int)} in all. A connection gets a new lease only once every request of
  * its previous lease has arrived (RSocket replaces the count rather than adding to it, so this is
  * what keeps a request sent under an old lease from being rejected under a new one), at most an
- * equal share of the capacity, and only when a quarter of a share is free. Leases do not expire by
- * default ({@link #DEFAULT_LEASE_TIME_TO_LIVE}).
+ * equal share of the capacity, and only when a quarter of a share is free — or, for a connection
+ * with nothing in progress, one request. Leases do not expire by default
+ * ({@link #DEFAULT_LEASE_TIME_TO_LIVE}); instead, the unused grant of a connection idle for
+ * {@link Builder#idleGrantTimeout(Duration)} is lent to a connection that holds none and finds
+ * nothing free, so a connection that opened alone and went idle cannot starve later or smaller ones.
  *
  * <p>Meters: {@code rdma.recovery.lease.granted} (leases sent), {@code rdma.recovery.lease.requests.granted}
  * (requests they allow), {@code rdma.recovery.lease.exhausted} (a connection used its lease up and had to
@@ -63,6 +66,12 @@ public final class ReceiveCapacityLeases {
      */
     public static final Duration DEFAULT_RECHECK_INTERVAL = Duration.ofMillis(5);
 
+    /**
+     * How long a connection must have had nothing in progress and no request arriving before its
+     * unused grant is lent to a connection that holds none and finds nothing free: 250 ms.
+     */
+    public static final Duration DEFAULT_IDLE_GRANT_TIMEOUT = Duration.ofMillis(250);
+
     private final ReceiveCapacity ledger;
     private final Counter rejected;
     private final int connectionCapacity;
@@ -73,7 +82,7 @@ public final class ReceiveCapacityLeases {
         MeterRegistry registry = b.meterRegistry;
         this.rejected = Counter.builder("rdma.recovery.lease.rejected")
                 .description("Requests the server rejected because they came without a lease").register(registry);
-        this.ledger = new ReceiveCapacity(b.leaseTimeToLive, b.maxInFlight, b.recheckInterval, Schedulers.parallel(),
+        this.ledger = new ReceiveCapacity(b.leaseTimeToLive, b.maxInFlight, b.recheckInterval, b.idleGrantTimeout, Schedulers.parallel(),
                 Counter.builder("rdma.recovery.lease.granted").description("Leases the server sent").register(registry),
                 Counter.builder("rdma.recovery.lease.requests.granted").description("Requests the server's leases allowed").register(registry),
                 Counter.builder("rdma.recovery.lease.exhausted")
@@ -164,8 +173,25 @@ public final class ReceiveCapacityLeases {
         private int connectionCapacity = DEFAULT_CONNECTION_CAPACITY;
         private int maxInFlight = DEFAULT_MAX_IN_FLIGHT;
         private Duration recheckInterval = DEFAULT_RECHECK_INTERVAL;
+        private Duration idleGrantTimeout = DEFAULT_IDLE_GRANT_TIMEOUT;
 
         private Builder() {
+        }
+
+        /**
+         * How long a connection must be idle on its lease (nothing in progress, no request arriving)
+         * before its unused grant is lent to a connection holding none that finds nothing free;
+         * default {@link #DEFAULT_IDLE_GRANT_TIMEOUT}. Shorter serves late connections sooner; a lender
+         * that then uses its grant after all can take requests in progress beyond the capacity (or
+         * {@code maxInFlight}) by what it was lent.
+         */
+        public Builder idleGrantTimeout(Duration timeout) {
+            Objects.requireNonNull(timeout, "idleGrantTimeout");
+            if (timeout.isNegative()) {
+                throw new IllegalArgumentException("idleGrantTimeout must not be negative, was " + timeout);
+            }
+            this.idleGrantTimeout = timeout;
+            return this;
         }
 
         /** Where the {@code rdma.recovery.lease.*} meters go; default {@code Metrics.globalRegistry}. */

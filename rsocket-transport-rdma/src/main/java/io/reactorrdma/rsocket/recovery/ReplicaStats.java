@@ -73,7 +73,7 @@ final class ReplicaStats implements WeightedStats {
             } else if (lowerBound) {
                 return;
             } else {
-                next = new Ewma(current * w + sample * (1 - w), Math.max(now, prev.atNanos()));
+                next = new Ewma(current + sample * (1 - w), Math.max(now, prev.atNanos())); // current is already prev × w
             }
         } while (!ewma.compareAndSet(prev, next));
     }

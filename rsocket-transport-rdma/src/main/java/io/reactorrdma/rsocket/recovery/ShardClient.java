@@ -33,6 +33,9 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A client of one shard served by several replicas: an {@link RSocketClient} that balances
@@ -111,17 +114,19 @@ public final class ShardClient implements RSocketClient {
     private final RetryBudget budget;
     private final HedgeLimiter hedgeLimiter;
     private final LatencyTracker latency;
+    private final LongSupplier latencyClock;
     private final Map<LoadbalanceTarget, Replica> replicas = new ConcurrentHashMap<>();
     private final Disposable targetSubscription;
     private volatile boolean disposed;
 
     private ShardClient(Builder b) {
         this.config = b.copy();
-        this.meters = new RecoveryMeters(b.meterRegistry);
+        this.meters = new RecoveryMeters(b.meterRegistry, b.name);
         this.budget = new RetryBudget(b.retryBudgetRatio, b.retryBudgetMinPerSecond, b.budgetWindow, System::nanoTime);
         this.hedgeLimiter = new HedgeLimiter(b.hedgeFraction, b.budgetWindow, System::nanoTime);
+        this.latencyClock = b.latencyClock;
         this.latency = new LatencyTracker(b.hedgeQuantile, b.hedgeFloor, b.hedgeInitialDelay, b.hedgeMinSamples,
-                b.latencyWindow, 8, System::nanoTime);
+                b.latencyWindow, 8, b.latencyClock);
         this.targetSubscription = Flux.from(b.targets).subscribe(this::onTargets,
                 e -> LOG.log(System.Logger.Level.WARNING, "the replica list of the shard failed; keeping the replicas it had", e));
     }
@@ -173,6 +178,18 @@ public final class ShardClient implements RSocketClient {
         Map<String, Long> sent = new LinkedHashMap<>();
         replicas.values().stream().sorted((a, b) -> a.key().compareTo(b.key())).forEach(r -> sent.put(r.key(), r.sent()));
         return sent;
+    }
+
+    /** The hedge delay now: the shard's latency quantile of recent calls, at least the floor (see {@link Builder#hedgeDelay}). */
+    public Duration hedgeDelay() {
+        return Duration.ofNanos(latency.delayNanos());
+    }
+
+    /** Requests in flight on each replica now (attempts and hedges sent and not yet ended), by replica key. */
+    public Map<String, Integer> requestsInFlight() {
+        Map<String, Integer> inFlight = new LinkedHashMap<>();
+        replicas.values().stream().sorted((x, y) -> x.key().compareTo(y.key())).forEach(r -> inFlight.put(r.key(), r.stats().pending()));
+        return inFlight;
     }
 
     // ---------------------------------------------------------------- selection
@@ -247,12 +264,32 @@ public final class ShardClient implements RSocketClient {
             return attempt(1);
         }
 
+        /**
+         * One attempt: its first copy and, when slow, its hedge. Its latency (what the caller waited from
+         * the first copy on, whichever copy answered) feeds the hedge delay; an attempt that timed out
+         * feeds the time it waited, a lower bound of the shard's latency, so the tail is not left out.
+         */
         private Mono<Payload> attempt(int n) {
-            Mono<Payload> one = select(tried).flatMap(first -> hedging
-                    ? HedgedRace.race(send(first), Duration.ofNanos(latency.delayNanos()), this::hedge, meters.hedgesWon::increment,
-                            Schedulers.parallel())
-                    : send(first));
-            return one.timeout(timeout).onErrorResume(e -> retry(n, e));
+            return Mono.defer(() -> {
+                AtomicLong sentAt = new AtomicLong(-1);
+                Mono<Payload> one = select(tried).flatMap(first -> {
+                    sentAt.set(latencyClock.getAsLong());
+                    return hedging
+                            ? HedgedRace.race(send(first, false), Duration.ofNanos(latency.delayNanos()), this::hedge,
+                                    meters.hedgesWon::increment, Schedulers.parallel())
+                            : send(first, false);
+                }).doOnSuccess(v -> recordSince(sentAt));
+                return one.timeout(timeout)
+                        .doOnError(TimeoutException.class, e -> recordSince(sentAt))
+                        .onErrorResume(e -> retry(n, e));
+            });
+        }
+
+        private void recordSince(AtomicLong sentAt) {
+            long start = sentAt.get();
+            if (start >= 0) {
+                latency.record(latencyClock.getAsLong() - start);
+            }
         }
 
         private Mono<Payload> retry(int n, Throwable error) {
@@ -276,29 +313,46 @@ public final class ShardClient implements RSocketClient {
             if (second == null || !hedgeLimiter.tryHedge()) {
                 return null;
             }
-            meters.hedges.increment();
-            LOG.log(System.Logger.Level.DEBUG, () -> "hedging a slow call on replica " + second.key() + " (first copy on "
-                    + keys(tried) + ")");
-            return send(second);
+            return send(second, true);
         }
 
-        /** One copy on one replica; its latency feeds the hedge delay when it answers. */
-        private Mono<Payload> send(Replica replica) {
+        /**
+         * One copy on one replica; its latency feeds the hedge delay when it answers. Nothing is
+         * counted (sent, in flight, hedged) unless the copy goes out: a hedge whose timer fired as
+         * the first copy answered finds the request released by the call's end and is not sent.
+         */
+        private Mono<Payload> send(Replica replica, boolean isHedge) {
             tried.add(replica);
             return Mono.defer(() -> {
                 Replica.Connected c = replica.connected();
                 if (c == null) {
                     return Mono.error(new PeerClosedChannelException(replica.key(), null));
                 }
+                if (!tryRetain(payload)) {
+                    return Mono.error(new IllegalStateException("the call ended before this copy of its request was sent"));
+                }
+                if (isHedge) {
+                    meters.hedges.increment();
+                    LOG.log(System.Logger.Level.DEBUG, () -> "hedging a slow call on replica " + replica.key() + " (first copy on "
+                            + keys(tried) + ")");
+                }
                 replica.onSend();
                 ReplicaStats stats = replica.stats();
                 long start = stats.begin();
-                payload.retain();
                 return c.weighted().requestResponse(payload)
                         .onErrorResume(e -> replica.failNamingPeer(c, e))
-                        .doOnSuccess(v -> latency.record(System.nanoTime() - start))
                         .doFinally(signal -> stats.end(start, signal));
             });
+        }
+    }
+
+    /** Retains {@code p} for one more copy; false when it was released already (its call ended). */
+    private static boolean tryRetain(Payload p) {
+        try {
+            p.retain();
+            return true;
+        } catch (io.netty.util.IllegalReferenceCountException released) {
+            return false;
         }
     }
 
@@ -403,6 +457,7 @@ public final class ShardClient implements RSocketClient {
         private List<InetSocketAddress> addresses;
         private Consumer<RSocketConnector> connectorCustomizer = c -> { };
         private MeterRegistry meterRegistry = Metrics.globalRegistry;
+        private String name;
         private Duration timeout = DEFAULT_TIMEOUT;
         private boolean idempotent = DEFAULT_IDEMPOTENT;
         private int maxAttempts = DEFAULT_MAX_ATTEMPTS;
@@ -416,6 +471,7 @@ public final class ShardClient implements RSocketClient {
         private Duration hedgeInitialDelay = DEFAULT_HEDGE_INITIAL_DELAY;
         private int hedgeMinSamples = DEFAULT_HEDGE_MIN_SAMPLES;
         private Duration latencyWindow = DEFAULT_LATENCY_WINDOW;
+        private LongSupplier latencyClock = System::nanoTime;
         private Duration keepAliveInterval = DEFAULT_KEEPALIVE_INTERVAL;
         private Duration keepAliveMaxLifeTime = DEFAULT_KEEPALIVE_MAX_LIFETIME;
         private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
@@ -428,10 +484,10 @@ public final class ShardClient implements RSocketClient {
         private Builder copy() {
             Builder b = new Builder();
             b.targets = targets; b.transport = transport; b.addresses = addresses; b.connectorCustomizer = connectorCustomizer;
-            b.meterRegistry = meterRegistry; b.timeout = timeout; b.idempotent = idempotent; b.maxAttempts = maxAttempts;
+            b.meterRegistry = meterRegistry; b.name = name; b.timeout = timeout; b.idempotent = idempotent; b.maxAttempts = maxAttempts;
             b.retryBudgetRatio = retryBudgetRatio; b.retryBudgetMinPerSecond = retryBudgetMinPerSecond; b.budgetWindow = budgetWindow;
             b.hedging = hedging; b.hedgeQuantile = hedgeQuantile; b.hedgeFraction = hedgeFraction; b.hedgeFloor = hedgeFloor;
-            b.hedgeInitialDelay = hedgeInitialDelay; b.hedgeMinSamples = hedgeMinSamples; b.latencyWindow = latencyWindow;
+            b.hedgeInitialDelay = hedgeInitialDelay; b.hedgeMinSamples = hedgeMinSamples; b.latencyWindow = latencyWindow; b.latencyClock = latencyClock;
             b.keepAliveInterval = keepAliveInterval; b.keepAliveMaxLifeTime = keepAliveMaxLifeTime; b.connectTimeout = connectTimeout;
             b.reconnectMinBackoff = reconnectMinBackoff; b.reconnectMaxBackoff = reconnectMaxBackoff;
             return b;
@@ -474,6 +530,25 @@ public final class ShardClient implements RSocketClient {
          */
         public Builder connector(Consumer<RSocketConnector> customizer) {
             this.connectorCustomizer = Objects.requireNonNull(customizer, "customizer");
+            return this;
+        }
+
+        /**
+         * The shard's name: the tag {@code shard} of its {@code rdma.recovery.*} meters, so that the
+         * shard clients of one registry count apart; default: its replicas' keys ({@code host:port,...}).
+         */
+        public Builder name(String name) {
+            Objects.requireNonNull(name, "name");
+            if (name.isBlank()) {
+                throw new IllegalArgumentException("a shard's name must not be blank; it tags the shard's rdma.recovery.* meters");
+            }
+            this.name = name;
+            return this;
+        }
+
+        /** The clock the call latencies (and so the hedge delay) are measured on; tests give their own. */
+        Builder latencyClock(LongSupplier nanoClock) {
+            this.latencyClock = Objects.requireNonNull(nanoClock, "nanoClock");
             return this;
         }
 
@@ -587,6 +662,9 @@ public final class ShardClient implements RSocketClient {
                 throw new IllegalStateException("no replicas: call replicas(addresses) or targets(publisher) before build()");
             }
             Builder b = copy();
+            if (b.name == null) {
+                b.name = b.addresses == null ? "targets" : String.join(",", b.addresses.stream().map(a -> a.getHostString() + ":" + a.getPort()).toList());
+            }
             if (b.targets == null) {
                 List<LoadbalanceTarget> list = new ArrayList<>();
                 for (InetSocketAddress a : b.addresses) {

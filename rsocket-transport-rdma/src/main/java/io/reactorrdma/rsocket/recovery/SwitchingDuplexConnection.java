@@ -74,6 +74,11 @@ final class SwitchingDuplexConnection implements DuplexConnection {
     // written under lock; current and disposed are volatile so that the settled path reads them without it
     private volatile DuplexConnection current;
     private volatile boolean disposed;
+    /**
+     * {@link #dispose()} or {@link #sendErrorAndClose} was called: no switch from then on, even before
+     * the current connection's close (asynchronous for TCP) sets {@link #disposed}.
+     */
+    private volatile boolean closing;
     private final Set<DuplexConnection> draining = new HashSet<>();
     private final Map<Integer, StreamLifecycle> streams = new HashMap<>();
     private final Set<DuplexConnection> receiving = new HashSet<>();
@@ -105,7 +110,7 @@ final class SwitchingDuplexConnection implements DuplexConnection {
                 .delaySubscription(firstDelay)
                 .subscribe(null, e -> { });
         synchronized (lock) {
-            if (disposed || resumable) {
+            if (disposed || closing || resumable) {
                 p.dispose();
             } else {
                 probe = p;
@@ -115,7 +120,7 @@ final class SwitchingDuplexConnection implements DuplexConnection {
 
     private boolean isSwitchable() {
         synchronized (lock) {
-            return !disposed && !resumable;
+            return !disposed && !closing && !resumable;
         }
     }
 
@@ -124,7 +129,7 @@ final class SwitchingDuplexConnection implements DuplexConnection {
         DuplexConnection previous;
         boolean previousIdle;
         synchronized (lock) {
-            if (disposed || resumable || setup == null) {
+            if (disposed || closing || resumable || setup == null) {
                 next.dispose();
                 return false;
             }
@@ -433,6 +438,7 @@ final class SwitchingDuplexConnection implements DuplexConnection {
         DuplexConnection c;
         List<DuplexConnection> others;
         synchronized (lock) {
+            closing = true;
             c = current;
             others = new ArrayList<>(draining);
             stopProbe();
@@ -474,6 +480,7 @@ final class SwitchingDuplexConnection implements DuplexConnection {
         DuplexConnection c;
         List<DuplexConnection> others;
         synchronized (lock) {
+            closing = true;
             c = current;
             others = new ArrayList<>(draining);
             stopProbe();
@@ -485,7 +492,7 @@ final class SwitchingDuplexConnection implements DuplexConnection {
     @Override
     public boolean isDisposed() {
         synchronized (lock) {
-            return disposed || current.isDisposed();
+            return disposed || closing || current.isDisposed();
         }
     }
 

@@ -32,6 +32,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The auto-configuration's conditions, back-off, property binding, failure analyzers, metrics
@@ -184,6 +185,7 @@ class RdmaAutoConfigurationTest {
     void healthIsUpAndDownAfterTheResourcesAreGone() {
         runner.run(context -> {
             RdmaHealthIndicator indicator = context.getBean(RdmaHealthIndicator.class);
+            context.getBean(RdmaResources.class); // the application uses them: health reports them
             Health up = indicator.health(true);
             assertThat(up.getStatus()).isEqualTo(Status.UP);
             assertThat(up.getDetails()).containsEntry("provider", "loopback").containsEntry("threads", 1).containsKeys("device", "engines",
@@ -198,6 +200,10 @@ class RdmaAutoConfigurationTest {
     @Test
     void healthIsDownWithTheProvidersErrorWhenItCannotOpen() {
         runner.withPropertyValues("reactor.rdma.provider=disni").run(context -> {
+            assertThat(context.getBean(RdmaHealthIndicator.class).health(true).getStatus()).as("not used yet: nothing to report")
+                    .isEqualTo(Status.UP);
+            assertThatThrownBy(() -> context.getBean(RdmaResources.class)).as("the application's first use fails")
+                    .hasRootCauseInstanceOf(ProviderUnavailableException.class);
             Health down = context.getBean(RdmaHealthIndicator.class).health(true);
             assertThat(down.getStatus()).isEqualTo(Status.DOWN);
             assertThat(down.getDetails().get("error")).asString().contains("ProviderUnavailableException", "libdisni");
@@ -218,7 +224,7 @@ class RdmaAutoConfigurationTest {
     void invalidSizesFailStartupWithAdvice() {
         runner.withPropertyValues("reactor.rdma.engine.eager-size=2MB", "reactor.rdma.engine.max-message-size=1MB").run(context -> {
             FailureAnalysis analysis = new InvalidRdmaPropertyFailureAnalyzer().analyze(context.getStartupFailure());
-            assertThat(analysis.getDescription()).contains("reactor.rdma.engine.eager-size", "2097152B", "larger than reactor.rdma.engine.max-message-size");
+            assertThat(analysis.getDescription()).contains("reactor.rdma.engine.eager-size", "'2MB'", "larger than reactor.rdma.engine.max-message-size (1MB)");
         });
         runner.withPropertyValues("reactor.rdma.engine.send-window=-1B").run(context -> {
             FailureAnalysis analysis = new InvalidRdmaPropertyFailureAnalyzer().analyze(context.getStartupFailure());

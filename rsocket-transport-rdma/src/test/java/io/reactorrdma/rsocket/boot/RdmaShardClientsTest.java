@@ -191,6 +191,48 @@ class RdmaShardClientsTest {
     }
 
     @Test
+    void eachShardCountsInItsOwnMetersTaggedWithItsName() {
+        runner.withPropertyValues("reactor.rdma.rsocket.client.shards.ps-0.replicas=127.0.0.1:1",
+                "reactor.rdma.rsocket.client.shards.ps-1.replicas=127.0.0.1:2").run(context -> {
+            RdmaShardClients shards = context.getBean(RdmaShardClients.class);
+            shards.shardClient("ps-0");
+            shards.shardClient("ps-1");
+            SimpleMeterRegistry meters = context.getBean(SimpleMeterRegistry.class);
+            for (String meter : List.of("rdma.recovery.retries", "rdma.recovery.retry.budget.exhausted", "rdma.recovery.hedges",
+                    "rdma.recovery.hedges.won")) {
+                assertThat(meters.find(meter).tag("shard", "ps-0").counter()).as(meter + "{shard=ps-0}").isNotNull();
+                assertThat(meters.find(meter).tag("shard", "ps-1").counter()).as(meter + "{shard=ps-1}").isNotNull()
+                        .isNotSameAs(meters.find(meter).tag("shard", "ps-0").counter());
+            }
+            assertThat(meters.find("rdma.recovery.ejections").tag("shard", "ps-1").tag("replica", "127.0.0.1:2").counter())
+                    .as("rdma.recovery.ejections{shard=ps-1,replica=127.0.0.1:2}").isNotNull();
+        });
+    }
+
+    @Test
+    void closingTheContextDisposesTheShardClientsBeforeTheResourcesTheyUse() {
+        InetSocketAddress a = replica(new AtomicInteger());
+        InetSocketAddress b = replica(new AtomicInteger());
+        RdmaResources[] clientResources = new RdmaResources[1];
+        ShardClient[] kept = new ShardClient[1];
+        SimpleMeterRegistry[] meters = new SimpleMeterRegistry[1];
+        runner.withPropertyValues("reactor.rdma.rsocket.client.shards.ps.replicas=127.0.0.1:" + a.getPort() + ",127.0.0.1:" + b.getPort())
+                .run(context -> {
+                    ShardClient shard = context.getBean(RdmaShardClients.class).shardClient("ps"); // created after the shard clients bean
+                    kept[0] = shard;
+                    meters[0] = context.getBean(SimpleMeterRegistry.class);
+                    awaitLive(shard, 2);
+                    clientResources[0] = context.getBean(RdmaResources.class);
+                });
+        assertThat(kept[0].isDisposed()).isTrue();
+        kept[0].onClose().block(Duration.ofSeconds(30));
+        assertThat(meters[0].find("rdma.recovery.ejections").counters().stream().mapToDouble(c -> c.count()).sum())
+                .as("replicas ejected by the context's close (their resources disposed under them)").isZero();
+        assertThat(clientResources[0].isDisposed()).isTrue();
+        awaitNoLiveBuffers(clientResources[0]);
+    }
+
+    @Test
     void withTcpFallbackAReplicaIsReachedOverTcpWhenRdmaCannotOpen() throws Exception {
         // The shm provider refuses a directory others may read: RDMA cannot open, the replica is reached on RDMA port + 1 over TCP.
         Path dir = Paths.get("/dev/shm", "reactor-rdma-boot-shard-tcp-" + ProcessHandle.current().pid() + "-" + System.nanoTime());

@@ -61,6 +61,9 @@ class FanOutTest {
                         if (d.startsWith("fail")) {
                             return Mono.delay(Duration.ofMillis(100)).then(Mono.error(new IllegalStateException("boom at " + d)));
                         }
+                        if (d.startsWith("empty")) {
+                            return Mono.empty(); // legal in RSocket: the requester's Mono completes without a value
+                        }
                         if (d.startsWith("silent")) {
                             return Mono.<Payload>never().doOnCancel(() -> cancelledAtServer.add(d));
                         }
@@ -109,6 +112,28 @@ class FanOutTest {
         Map<Integer, String> texts = new LinkedHashMap<>();
         answers.forEach((k, p) -> texts.put(k, data(p)));
         assertThat(texts).containsExactly(Map.entry(0, "re:ok0"), Map.entry(1, "re:ok1"), Map.entry(2, "re:ok2"), Map.entry(3, "re:ok3"));
+    }
+
+    @Test
+    void aShardThatAnswersEmptyIsAnAnswerWithoutData() {
+        Map<Integer, String> behaviour = Map.of(0, "ok", 1, "empty", 2, "ok");
+        Map<Integer, RSocketClient> shards = shards(3);
+        Map<Integer, Payload> answers = FanOut.requestResponse(shards, shard -> DefaultPayload.create(behaviour.get(shard) + shard), DEADLINE)
+                .block(Duration.ofSeconds(30));
+        Map<Integer, String> texts = new LinkedHashMap<>();
+        answers.forEach((k, p) -> texts.put(k, data(p)));
+        assertThat(texts).as("every shard's key, the empty one's answer without data")
+                .containsExactly(Map.entry(0, "re:ok0"), Map.entry(1, ""), Map.entry(2, "re:ok2"));
+
+        FanOutResult<Integer> all = FanOut.requestResponseAll(shards, shard -> DefaultPayload.create(behaviour.get(shard) + shard), DEADLINE)
+                .block(Duration.ofSeconds(30));
+        try {
+            assertThat(all.answers()).as("requestResponseAll: the empty answer is an answer").containsOnlyKeys(0, 1, 2);
+            assertThat(all.isComplete()).isTrue();
+            assertThat(all.answers().get(1).data().readableBytes()).isZero();
+        } finally {
+            all.release();
+        }
     }
 
     @Test

@@ -144,4 +144,21 @@ class HedgedRaceTest {
         assertThat(timerWaited).as("the timer thread waited for the caller's chain").isFalse();
         assertThat(hedgesAsked.get()).as("no hedge after the primary won").isZero();
     }
+
+    @Test
+    void aHedgeSupplierThatThrowsLeavesNoPhantomCopy() {
+        Sinks.One<Payload> primary = Sinks.one();
+        java.util.concurrent.atomic.AtomicReference<reactor.core.publisher.SignalType> ended = new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.atomic.AtomicReference<Throwable> error = new java.util.concurrent.atomic.AtomicReference<>();
+        HedgedRace.race(primary.asMono(), DELAY, () -> {
+                    throw new IllegalStateException("the hedge could not be made");
+                }, hedgesWon::incrementAndGet, time)
+                .doFinally(ended::set)
+                .subscribe(p -> p.release(), error::set);
+        time.advanceTimeBy(DELAY); // the supplier throws on the timer's thread (here: this one)
+        assertThat(ended.get()).as("the primary still runs: no verdict yet").isNull();
+        primary.tryEmitError(new ClosedChannelException());
+        assertThat(ended.get()).as("the attempt ended when its only copy failed, not at its timeout").isEqualTo(reactor.core.publisher.SignalType.ON_ERROR);
+        assertThat(error.get()).isInstanceOf(ClosedChannelException.class);
+    }
 }

@@ -127,7 +127,8 @@ class ReceiveCapacityLeasesTest {
     @Test
     void connectionsShareTheServersCapacityAndMaxInFlightCapsIt() {
         int window = 8;
-        ReceiveCapacityLeases leases = ReceiveCapacityLeases.builder().meterRegistry(meters).maxInFlight(12).build();
+        // No lending of idle grants here (a stalled CPU must not make a busy connection look idle): this is about the cap.
+        ReceiveCapacityLeases leases = ReceiveCapacityLeases.builder().meterRegistry(meters).maxInFlight(12).idleGrantTimeout(Duration.ofMinutes(1)).build();
         startRdma(leases, window);
         client = connectRdma();
         RSocket second = connectRdma();
@@ -161,5 +162,7 @@ class ReceiveCapacityLeasesTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("leaseTimeToLive");
         assertThatThrownBy(() -> ReceiveCapacityLeases.builder().maxInFlight(-1))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxInFlight");
+        assertThatThrownBy(() -> ReceiveCapacityLeases.builder().idleGrantTimeout(Duration.ofMillis(-1)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("idleGrantTimeout");
     }
 }

@@ -61,6 +61,15 @@ class ReplicaStatsTest {
         assertThat(stats.predictedLatency()).isEqualTo(90_000.0);
     }
 
+    /** Finagle's peak EWMA: a faster sample blends in as {@code average × w + sample × (1 − w)}, w = e^(−elapsed/τ), decayed once. */
+    @Test
+    void aFasterSampleBlendsInWithTheDecayAppliedOnce() {
+        copy(50, SignalType.ON_COMPLETE);
+        copy(10, SignalType.ON_COMPLETE); // 10 ms after the first sample
+        double w = Math.exp(-(double) TimeUnit.MILLISECONDS.toNanos(10) / DECAY);
+        assertThat(stats.predictedLatency()).isCloseTo(50_000.0 * w + 10_000.0 * (1 - w), org.assertj.core.data.Offset.offset(1.0));
+    }
+
     @Test
     void theAverageFadesWhileAReplicaGetsNoSamples() {
         copy(50, SignalType.ON_COMPLETE);

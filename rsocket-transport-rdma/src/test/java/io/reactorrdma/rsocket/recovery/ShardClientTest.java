@@ -33,6 +33,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
@@ -312,5 +313,124 @@ class ShardClientTest {
                 .hasMessageContaining("hedge fraction");
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> ShardClient.builder().keepAlive(Duration.ofSeconds(2), Duration.ofSeconds(1)))
                 .hasMessageContaining("must exceed");
+    }
+
+    /**
+     * The primary answers exactly while the hedge timer's thread is about to retain the request for
+     * the hedge (the test's payload holds that thread in its second retain until the call released
+     * it): no hedge goes out, so none is counted, and no replica keeps a request in flight.
+     */
+    @Test
+    void aHedgeRacingThePrimarysAnswerLeavesNoPhantomRequestInFlight() throws Exception {
+        java.util.concurrent.CompletableFuture<Void> primaryMayAnswer = new java.util.concurrent.CompletableFuture<>();
+        AtomicInteger arrived = new AtomicInteger();
+        Function<String, Mono<String>> firstWaits = d -> arrived.incrementAndGet() == 1
+                ? Mono.fromFuture(primaryMayAnswer).thenReturn("re:" + d) : Mono.just("re:" + d);
+        client = shard(List.of(replica(firstWaits), replica(firstWaits)))
+                .idempotentByDefault(true)
+                .timeout(Duration.ofSeconds(20))
+                .hedgePolicy(0.95, 1.0)
+                .hedgeDelay(Duration.ofMillis(1), Duration.ofMillis(1), 1000)
+                .build();
+        awaitLive(2);
+        java.util.concurrent.CountDownLatch released = new java.util.concurrent.CountDownLatch(1);
+        AtomicInteger retains = new AtomicInteger();
+        Payload request = new HookedPayload(io.rsocket.util.ByteBufPayload.create("h"), () -> {
+            if (retains.incrementAndGet() == 2) { // the hedge's retain, on the hedge timer's thread
+                primaryMayAnswer.complete(null);
+                try {
+                    assertThat(released.await(20, TimeUnit.SECONDS)).as("the call released its request").isTrue();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }, released::countDown);
+
+        assertThat(client.requestResponse(Mono.just(request)).map(ShardClientTest::data).block(Duration.ofSeconds(30))).isEqualTo("re:h");
+        assertThat(retains.get()).as("the hedge timer reached the retain").isEqualTo(2);
+        assertThat(count("rdma.recovery.hedges")).as("a hedge that never went out is not counted").isZero();
+        assertThat(client.requestsSent().values().stream().mapToLong(Long::longValue).sum()).as("only the primary was sent").isEqualTo(1);
+        // The primary's copy ends (its in-flight count drops) on the client's I/O thread just after it handed its
+        // answer over; closing the client's connections runs on that same thread after it, so once the client
+        // closed, every copy that went out has ended: what is left is a phantom.
+        client.dispose();
+        client.onClose().block(Duration.ofSeconds(30));
+        assertThat(client.requestsInFlight().values()).as("requests in flight per replica, " + client.requestsInFlight())
+                .containsOnly(0);
+    }
+
+    /**
+     * The hedge delay follows what callers wait: a call answered by its hedge took the hedge delay plus
+     * the hedge's own time, not the hedge's time alone. On the client's latency clock (the test's): the
+     * first copy is held 20 ms at its replica and never answers; the hedge answers 1 ms after it left.
+     */
+    @Test
+    void aCallAnsweredByItsHedgeFeedsTheHedgeDelayWithWhatTheCallerWaited() {
+        java.util.concurrent.atomic.AtomicLong clock = new java.util.concurrent.atomic.AtomicLong(1_000_000_000L);
+        Set<String> seen = ConcurrentHashMap.newKeySet();
+        Function<String, Mono<String>> firstHangs = d -> {
+            if (seen.add(d)) {
+                clock.addAndGet(TimeUnit.MILLISECONDS.toNanos(20)); // the first copy: 20 ms pass while it waits
+                return Mono.never();
+            }
+            clock.addAndGet(TimeUnit.MILLISECONDS.toNanos(1)); // the hedge: answered 1 ms after it left
+            return Mono.just("re:" + d);
+        };
+        client = shard(List.of(replica(firstHangs), replica(firstHangs)))
+                .idempotentByDefault(true)
+                .timeout(Duration.ofSeconds(20))
+                .hedgePolicy(0.5, 1.0)
+                .hedgeDelay(Duration.ofNanos(1), Duration.ofMillis(5), 1) // one latency sets the delay
+                .latencyClock(clock::get)
+                .build();
+        awaitLive(2);
+        assertThat(client.requestResponse(Mono.just(DefaultPayload.create("h"))).map(ShardClientTest::data).block(Duration.ofSeconds(30)))
+                .isEqualTo("re:h");
+        assertThat(count("rdma.recovery.hedges.won")).isEqualTo(1.0);
+        clock.addAndGet(ShardClient.DEFAULT_LATENCY_WINDOW.toNanos() / 8); // one slice later the delay is recomputed
+        assertThat(client.hedgeDelay()).as("the hedge delay after a call that waited 21 ms, answered by its hedge")
+                .isBetween(Duration.ofMillis(20), Duration.ofMillis(22));
+    }
+
+    /** An attempt that timed out feeds the time it waited (a lower bound), not nothing: the tail counts. */
+    @Test
+    void anAttemptThatTimesOutFeedsTheHedgeDelayWithTheTimeItWaited() {
+        java.util.concurrent.atomic.AtomicLong clock = new java.util.concurrent.atomic.AtomicLong(1_000_000_000L);
+        client = shard(List.of(replica(d -> {
+                    clock.addAndGet(TimeUnit.MILLISECONDS.toNanos(40)); // 40 ms pass on the latency clock; no answer
+                    return Mono.never();
+                })))
+                .hedging(false)
+                .timeout(Duration.ofMillis(200))
+                .hedgePolicy(0.5, 1.0)
+                .hedgeDelay(Duration.ofNanos(1), Duration.ofMillis(5), 1)
+                .latencyClock(clock::get)
+                .build();
+        awaitLive(1);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> client.requestResponse(Mono.just(DefaultPayload.create("t")))
+                .block(Duration.ofSeconds(30))).hasCauseInstanceOf(TimeoutException.class);
+        clock.addAndGet(ShardClient.DEFAULT_LATENCY_WINDOW.toNanos() / 8);
+        assertThat(client.hedgeDelay()).as("the hedge delay after an attempt that timed out after 40 ms (latency clock)")
+                .isBetween(Duration.ofMillis(40), Duration.ofMillis(41)); // the histogram keeps 2 significant digits
+    }
+
+    /** A payload that runs {@code onRetain} before each retain and {@code onFreed} once its count reaches 0. */
+    private record HookedPayload(Payload delegate, Runnable onRetain, Runnable onFreed) implements Payload {
+        @Override public boolean hasMetadata() { return delegate.hasMetadata(); }
+        @Override public io.netty.buffer.ByteBuf sliceMetadata() { return delegate.sliceMetadata(); }
+        @Override public io.netty.buffer.ByteBuf sliceData() { return delegate.sliceData(); }
+        @Override public io.netty.buffer.ByteBuf data() { return delegate.data(); }
+        @Override public io.netty.buffer.ByteBuf metadata() { return delegate.metadata(); }
+        @Override public int refCnt() { return delegate.refCnt(); }
+        @Override public Payload retain() { onRetain.run(); delegate.retain(); return this; }
+        @Override public Payload retain(int n) { onRetain.run(); delegate.retain(n); return this; }
+        @Override public Payload touch() { delegate.touch(); return this; }
+        @Override public Payload touch(Object hint) { delegate.touch(hint); return this; }
+        @Override public boolean release() { return freed(delegate.release()); }
+        @Override public boolean release(int n) { return freed(delegate.release(n)); }
+        private boolean freed(boolean last) {
+            if (last) onFreed.run();
+            return last;
+        }
     }
 }

@@ -212,6 +212,24 @@ class SwitchingDuplexConnectionTest {
     }
 
     /** A connection whose inbound the test writes; it keeps what is sent to it. */
+    @Test
+    void aProbeThatConnectedJustBeforeDisposeDoesNotSwitchAndItsConnectionIsClosed() {
+        tcp.closesLater = true;
+        SwitchingDuplexConnection s = switching(Duration.ofSeconds(30));
+        s.sendFrame(0, setup(false));
+        s.dispose(); // the TCP connection closes asynchronously: its onClose has not fired yet
+
+        assertThat(s.switchTo(rdma)).as("switched after dispose()").isFalse();
+        assertThat(rdma.sent).as("no SETUP replayed on the probe's connection").isEmpty();
+        assertThat(rdma.isDisposed()).as("the probe's connection is closed").isTrue();
+        assertThat(s.current()).isSameAs(tcp);
+        assertThat(s.isDisposed()).isTrue();
+
+        tcp.finishClose();
+        assertThat(s.onClose().block(Duration.ofSeconds(5))).as("closed when the TCP connection closed").isNull();
+        assertThat(returns).isEmpty();
+    }
+
     private static final class Scripted implements DuplexConnection {
         final List<ByteBuf> sent = new CopyOnWriteArrayList<>();
         private final String name;
@@ -273,9 +291,18 @@ class SwitchingDuplexConnectionTest {
             return closed.asMono();
         }
 
+        /** Whether {@link #dispose()} leaves the close to {@link #finishClose()} (as TCP closes on its event loop). */
+        volatile boolean closesLater;
+
         @Override
         public void dispose() {
             disposed = true;
+            if (!closesLater) {
+                finishClose();
+            }
+        }
+
+        void finishClose() {
             inbound.tryEmitError(new ClosedChannelException());
             closed.tryEmitEmpty();
         }
