@@ -320,25 +320,14 @@ class EnginePullRendezvousTest {
                 : SoftConfig.defaults().withFaults(SoftFaults.none().withReadCompletionFault(reads))), pullConfig(), IdleStrategy.BLOCK, server)) {
             EngineSocket a = h.client.openSocket(h.address(), WAIT).get(30, TimeUnit.SECONDS);
             Checker ca = server.next();
-            reads.hold();
-            CountDownLatch sent = new CountDownLatch(1);
-            a.outboundListener(new EngineSocket.OutboundListener() {
-                @Override
-                public void onSent(int messages) {
-                    sent.countDown();
-                    throw new IllegalStateException("the application's listener broke"); // the socket closes with an error
-                }
-
-                @Override
-                public void onRejected(ByteBuf message, RuntimeException error) {
-                    message.release();
-                }
-            });
+            reads.hold(); // the server's READs stay in flight until released
             assertThat(a.offer(message(a.allocateRemoteReadable(4 * MIB), 4 * MIB, 1))).isTrue();
-            assertThat(sent.await(30, TimeUnit.SECONDS)).isTrue();
-            awaitTrue(() -> bounds.posts.get() >= 1, () -> "the server starts reading");
-            reads.release();
+            awaitTrue(() -> bounds.posts.get() >= ConnectionParameters.MAX_READS_PER_QP, () -> bounds.posts + " READs posted");
+            // the sender gives its socket up with an error (as a throwing application callback does): SOCKET_CLOSE 1
+            h.client.execute(() -> a.engine.closeSocket(a, new EngineException("test: the sender's application failed"), true));
             assertThat(ca.closed.get(30, TimeUnit.SECONDS)).as("the server's socket ends with the sender's error").isNotNull();
+            assertThat(h.clientMemory.readableLiveBuffers()).as("the source stays: the server may still be reading it").isEqualTo(1);
+            reads.release();
             awaitTrue(() -> h.clientMemory.readableLiveBuffers() == 0, () -> "the source is released at the receiver's notice ("
                     + h.clientMemory.readableLiveBuffers() + " live)");
             assertThat(ca.received.get()).isZero();
