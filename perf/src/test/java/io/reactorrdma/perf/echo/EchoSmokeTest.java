@@ -52,8 +52,9 @@ class EchoSmokeTest {
 
     @Test
     void rendezvousMessagesOnLoopback() {
-        Outcome out = EchoRunner.measureOn(options("--size", "64k", "--poll", "block"), Transport.RDMA_LOOPBACK);
-        assertResult(out.result(), 65536);
+        // 128 KiB: over a server's 8 KiB eager size and over a client's 64 KiB one (a 64 KiB reply goes eagerly)
+        Outcome out = EchoRunner.measureOn(options("--size", "128k", "--poll", "block"), Transport.RDMA_LOOPBACK);
+        assertResult(out.result(), 131072);
         // every measured message took one rendezvous round trip each way (the meters are read at the phase
         // changes, the echoes counted between them: a message in flight at either end may fall on either side)
         assertThat(out.client().get("rdma.rendezvous")).isGreaterThanOrEqualTo(out.result().ops() - 2);
