@@ -30,8 +30,14 @@ class IoThreadsTest {
             RdmaResources shard1 = RdmaResources.builder(ShardMain.resourcesName(1)).provider("loopback").threads(2)
                     .idle(IdleStrategy.BLOCK).build();
             try {
-                List<String> comms = ThreadSwitches.PROC.read("self").orElseThrow().threads().values().stream()
-                        .map(ThreadSwitches.Thread::comm).toList();
+                // a started thread sets its own comm (pthread_setname_np) as it begins to run: read until both
+                // I/O threads show theirs (bounded), or the assertion below says which is missing
+                List<String> comms = comms();
+                long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+                while (comms.stream().filter(IoThreads.shards("rdma", 2)).count() < 2 && System.nanoTime() < deadline) {
+                    Thread.onSpinWait();
+                    comms = comms();
+                }
 
                 assertThat(comms.stream().filter(IoThreads.shards("rdma", 2)))
                         .containsExactlyInAnyOrder("shard-1-io-0", "shard-1-io-1");
@@ -44,6 +50,10 @@ class IoThreadsTest {
                 shard1.dispose();
             }
         }
+    }
+
+    private static List<String> comms() {
+        return ThreadSwitches.PROC.read("self").orElseThrow().threads().values().stream().map(ThreadSwitches.Thread::comm).toList();
     }
 
     @Test
