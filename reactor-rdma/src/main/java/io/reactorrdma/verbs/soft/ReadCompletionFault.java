@@ -20,6 +20,15 @@ public final class ReadCompletionFault {
     private volatile boolean everySend;
     private final AtomicLong held = new AtomicLong();
     private final AtomicLong heldCompletions = new AtomicLong();
+    /**
+     * Calls of {@link #release()} so far. A queue pair whose hold began before the latest release
+     * pushes its completions even if a new hold started since: a release that found the send
+     * queue run by another thread leaves the push to that thread, which may look only after the
+     * test held again.
+     */
+    private final AtomicLong releases = new AtomicLong();
+    /** Tests: run on the send queue's thread each time a completion is held back (a racing point). */
+    private volatile Runnable onHeld;
     /** Queue pairs holding completions back; release() hands them to their send queues. */
     private final List<SoftQueuePair> holders = new ArrayList<>();
 
@@ -44,6 +53,7 @@ public final class ReadCompletionFault {
     public void release() {
         List<SoftQueuePair> qps;
         synchronized (this) {
+            releases.incrementAndGet();
             holding = false;
             qps = new ArrayList<>(holders);
             holders.clear();
@@ -53,6 +63,14 @@ public final class ReadCompletionFault {
         }
     }
 
+    /**
+     * Runs {@code action} on the thread that runs a send queue, each time it holds a completion
+     * back (null: none): a test's racing point inside a post, e.g. a release while the queue runs.
+     */
+    public void onEachHeld(Runnable action) {
+        onHeld = action;
+    }
+
     /** Send-queue requests of any opcode whose completion is held back now (READs and what follows them). */
     public long heldCompletions() {
         return heldCompletions.get();
@@ -60,6 +78,18 @@ public final class ReadCompletionFault {
 
     void countHeldCompletions(int delta) {
         heldCompletions.addAndGet(delta);
+    }
+
+    long releases() {
+        return releases.get();
+    }
+
+    /** Send-queue owner: a completion was just held back. */
+    void completionHeld() {
+        Runnable action = onHeld;
+        if (action != null) {
+            action.run();
+        }
     }
 
     /** READ completions held back now (written, not yet released). */

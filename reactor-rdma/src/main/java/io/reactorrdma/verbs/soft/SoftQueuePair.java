@@ -101,6 +101,8 @@ final class SoftQueuePair implements QueuePair {
     private final ReadCompletionFault readFault;
     /** First send-queue sequence whose completion {@link #readFault} holds back, or -1. */
     private volatile long heldFrom = -1;
+    /** The read-completion fault's release count when the current hold began (written before heldFrom). */
+    private long heldSince;
 
     SoftQueuePair(SoftContext context, SoftProtectionDomain pd, QpAttributes attributes, int qpn,
                   SoftCompletionQueue sendCq, SoftCompletionQueue recvCq, String structureName, ByteBuffer mem) {
@@ -404,7 +406,7 @@ final class SoftQueuePair implements QueuePair {
 
     /** Completions are held back and the fault no longer holds them: the next run pushes them. */
     private boolean heldReleasable() {
-        return readFault != null && heldFrom >= 0 && !readFault.holding();
+        return readFault != null && heldFrom >= 0 && (!readFault.holding() || readFault.releases() != heldSince);
     }
 
     /** The read-completion fault was released: pushes what it held back (by whoever runs the send queue now). */
@@ -513,6 +515,7 @@ final class SoftQueuePair implements QueuePair {
             mem.putInt(w + QpLayout.SQ_HELD_STATUS, status.ibv());
             mem.putInt(w + QpLayout.SQ_HELD_BYTE_LEN, byteLen);
             if (heldFrom < 0) {
+                heldSince = readFault.releases();
                 heldFrom = seq;
                 readFault.holdsFor(this);
             }
@@ -520,6 +523,7 @@ final class SoftQueuePair implements QueuePair {
                 readFault.countHeld(1);
             }
             readFault.countHeldCompletions(1);
+            readFault.completionHeld();
         } else {
             publishCompletion(seq, w, status, byteLen);
         }

@@ -99,6 +99,31 @@ class ReadCompletionFaultTest {
     }
 
     @Test
+    void aReleaseWhileAnotherThreadRunsTheSendQueueIsNotLostToTheNextHold() {
+        // The racing point: a test releases and at once holds again while a post is running the
+        // send queue (here: from inside that post, as the second completion is held back). The
+        // release leaves the push to the running thread; the hold that follows must not cancel it.
+        ReadCompletionFault sends = new ReadCompletionFault();
+        open(SoftFaults.none().withReadCompletionFault(sends));
+        f.postRecv(f.qpB, f.mrB, 50, 0, 64);
+        f.postRecv(f.qpB, f.mrB, 51, 64, 64);
+        int[] heldSoFar = {0};
+        sends.onEachHeld(() -> {
+            if (++heldSoFar[0] == 2) {
+                sends.release();
+                sends.holdEverySend();
+            }
+        });
+        sends.holdEverySend();
+        post(f.qpA, send(1, f.mrA, 0, 8), send(2, f.mrA, 8, 8));
+        sends.onEachHeld(null);
+        assertThat(f.await(f.cqA, 2)).as("both completions, held before the release").extracting(WorkCompletion::wrId)
+                .containsExactly(1L, 2L);
+        assertThat(sends.heldCompletions()).isZero();
+        sends.release();
+    }
+
+    @Test
     void theCompletionFaultDelaysSendCompletions() {
         CompletionFault fault = new CompletionFault();
         open(SoftFaults.none().withCompletionFault(fault));
