@@ -7,7 +7,6 @@ import io.reactorrdma.memory.Chunk;
 import io.reactorrdma.memory.RegisteredByteBufAllocator;
 import io.reactorrdma.verbs.MemoryRegion;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import reactor.core.publisher.Flux;
@@ -40,9 +39,7 @@ class MemoryIdentityTest {
     /** Server side: the registered regions each connection's messages arrived in. */
     private final ConcurrentHashMap<Object, List<MemoryRegion>> arrivedIn = new ConcurrentHashMap<>();
 
-    @BeforeEach
-    void start() {
-        EngineConfig engine = EngineConfig.defaults().withMaxMessageSize(8 << 20);
+    private void start(EngineConfig engine) {
         serverResources = RdmaResources.builder("server").provider("loopback").threads(1).idle(IdleStrategy.BACK_OFF).engine(engine).build();
         clientResources = RdmaResources.builder("client").provider("loopback").threads(1).idle(IdleStrategy.BACK_OFF).engine(engine).build();
         otherResources = RdmaResources.builder("other").provider("loopback").threads(1).idle(IdleStrategy.BACK_OFF).engine(engine).build();
@@ -56,6 +53,10 @@ class MemoryIdentityTest {
         if (c != null) {
             arrivedIn.computeIfAbsent(inbound, k -> Collections.synchronizedList(new ArrayList<>())).add(c.region());
         }
+    }
+
+    private static EngineConfig engine() {
+        return EngineConfig.defaults().withMaxMessageSize(8 << 20);
     }
 
     @AfterEach
@@ -82,6 +83,7 @@ class MemoryIdentityTest {
 
     @Test
     void aBufferOfAnotherResourcesIsCopiedOnceAndArrivesIntact() {
+        start(engine());
         RdmaConnection c = connect();
         // eager, rendezvous, and a composite of registered pieces one of which is foreign
         List<ByteBuf> messages = new ArrayList<>();
@@ -117,7 +119,8 @@ class MemoryIdentityTest {
     @Test
     void twoPeersRendezvousDestinationsNeverShareARegion() {
         // two peers: connections of one thread domain to one address share a queue pair, so the second
-        // peer is another RdmaResources
+        // peer is another RdmaResources. WRITE rendezvous: the server hands each peer a destination.
+        start(engine().withPullRendezvous(false));
         RdmaConnection a = connect();
         RdmaConnection b = RdmaClient.create().port(server.port()).runOn(otherResources).connectNow();
         int n = 8;

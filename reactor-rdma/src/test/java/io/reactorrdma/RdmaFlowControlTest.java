@@ -159,7 +159,8 @@ class RdmaFlowControlTest {
         // window binds whatever the timing of message production (with 256 KiB it bound only when several rendezvous
         // answers happened to arrive together)
         long window = 64 * 1024;
-        start(EngineConfig.defaults().withSendWindowBytes(window), (in, out) -> in.receive().doOnNext(ByteBuf::release).then());
+        // WRITE rendezvous: the senders' WRITEs are what their window bounds (pulled messages count against the puller's)
+        start(EngineConfig.defaults().withSendWindowBytes(window).withPullRendezvous(false), (in, out) -> in.receive().doOnNext(ByteBuf::release).then());
         List<RdmaConnection> connections = Flux.range(0, 6).flatMap(i -> RdmaClient.create().port(server.port()).runOn(clientResources).connect())
                 .collectList().block(Duration.ofSeconds(30));
         Flux.fromIterable(connections)

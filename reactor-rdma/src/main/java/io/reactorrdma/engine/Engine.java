@@ -317,9 +317,10 @@ public final class Engine {
     private void sendUntoldGrants() {
         while (!untoldGrants.isEmpty() && chain.free() > 0 && credits.availableForData() > 0) {
             EngineSocket s = untoldGrants.poll();
+            s.grantDequeued();
             int messages = s.takeUntoldGrant();
             if (messages > 0 && !s.isEnded()) {
-                prepareControl(new ControlMessage(WireHeader.SOCKET_CREDIT, s.id, messages, 0, 0, 0));
+                prepareControl(WireHeader.SOCKET_CREDIT, s.id, messages, 0, 0, 0, null);
             }
         }
     }
@@ -716,21 +717,26 @@ public final class Engine {
     }
 
     private void prepareControl(ControlMessage c) {
-        if (controlWakesPeer(c)) {
+        prepareControl(c.type, c.socket, c.length, c.token, c.address, c.rkey, c.text);
+    }
+
+    /** Prepares one control message from its fields (allocation-free unless it carries a refusal's text). */
+    private void prepareControl(byte type, int socket, int length, int token, long address, int rkey, String refusal) {
+        if (controlWakesPeer(type, socket, length)) {
             batchWakesPeer = true;
         }
-        ByteBuf text = c.type == WireHeader.RNDV_REFUSE ? refusalText(c.text) : null;
+        ByteBuf text = type == WireHeader.RNDV_REFUSE ? refusalText(refusal) : null;
         SendWr wr = chain.prepare(text, 0); // control messages are outside the send window
         int slot = (int) (wr.wrId() % chain.depth());
         int at = slot * HEADER_SLOT;
-        WireHeader.write(headerArea, at, c.type, takeCreditsToReturn(), c.socket, c.length, c.token);
+        WireHeader.write(headerArea, at, type, takeCreditsToReturn(), socket, length, token);
         int bytes = WireHeader.SIZE;
-        if (c.type == WireHeader.RNDV_ANSWER) {
-            headerArea.setLongLE(at + WireHeader.OFF_ADDRESS, c.address);
-            headerArea.setIntLE(at + WireHeader.OFF_RKEY, c.rkey);
+        if (type == WireHeader.RNDV_ANSWER) {
+            headerArea.setLongLE(at + WireHeader.OFF_ADDRESS, address);
+            headerArea.setIntLE(at + WireHeader.OFF_RKEY, rkey);
             bytes = WireHeader.RNDV_ANSWER_SIZE;
-        } else if (c.type == WireHeader.RNDV_REFUSE) {
-            headerArea.setIntLE(at + WireHeader.OFF_REFUSE_REASON, (int) c.address);
+        } else if (type == WireHeader.RNDV_REFUSE) {
+            headerArea.setIntLE(at + WireHeader.OFF_REFUSE_REASON, (int) address);
             headerArea.setShortLE(at + WireHeader.OFF_REFUSE_TEXT_LENGTH, text == null ? 0 : text.readableBytes());
             bytes = WireHeader.RNDV_REFUSE_SIZE;
         }
@@ -739,7 +745,7 @@ public final class Engine {
             PayloadGather.addSges(wr, text, 0, text.readableBytes());
             bytes += text.readableBytes();
         }
-        if (c.type == WireHeader.CREDIT) {
+        if (type == WireHeader.CREDIT) {
             credits.tryAcquireControl(); // may take the reserve; checked available() > 0 before, on this thread
         } else {
             credits.tryAcquireData(); // checked availableForData() > 0 before, on this thread
@@ -754,17 +760,17 @@ public final class Engine {
      * that waits on a send resource arms for every completion anyway (ThreadDomain), this only
      * keeps one that is merely low from stalling. Everything else a peer acts on at once.
      */
-    private boolean controlWakesPeer(ControlMessage c) {
-        switch (c.type) {
+    private boolean controlWakesPeer(byte type, int socket, int length) {
+        switch (type) {
             case WireHeader.HEARTBEAT:
                 return false;
             case WireHeader.CREDIT:
                 // the peer may still use what we have not returned: our depth less what it consumed and we hold
                 return recvDepth - creditsToReturn - toRepostCount < recvDepth / 4;
             case WireHeader.SOCKET_CREDIT: {
-                EngineSocket s = sockets.get(c.socket);
+                EngineSocket s = sockets.get(socket);
                 // receiveHeadroom() already counts this grant: what the peer had left before it
-                return s == null || s.receiveHeadroom() - c.length < Math.max(1, s.receiveWindow() / 4);
+                return s == null || s.receiveHeadroom() - length < Math.max(1, s.receiveWindow() / 4);
             }
             default:
                 return true;
@@ -844,8 +850,11 @@ public final class Engine {
             metrics.sent(bytes);
             return true;
         }
-        if (pullOn && isReadableHere(msg)) {
-            return preparePullRequest(s, msg, size);
+        if (pullOn) {
+            ByteBuf source = pullSource(msg, size);
+            if (source != null) {
+                return preparePullRequest(s, source, size);
+            }
         }
         // rendezvous: ask for a destination, send the fragments once it is known
         s.pollOutbound();
@@ -862,10 +871,35 @@ public final class Engine {
     }
 
     /**
-     * Whether the peer may READ {@code msg} where it lies: one contiguous piece of this engine's
-     * readable pool. Anything else goes by WRITE rendezvous rather than being copied into the
-     * pool: a copy of a large message on the I/O thread costs more than the round trip it saves.
+     * What the peer may READ for {@code msg}: {@code msg} itself when it lies in one contiguous
+     * piece of this engine's readable pool; else, up to the pull copy limit, a copy there (the
+     * original is released); null when it goes by WRITE rendezvous instead (over the limit, or no
+     * readable memory to copy into). I/O thread.
      */
+    private ByteBuf pullSource(ByteBuf msg, int size) {
+        if (isReadableHere(msg)) {
+            return msg;
+        }
+        if (size > config.pullCopyLimit()) {
+            return null;
+        }
+        ByteBuf copy;
+        try {
+            copy = readables.directBuffer(size, size);
+        } catch (RuntimeException | OutOfMemoryError e) {
+            return null; // the pool cannot take it now: the WRITE rendezvous needs no readable memory
+        }
+        copy.writeBytes(msg, msg.readerIndex(), size);
+        if (PayloadGather.inPlace(msg, memory.protectionDomain())) {
+            metrics.pullCopy(size);
+        } else {
+            metrics.copyOnSend(size); // outside registered memory: copied whichever way it goes
+        }
+        msg.release();
+        return copy;
+    }
+
+    /** Whether {@code msg} lies in one contiguous piece of this engine's readable pool. */
     private boolean isReadableHere(ByteBuf msg) {
         if (msg instanceof io.netty.buffer.CompositeByteBuf || msg.nioBufferCount() != 1 || !msg.hasMemoryAddress()) {
             return false;

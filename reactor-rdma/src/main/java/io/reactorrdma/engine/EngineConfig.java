@@ -1,12 +1,28 @@
 package io.reactorrdma.engine;
 
 import java.time.Duration;
+import java.util.Objects;
 
 /**
- * Every tunable of the engine, declared once with its default and why (brpc style). Immutable;
- * each {@code with…} returns a copy.
+ * Every tunable of the engine, declared once with its default and why (brpc style). Immutable,
+ * checked where it is made (the canonical constructor); start from {@link #defaults()}, and each
+ * {@code with…} returns a copy with one value changed.
  */
-public final class EngineConfig {
+public record EngineConfig(int sendQueueDepth,
+                           int recvQueueDepth,
+                           int eagerSize,
+                           int clientEagerSize,
+                           int fragmentSize,
+                           long sendWindowBytes,
+                           int maxMessageSize,
+                           int socketMessageWindow,
+                           Duration heartbeatInterval,
+                           Duration drainTimeout,
+                           long maxPinnedDestinationBytes,
+                           Duration rendezvousWriteTimeout,
+                           boolean pullRendezvous,
+                           long pullBudgetBytes,
+                           int pullCopyLimit) {
 
     /** Send-queue depth = work-request chain length. Shallow is enough to fill the link (paper §5.4.1: 32). */
     public static final int DEFAULT_SEND_QUEUE_DEPTH = 32;
@@ -62,150 +78,165 @@ public final class EngineConfig {
      * peer may read ({@code EngineSocket.allocateRemoteReadable}, the connection's allocator when
      * pull is on) is named to the peer in one request, and the peer READs it into its own memory
      * (no destination round trip, the sender's thread is not woken to move it). Used on a
-     * connection only when both sides offer it (agreed at connect); other payloads, and every
-     * payload when off, go by WRITE rendezvous. Off by default: the WRITE rendezvous stays the
-     * default until pull has been measured on hardware.
+     * connection only when both sides offer it (agreed at connect). A payload elsewhere is copied
+     * into that readable memory first when it is at most {@link #DEFAULT_PULL_COPY_LIMIT}; larger
+     * ones, and every payload when off, go by WRITE rendezvous. On by default: a request-response
+     * service's large replies then cost the sender no wake-up and the receiver one.
      */
-    public static final boolean DEFAULT_PULL_RENDEZVOUS = false;
+    public static final boolean DEFAULT_PULL_RENDEZVOUS = true;
     /**
      * Bytes of RDMA READs one thread domain keeps outstanding for all its engines together: a
      * client pulling replies from many servers at once is bounded as a whole (each engine's
      * pulls are also bounded by its send window, and by 4 READs per queue pair).
      */
     public static final long DEFAULT_PULL_BUDGET_BYTES = 16L * 1024 * 1024;
+    /**
+     * The largest payload outside the peer-readable memory that is copied into it to go by pull
+     * (0: only payloads already there go by pull). The copy (one memcpy on the sender's I/O
+     * thread) replaces the WRITE rendezvous's round trip: a destination request, its answer and
+     * the sender's wake-up for it. With the soft provider the WRITE is a memcpy by the sender as
+     * well, so the copy costs nothing extra there; on an RNIC, whose WRITE costs the sender no CPU,
+     * it pays while threads block between messages and costs a little where they busy-poll — lower
+     * it (or 0) there to keep large registered payloads zero-copy.
+     */
+    public static final int DEFAULT_PULL_COPY_LIMIT = 1024 * 1024;
 
-    private final int sendQueueDepth;
-    private final int recvQueueDepth;
-    private final int eagerSize;
-    private final int clientEagerSize;
-    private final int fragmentSize;
-    private final long sendWindowBytes;
-    private final int maxMessageSize;
-    private final int socketMessageWindow;
-    private final Duration heartbeatInterval;
-    private final Duration drainTimeout;
-    private final long maxPinnedDestinationBytes;
-    private final Duration rendezvousWriteTimeout;
-    private final boolean pullRendezvous;
-    private final long pullBudgetBytes;
+    public EngineConfig {
+        atLeast("sendQueueDepth", sendQueueDepth, 4);
+        atLeast("recvQueueDepth", recvQueueDepth, 4);
+        atLeast("eagerSize", eagerSize, 64);
+        atLeast("clientEagerSize", clientEagerSize, 64);
+        atLeast("fragmentSize", fragmentSize, 4096);
+        if (sendWindowBytes < 1) throw new IllegalArgumentException("sendWindowBytes must be at least 1, got " + sendWindowBytes);
+        atLeast("maxMessageSize", maxMessageSize, 1);
+        atLeast("socketMessageWindow", socketMessageWindow, 1);
+        atLeastTenMillis("heartbeatInterval", heartbeatInterval);
+        atLeastTenMillis("drainTimeout", drainTimeout);
+        if (maxPinnedDestinationBytes < 1) {
+            throw new IllegalArgumentException("maxPinnedDestinationBytes must be at least 1, got " + maxPinnedDestinationBytes);
+        }
+        atLeastTenMillis("rendezvousWriteTimeout", rendezvousWriteTimeout);
+        if (pullBudgetBytes < fragmentSize) {
+            throw new IllegalArgumentException("pullBudgetBytes must be at least the fragment size (" + fragmentSize + "), got "
+                    + pullBudgetBytes);
+        }
+        atLeast("pullCopyLimit", pullCopyLimit, 0);
+    }
 
-    private EngineConfig(int sendQueueDepth, int recvQueueDepth, int eagerSize, int clientEagerSize, int fragmentSize, long sendWindowBytes,
-                         int maxMessageSize, int socketMessageWindow, Duration heartbeatInterval, Duration drainTimeout,
-                         long maxPinnedDestinationBytes, Duration rendezvousWriteTimeout, boolean pullRendezvous, long pullBudgetBytes) {
-        this.sendQueueDepth = sendQueueDepth;
-        this.recvQueueDepth = recvQueueDepth;
-        this.eagerSize = eagerSize;
-        this.clientEagerSize = clientEagerSize;
-        this.fragmentSize = fragmentSize;
-        this.sendWindowBytes = sendWindowBytes;
-        this.maxMessageSize = maxMessageSize;
-        this.socketMessageWindow = socketMessageWindow;
-        this.heartbeatInterval = heartbeatInterval;
-        this.drainTimeout = drainTimeout;
-        this.maxPinnedDestinationBytes = maxPinnedDestinationBytes;
-        this.rendezvousWriteTimeout = rendezvousWriteTimeout;
-        this.pullRendezvous = pullRendezvous;
-        this.pullBudgetBytes = pullBudgetBytes;
+    private static void atLeast(String name, int v, int min) {
+        if (v < min) throw new IllegalArgumentException(name + " must be at least " + min + ", got " + v);
+    }
+
+    private static void atLeastTenMillis(String name, Duration v) {
+        Objects.requireNonNull(v, name);
+        if (v.toMillis() < 10) throw new IllegalArgumentException(name + " must be at least 10 ms, got " + v.toMillis() + " ms");
     }
 
     public static EngineConfig defaults() {
-        return new EngineConfig(DEFAULT_SEND_QUEUE_DEPTH, DEFAULT_RECV_QUEUE_DEPTH, DEFAULT_EAGER_SIZE, DEFAULT_CLIENT_EAGER_SIZE, DEFAULT_FRAGMENT_SIZE,
-                DEFAULT_SEND_WINDOW_BYTES, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_SOCKET_MESSAGE_WINDOW, DEFAULT_HEARTBEAT_INTERVAL,
-                DEFAULT_DRAIN_TIMEOUT, DEFAULT_MAX_PINNED_DESTINATION_BYTES, DEFAULT_RENDEZVOUS_WRITE_TIMEOUT, DEFAULT_PULL_RENDEZVOUS, DEFAULT_PULL_BUDGET_BYTES);
+        return new EngineConfig(DEFAULT_SEND_QUEUE_DEPTH, DEFAULT_RECV_QUEUE_DEPTH, DEFAULT_EAGER_SIZE, DEFAULT_CLIENT_EAGER_SIZE,
+                DEFAULT_FRAGMENT_SIZE, DEFAULT_SEND_WINDOW_BYTES, DEFAULT_MAX_MESSAGE_SIZE,
+                DEFAULT_SOCKET_MESSAGE_WINDOW, DEFAULT_HEARTBEAT_INTERVAL, DEFAULT_DRAIN_TIMEOUT,
+                DEFAULT_MAX_PINNED_DESTINATION_BYTES, DEFAULT_RENDEZVOUS_WRITE_TIMEOUT, DEFAULT_PULL_RENDEZVOUS,
+                DEFAULT_PULL_BUDGET_BYTES, DEFAULT_PULL_COPY_LIMIT);
     }
 
     public EngineConfig withSendQueueDepth(int v) {
-        return new EngineConfig(atLeast("sendQueueDepth", v, 4), recvQueueDepth, eagerSize, clientEagerSize, fragmentSize, sendWindowBytes, maxMessageSize, socketMessageWindow, heartbeatInterval, drainTimeout, maxPinnedDestinationBytes, rendezvousWriteTimeout, pullRendezvous, pullBudgetBytes);
+        return new EngineConfig(v, recvQueueDepth, eagerSize, clientEagerSize, fragmentSize, sendWindowBytes, maxMessageSize,
+                socketMessageWindow, heartbeatInterval, drainTimeout, maxPinnedDestinationBytes,
+                rendezvousWriteTimeout, pullRendezvous, pullBudgetBytes, pullCopyLimit);
     }
 
     public EngineConfig withRecvQueueDepth(int v) {
-        return new EngineConfig(sendQueueDepth, atLeast("recvQueueDepth", v, 4), eagerSize, clientEagerSize, fragmentSize, sendWindowBytes, maxMessageSize, socketMessageWindow, heartbeatInterval, drainTimeout, maxPinnedDestinationBytes, rendezvousWriteTimeout, pullRendezvous, pullBudgetBytes);
+        return new EngineConfig(sendQueueDepth, v, eagerSize, clientEagerSize, fragmentSize, sendWindowBytes, maxMessageSize,
+                socketMessageWindow, heartbeatInterval, drainTimeout, maxPinnedDestinationBytes,
+                rendezvousWriteTimeout, pullRendezvous, pullBudgetBytes, pullCopyLimit);
     }
 
     /** See {@link #DEFAULT_EAGER_SIZE}; at least 64 bytes. */
     public EngineConfig withEagerSize(int v) {
-        return new EngineConfig(sendQueueDepth, recvQueueDepth, atLeast("eagerSize", v, 64), clientEagerSize, fragmentSize, sendWindowBytes, maxMessageSize, socketMessageWindow, heartbeatInterval, drainTimeout, maxPinnedDestinationBytes, rendezvousWriteTimeout, pullRendezvous, pullBudgetBytes);
+        return new EngineConfig(sendQueueDepth, recvQueueDepth, v, clientEagerSize, fragmentSize, sendWindowBytes, maxMessageSize,
+                socketMessageWindow, heartbeatInterval, drainTimeout, maxPinnedDestinationBytes,
+                rendezvousWriteTimeout, pullRendezvous, pullBudgetBytes, pullCopyLimit);
     }
 
     /** See {@link #DEFAULT_CLIENT_EAGER_SIZE}; at least 64 bytes. */
     public EngineConfig withClientEagerSize(int v) {
-        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, atLeast("clientEagerSize", v, 64), fragmentSize, sendWindowBytes, maxMessageSize, socketMessageWindow, heartbeatInterval, drainTimeout, maxPinnedDestinationBytes, rendezvousWriteTimeout, pullRendezvous, pullBudgetBytes);
+        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, v, fragmentSize, sendWindowBytes, maxMessageSize,
+                socketMessageWindow, heartbeatInterval, drainTimeout, maxPinnedDestinationBytes,
+                rendezvousWriteTimeout, pullRendezvous, pullBudgetBytes, pullCopyLimit);
     }
 
     public EngineConfig withFragmentSize(int v) {
-        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, clientEagerSize, atLeast("fragmentSize", v, 4096), sendWindowBytes, maxMessageSize, socketMessageWindow, heartbeatInterval, drainTimeout, maxPinnedDestinationBytes, rendezvousWriteTimeout, pullRendezvous, pullBudgetBytes);
+        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, clientEagerSize, v, sendWindowBytes, maxMessageSize,
+                socketMessageWindow, heartbeatInterval, drainTimeout, maxPinnedDestinationBytes,
+                rendezvousWriteTimeout, pullRendezvous, pullBudgetBytes, pullCopyLimit);
     }
 
     public EngineConfig withSendWindowBytes(long v) {
-        if (v < 1) throw new IllegalArgumentException("sendWindowBytes must be at least 1, got " + v);
-        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, clientEagerSize, fragmentSize, v, maxMessageSize, socketMessageWindow, heartbeatInterval, drainTimeout, maxPinnedDestinationBytes, rendezvousWriteTimeout, pullRendezvous, pullBudgetBytes);
+        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, clientEagerSize, fragmentSize, v, maxMessageSize,
+                socketMessageWindow, heartbeatInterval, drainTimeout, maxPinnedDestinationBytes,
+                rendezvousWriteTimeout, pullRendezvous, pullBudgetBytes, pullCopyLimit);
     }
 
     public EngineConfig withMaxMessageSize(int v) {
-        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, clientEagerSize, fragmentSize, sendWindowBytes, atLeast("maxMessageSize", v, 1), socketMessageWindow, heartbeatInterval, drainTimeout, maxPinnedDestinationBytes, rendezvousWriteTimeout, pullRendezvous, pullBudgetBytes);
+        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, clientEagerSize, fragmentSize, sendWindowBytes, v,
+                socketMessageWindow, heartbeatInterval, drainTimeout, maxPinnedDestinationBytes,
+                rendezvousWriteTimeout, pullRendezvous, pullBudgetBytes, pullCopyLimit);
     }
 
     public EngineConfig withSocketMessageWindow(int v) {
-        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, clientEagerSize, fragmentSize, sendWindowBytes, maxMessageSize, atLeast("socketMessageWindow", v, 1), heartbeatInterval, drainTimeout, maxPinnedDestinationBytes, rendezvousWriteTimeout, pullRendezvous, pullBudgetBytes);
+        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, clientEagerSize, fragmentSize, sendWindowBytes,
+                maxMessageSize, v, heartbeatInterval, drainTimeout, maxPinnedDestinationBytes,
+                rendezvousWriteTimeout, pullRendezvous, pullBudgetBytes, pullCopyLimit);
     }
 
     public EngineConfig withHeartbeatInterval(Duration v) {
-        if (v.toMillis() < 10) throw new IllegalArgumentException("heartbeatInterval must be at least 10 ms, got " + v.toMillis() + " ms");
-        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, clientEagerSize, fragmentSize, sendWindowBytes, maxMessageSize, socketMessageWindow, v, drainTimeout, maxPinnedDestinationBytes, rendezvousWriteTimeout, pullRendezvous, pullBudgetBytes);
-    }
-
-    private static int atLeast(String name, int v, int min) {
-        if (v < min) throw new IllegalArgumentException(name + " must be at least " + min + ", got " + v);
-        return v;
+        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, clientEagerSize, fragmentSize, sendWindowBytes,
+                maxMessageSize, socketMessageWindow, v, drainTimeout, maxPinnedDestinationBytes,
+                rendezvousWriteTimeout, pullRendezvous, pullBudgetBytes, pullCopyLimit);
     }
 
     /** See {@link #DEFAULT_DRAIN_TIMEOUT}; at least 10 ms. */
     public EngineConfig withDrainTimeout(Duration v) {
-        if (v.toMillis() < 10) throw new IllegalArgumentException("drainTimeout must be at least 10 ms, got " + v.toMillis() + " ms");
-        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, clientEagerSize, fragmentSize, sendWindowBytes, maxMessageSize, socketMessageWindow, heartbeatInterval, v, maxPinnedDestinationBytes, rendezvousWriteTimeout, pullRendezvous, pullBudgetBytes);
+        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, clientEagerSize, fragmentSize, sendWindowBytes,
+                maxMessageSize, socketMessageWindow, heartbeatInterval, v, maxPinnedDestinationBytes,
+                rendezvousWriteTimeout, pullRendezvous, pullBudgetBytes, pullCopyLimit);
     }
 
     /** See {@link #DEFAULT_MAX_PINNED_DESTINATION_BYTES}. */
     public EngineConfig withMaxPinnedDestinationBytes(long v) {
-        if (v < 1) throw new IllegalArgumentException("maxPinnedDestinationBytes must be at least 1, got " + v);
-        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, clientEagerSize, fragmentSize, sendWindowBytes, maxMessageSize, socketMessageWindow,
-                heartbeatInterval, drainTimeout, v, rendezvousWriteTimeout, pullRendezvous, pullBudgetBytes);
+        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, clientEagerSize, fragmentSize, sendWindowBytes,
+                maxMessageSize, socketMessageWindow, heartbeatInterval, drainTimeout, v, rendezvousWriteTimeout,
+                pullRendezvous, pullBudgetBytes, pullCopyLimit);
     }
 
     /** See {@link #DEFAULT_RENDEZVOUS_WRITE_TIMEOUT}; at least 10 ms. */
     public EngineConfig withRendezvousWriteTimeout(Duration v) {
-        if (v.toMillis() < 10) throw new IllegalArgumentException("rendezvousWriteTimeout must be at least 10 ms, got " + v.toMillis() + " ms");
-        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, clientEagerSize, fragmentSize, sendWindowBytes, maxMessageSize, socketMessageWindow,
-                heartbeatInterval, drainTimeout, maxPinnedDestinationBytes, v, pullRendezvous, pullBudgetBytes);
+        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, clientEagerSize, fragmentSize, sendWindowBytes,
+                maxMessageSize, socketMessageWindow, heartbeatInterval, drainTimeout, maxPinnedDestinationBytes, v,
+                pullRendezvous, pullBudgetBytes, pullCopyLimit);
     }
 
     /** See {@link #DEFAULT_PULL_RENDEZVOUS}. */
     public EngineConfig withPullRendezvous(boolean v) {
-        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, clientEagerSize, fragmentSize, sendWindowBytes, maxMessageSize, socketMessageWindow,
-                heartbeatInterval, drainTimeout, maxPinnedDestinationBytes, rendezvousWriteTimeout, v, pullBudgetBytes);
+        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, clientEagerSize, fragmentSize, sendWindowBytes,
+                maxMessageSize, socketMessageWindow, heartbeatInterval, drainTimeout, maxPinnedDestinationBytes,
+                rendezvousWriteTimeout, v, pullBudgetBytes, pullCopyLimit);
     }
 
     /** See {@link #DEFAULT_PULL_BUDGET_BYTES}; at least one fragment. */
     public EngineConfig withPullBudgetBytes(long v) {
-        if (v < fragmentSize) throw new IllegalArgumentException("pullBudgetBytes must be at least the fragment size (" + fragmentSize + "), got " + v);
-        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, clientEagerSize, fragmentSize, sendWindowBytes, maxMessageSize, socketMessageWindow,
-                heartbeatInterval, drainTimeout, maxPinnedDestinationBytes, rendezvousWriteTimeout, pullRendezvous, v);
+        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, clientEagerSize, fragmentSize, sendWindowBytes,
+                maxMessageSize, socketMessageWindow, heartbeatInterval, drainTimeout, maxPinnedDestinationBytes,
+                rendezvousWriteTimeout, pullRendezvous, v, pullCopyLimit);
     }
 
-    public int sendQueueDepth() { return sendQueueDepth; }
-    public int recvQueueDepth() { return recvQueueDepth; }
-    public int eagerSize() { return eagerSize; }
-    public int clientEagerSize() { return clientEagerSize; }
-    public int fragmentSize() { return fragmentSize; }
-    public long sendWindowBytes() { return sendWindowBytes; }
-    public int maxMessageSize() { return maxMessageSize; }
-    public int socketMessageWindow() { return socketMessageWindow; }
-    public Duration heartbeatInterval() { return heartbeatInterval; }
-    public Duration drainTimeout() { return drainTimeout; }
-    public long maxPinnedDestinationBytes() { return maxPinnedDestinationBytes; }
-    public Duration rendezvousWriteTimeout() { return rendezvousWriteTimeout; }
-    public boolean pullRendezvous() { return pullRendezvous; }
-    public long pullBudgetBytes() { return pullBudgetBytes; }
+    /** See {@link #DEFAULT_PULL_COPY_LIMIT}; 0 or more. */
+    public EngineConfig withPullCopyLimit(int v) {
+        return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, clientEagerSize, fragmentSize, sendWindowBytes,
+                maxMessageSize, socketMessageWindow, heartbeatInterval, drainTimeout, maxPinnedDestinationBytes,
+                rendezvousWriteTimeout, pullRendezvous, pullBudgetBytes, v);
+    }
 
     /** The eager size an engine advertises and posts receive buffers for: the client's or the server's. */
     int eagerSize(boolean client) {
@@ -227,13 +258,4 @@ public final class EngineConfig {
         return Math.max(eagerSize(client), fragmentSize);
     }
 
-    @Override
-    public String toString() {
-        return "EngineConfig{sendQueueDepth=" + sendQueueDepth + ", recvQueueDepth=" + recvQueueDepth + ", eagerSize=" + eagerSize + ", clientEagerSize=" + clientEagerSize
-                + ", fragmentSize=" + fragmentSize + ", sendWindowBytes=" + sendWindowBytes + ", maxMessageSize=" + maxMessageSize
-                + ", socketMessageWindow=" + socketMessageWindow + ", heartbeatInterval=" + heartbeatInterval.toMillis() + "ms"
-                + ", drainTimeout=" + drainTimeout.toMillis() + "ms, maxPinnedDestinationBytes=" + maxPinnedDestinationBytes
-                + ", rendezvousWriteTimeout=" + rendezvousWriteTimeout.toMillis() + "ms, pullRendezvous=" + pullRendezvous
-                + ", pullBudgetBytes=" + pullBudgetBytes + "}";
-    }
 }

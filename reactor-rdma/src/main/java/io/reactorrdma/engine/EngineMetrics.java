@@ -29,6 +29,8 @@ public final class EngineMetrics {
     long messagesReceived;
     long copiesOnSend;
     long copiedBytesOnSend;
+    long pullCopies;
+    long pullCopiedBytes;
     long socketsOpen;
     long engines;
     long engineFailures;
@@ -95,6 +97,12 @@ public final class EngineMetrics {
         copiedBytesOnSend += bytes;
     }
 
+    /** A registered payload outside the peer-readable memory was copied there to go by pull. */
+    void pullCopy(long bytes) {
+        pullCopies++;
+        pullCopiedBytes += bytes;
+    }
+
     /** Bytes in flight and credits left after a request was prepared: tracks the extremes. */
     void inFlight(long windowBytes, int creditsLeft) {
         if (windowBytes > peakWindowBytes) peakWindowBytes = windowBytes;
@@ -157,6 +165,9 @@ public final class EngineMetrics {
     public long bytesReceived() { return bytesReceived; }
     public long copiesOnSend() { return copiesOnSend; }
     public long copiedBytesOnSend() { return copiedBytesOnSend; }
+    /** Large payloads in registered memory the peer may not read, copied into memory it may read to go by pull. */
+    public long pullCopies() { return pullCopies; }
+    public long pullCopiedBytes() { return pullCopiedBytes; }
     public long socketsOpen() { return socketsOpen; }
     public long engines() { return engines; }
     /**
@@ -210,6 +221,8 @@ public final class EngineMetrics {
         counter(registry, "rdma.bytes.sent", "bytes sent", EngineMetrics::bytesSent, tags);
         counter(registry, "rdma.bytes.received", "bytes received", EngineMetrics::bytesReceived, tags);
         counter(registry, "rdma.copies.on.send", "payloads copied into registered memory before sending", EngineMetrics::copiesOnSend, tags);
+        counter(registry, "rdma.pull.copies", "registered payloads copied into peer-readable memory to go by pull rendezvous",
+                EngineMetrics::pullCopies, tags);
         counter(registry, "rdma.idle.waits", "times the I/O thread blocked on completion notification after its idle spin",
                 EngineMetrics::idleWaits, tags);
         counter(registry, "rdma.idle.spins", "idle episodes in which a BACK_OFF I/O thread spun in full before blocking",
@@ -237,7 +250,7 @@ public final class EngineMetrics {
                 + ", completions=" + completions
                 + ", creditStalls=" + creditStalls + ", windowStalls=" + windowStalls + ", socketStalls=" + socketStalls
                 + ", rnr=" + rnrEvents + ", rendezvous=" + rendezvousRoundTrips + ", pulled=" + messagesPulled + ", bytesSent=" + bytesSent
-                + ", bytesReceived=" + bytesReceived + ", copiesOnSend=" + copiesOnSend + ", sockets=" + socketsOpen
+                + ", bytesReceived=" + bytesReceived + ", copiesOnSend=" + copiesOnSend + ", pullCopies=" + pullCopies + ", sockets=" + socketsOpen
                 + ", engines=" + engines + ", engineFailures=" + engineFailures + ", idleWaits=" + idleWaits
                 + ", idleSpins=" + idleSpins + ", idleSpinsPaid=" + idleSpinsPaid + ", idleSpinsSkipped=" + idleSpinsSkipped + "}";
     }

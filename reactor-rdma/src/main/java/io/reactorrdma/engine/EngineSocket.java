@@ -270,11 +270,25 @@ public final class EngineSocket {
     /** I/O thread: granted messages not yet told to the peer (they ride on our next DATA, or go as SOCKET_CREDIT). */
     private int untoldGrant;
 
-    /** I/O thread: adds {@code messages} to the grant the peer has not been told of; true if none was pending. */
+    /** I/O thread: whether this socket is in its engine's queue of untold grants (at most once). */
+    private boolean grantQueued;
+
+    /**
+     * I/O thread: adds {@code messages} to the grant the peer has not been told of; true when the
+     * socket must join its engine's queue of untold grants (it is not in it yet).
+     */
     boolean addUntoldGrant(int messages) {
-        boolean first = untoldGrant == 0;
         untoldGrant += messages;
-        return first;
+        if (grantQueued) {
+            return false;
+        }
+        grantQueued = true;
+        return true;
+    }
+
+    /** I/O thread: the engine took this socket off its queue of untold grants. */
+    void grantDequeued() {
+        grantQueued = false;
     }
 
     /** I/O thread: takes the grant the peer has not been told of (0 when none). */

@@ -120,6 +120,15 @@ public final class RegisteredAllocator implements AutoCloseable {
         return n;
     }
 
+    /** The readable pools' figures added up: those open now and closed ones with live buffers. */
+    public AllocatorStatistics readableStatistics() {
+        AllocatorStatistics sum = new AllocatorStatistics(0, 0, 0, 0, 0, 0, 0);
+        for (RegisteredPool p : readablePools) {
+            sum = sum.plus(p.statistics());
+        }
+        return sum;
+    }
+
     /**
      * The destination pools' figures added up: bytes, blocks and live buffers of the pools open now
      * (and closed ones with live buffers); registrations and deregistrations of all pools ever opened.

@@ -5,8 +5,9 @@ import io.reactorrdma.memory.AllocatorConfig;
 import io.reactorrdma.memory.AllocatorStatistics;
 import io.reactorrdma.verbs.soft.SoftConfig;
 import io.reactorrdma.verbs.soft.SoftContext;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -16,10 +17,11 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Issue 14: several large messages in flight over one engine re-registered destination blocks for
- * every burst (the working set swings over several blocks, and each block beyond the retained one
- * was released the moment it emptied). The engine now trims its destination pool once per
- * heartbeat interval instead, releasing only blocks that stayed empty from one trim to the next.
+ * Several large messages in flight over one engine once re-registered per-peer blocks for every
+ * burst (the working set swings over several blocks, and each block beyond the retained one was
+ * released the moment it emptied). The engine trims its per-peer pools once per heartbeat interval
+ * instead, releasing only blocks that stayed empty from one trim to the next: the destination
+ * pool of the WRITE rendezvous, and the readable pool the pull rendezvous copies sources into.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class EngineDestinationRetentionTest {
@@ -27,8 +29,22 @@ class EngineDestinationRetentionTest {
     private static final int SOCKETS = 4;
     private static final int MESSAGE = 1 << 20;
 
-    private static long destinationRegistrations(EngineHarness h) {
-        return h.clientMemory.destinationStatistics().registrations() + h.serverMemory.destinationStatistics().registrations();
+    private static long peerPoolRegistrations(EngineHarness h, boolean pull) {
+        return pull
+                ? h.clientMemory.readableStatistics().registrations() + h.serverMemory.readableStatistics().registrations()
+                : h.clientMemory.destinationStatistics().registrations() + h.serverMemory.destinationStatistics().registrations();
+    }
+
+    private static AllocatorStatistics peerPools(EngineHarness h, boolean client, boolean pull) {
+        RegisteredAllocatorView m = client ? h.clientMemory::readableStatistics : h.serverMemory::readableStatistics;
+        if (!pull) {
+            m = client ? h.clientMemory::destinationStatistics : h.serverMemory::destinationStatistics;
+        }
+        return m.statistics();
+    }
+
+    private interface RegisteredAllocatorView {
+        AllocatorStatistics statistics();
     }
 
     /** One burst: a 1 MiB message on each socket, echoed; the echoes are released once all are back. */
@@ -62,10 +78,11 @@ class EngineDestinationRetentionTest {
         return sockets;
     }
 
-    @Test
-    void fourSocketsWithLargeMessagesInFlightStopRegisteringAfterWarmUp() throws Exception {
+    @ParameterizedTest(name = "pull rendezvous {0}")
+    @ValueSource(booleans = {false, true})
+    void fourSocketsWithLargeMessagesInFlightStopRegisteringAfterWarmUp(boolean pull) throws Exception {
         // A long trim period, so that a stall of this busy machine between bursts cannot decide the outcome.
-        EngineConfig config = EngineConfig.defaults().withHeartbeatInterval(Duration.ofSeconds(60));
+        EngineConfig config = EngineConfig.defaults().withHeartbeatInterval(Duration.ofSeconds(60)).withPullRendezvous(pull);
         try (EngineHarness h = new EngineHarness(() -> SoftContext.openLoopback(SoftConfig.defaults()), config, IdleStrategy.BLOCK,
                 EngineHarness.echo())) {
             List<EngineTest.Collector> inbound = new ArrayList<>();
@@ -73,20 +90,21 @@ class EngineDestinationRetentionTest {
             for (int i = 0; i < 3; i++) {
                 burst(h, sockets, inbound);
             }
-            long warm = destinationRegistrations(h);
-            assertThat(warm).as("destination blocks registered in the warm-up").isPositive();
+            long warm = peerPoolRegistrations(h, pull);
+            assertThat(warm).as("per-peer blocks registered in the warm-up").isPositive();
             for (int i = 0; i < 40; i++) {
                 burst(h, sockets, inbound);
             }
-            assertThat(destinationRegistrations(h)).as("destination registrations after 40 more bursts of %d x 1 MiB (warm-up: %d)",
+            assertThat(peerPoolRegistrations(h, pull)).as("per-peer registrations after 40 more bursts of %d x 1 MiB (warm-up: %d)",
                     SOCKETS, warm).isEqualTo(warm);
             sockets.forEach(EngineSocket::close);
         }
     }
 
-    @Test
-    void anIdleEngineTrimsItsDestinationPoolBackToTheRetainedBytes() throws Exception {
-        EngineConfig config = EngineConfig.defaults().withHeartbeatInterval(Duration.ofMillis(20));
+    @ParameterizedTest(name = "pull rendezvous {0}")
+    @ValueSource(booleans = {false, true})
+    void anIdleEngineTrimsItsPerPeerPoolBackToTheRetainedBytes(boolean pull) throws Exception {
+        EngineConfig config = EngineConfig.defaults().withHeartbeatInterval(Duration.ofMillis(20)).withPullRendezvous(pull);
         try (EngineHarness h = new EngineHarness(() -> SoftContext.openLoopback(SoftConfig.defaults()), config, IdleStrategy.BLOCK,
                 EngineHarness.echo())) {
             List<EngineTest.Collector> inbound = new ArrayList<>();
@@ -100,11 +118,11 @@ class EngineDestinationRetentionTest {
             AllocatorStatistics server;
             do {
                 Thread.sleep(10);
-                client = h.clientMemory.destinationStatistics();
-                server = h.serverMemory.destinationStatistics();
+                client = peerPools(h, true, pull);
+                server = peerPools(h, false, pull);
             } while ((client.registeredBytes() > bound || server.registeredBytes() > bound) && System.nanoTime() < deadline);
-            assertThat(client.registeredBytes()).as("client destination bytes once idle: %s", client).isLessThanOrEqualTo(bound);
-            assertThat(server.registeredBytes()).as("server destination bytes once idle: %s", server).isLessThanOrEqualTo(bound);
+            assertThat(client.registeredBytes()).as("client per-peer bytes once idle: %s", client).isLessThanOrEqualTo(bound);
+            assertThat(server.registeredBytes()).as("server per-peer bytes once idle: %s", server).isLessThanOrEqualTo(bound);
             assertThat(client.deregistrations() + server.deregistrations()).as("blocks beyond the bound were released").isPositive();
             sockets.forEach(EngineSocket::close);
         }

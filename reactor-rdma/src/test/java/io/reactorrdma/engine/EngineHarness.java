@@ -33,12 +33,18 @@ final class EngineHarness implements AutoCloseable {
     private volatile boolean running = true;
 
     EngineHarness(Supplier<VerbsContext> contexts, EngineConfig config, IdleStrategy idle, Consumer<EngineSocket> acceptor) {
+        this(contexts, config, config, idle, acceptor);
+    }
+
+    /** Each side with its own engine configuration. */
+    EngineHarness(Supplier<VerbsContext> contexts, EngineConfig clientConfig, EngineConfig serverConfig, IdleStrategy idle,
+                  Consumer<EngineSocket> acceptor) {
         clientCtx = contexts.get();
         serverCtx = contexts.get();
         clientMemory = new RegisteredAllocator(clientCtx.allocPd());
         serverMemory = new RegisteredAllocator(serverCtx.allocPd());
-        client = new ThreadDomain("client-io", clientCtx, clientMemory, config, idle, 8, threads);
-        server = new ThreadDomain("server-io", serverCtx, serverMemory, config, idle, 8, threads);
+        client = new ThreadDomain("client-io", clientCtx, clientMemory, clientConfig, idle, 8, threads);
+        server = new ThreadDomain("server-io", serverCtx, serverMemory, serverConfig, idle, 8, threads);
         listener = serverCtx.listen(new InetSocketAddress("127.0.0.1", 0), 16);
         threads.execute(() -> {
             while (running) {

@@ -75,8 +75,9 @@ class EnginePullRendezvousTest {
     }
 
     static EngineConfig pullConfig() {
-        return EngineConfig.defaults().withPullRendezvous(true).withSendWindowBytes(512 * KIB).withPullBudgetBytes(384 * KIB)
-                .withDrainTimeout(Duration.ofMillis(500));
+        // no pull copies: messages outside readable memory go by WRITE rendezvous, so both kinds mix
+        return EngineConfig.defaults().withPullRendezvous(true).withPullCopyLimit(0).withSendWindowBytes(512 * KIB)
+                .withPullBudgetBytes(384 * KIB).withDrainTimeout(Duration.ofMillis(500));
     }
 
     /** A message: long CRC32 of the rest, int sequence, then bytes from a generator seeded by the sequence. */
@@ -361,11 +362,53 @@ class EnginePullRendezvousTest {
     }
 
     @Test
-    void withoutTheOfferOnBothSidesLargeMessagesGoByWriteRendezvous() throws Exception {
-        AtomicInteger contexts = new AtomicInteger();
+    void largeMessagesOutsideReadableMemoryAreCopiedThereUpToTheCopyLimitAndGoByWriteRendezvousAbove() throws Exception {
+        // the defaults: pull on, a 1 MiB copy limit. Registered local memory (the connection's allocator),
+        // a composite of registered pieces, and memory outside registration, each below and above the limit.
         Server server = new Server();
+        int limit = EngineConfig.DEFAULT_PULL_COPY_LIMIT;
         try (EngineHarness h = new EngineHarness(() -> SoftContext.openLoopback(SoftConfig.defaults()), EngineConfig.defaults(),
                 IdleStrategy.BLOCK, server)) {
+            EngineSocket a = h.client.openSocket(h.address(), WAIT).get(30, TimeUnit.SECONDS);
+            Checker ca = server.next();
+            List<Integer> expected = new ArrayList<>();
+            int seq = 0;
+            int[] belowLimit = {64 * KIB + 1, 300 * KIB, limit};
+            for (int size : belowLimit) {
+                expected.add(seq);
+                assertThat(a.offer(message(h.clientMemory.byteBufAllocator().directBuffer(size), size, seq++))).isTrue();
+                ByteBuf whole = message(h.clientMemory.byteBufAllocator().directBuffer(size), size, seq);
+                ByteBuf composite = h.clientMemory.byteBufAllocator().compositeDirectBuffer(2)
+                        .addComponent(true, whole.readRetainedSlice(size / 3)).addComponent(true, whole.readRetainedSlice(size - size / 3));
+                whole.release();
+                expected.add(seq++);
+                assertThat(a.offer(composite)).isTrue();
+            }
+            expected.add(seq);
+            assertThat(a.offer(message(io.netty.buffer.Unpooled.directBuffer(200 * KIB), 200 * KIB, seq++))).isTrue();
+            expected.add(seq);
+            assertThat(a.offer(message(h.clientMemory.byteBufAllocator().directBuffer(limit + 1), limit + 1, seq++))).isTrue();
+
+            awaitTrue(() -> ca.received.get() == expected.size(), () -> "all messages arrive: " + ca.received + "/" + expected.size());
+            assertThat(ca.errors).isEmpty();
+            assertThat(ca.sequence()).as("socket order").isEqualTo(expected);
+            EngineMetrics client = h.client.metrics();
+            assertThat(h.server.metrics().messagesPulled()).as("pulled: all but the one over the limit").isEqualTo(expected.size() - 1);
+            assertThat(client.pullCopies()).as("registered payloads copied into readable memory").isEqualTo(2L * belowLimit.length);
+            assertThat(client.copiesOnSend()).as("the payload outside registered memory: copied once, counted as such").isEqualTo(1);
+            assertThat(h.server.metrics().rendezvousRoundTrips()).as("over the copy limit: WRITE rendezvous").isEqualTo(1);
+            awaitTrue(() -> h.clientMemory.readableLiveBuffers() == 0, () -> "sources released after the notices: "
+                    + h.clientMemory.readableLiveBuffers() + " live");
+            a.close();
+        }
+    }
+
+    @Test
+    void withoutTheOfferOnBothSidesLargeMessagesGoByWriteRendezvous() throws Exception {
+        Server server = new Server();
+        // the client offers pull (the default), the server does not
+        try (EngineHarness h = new EngineHarness(() -> SoftContext.openLoopback(SoftConfig.defaults()), EngineConfig.defaults(),
+                EngineConfig.defaults().withPullRendezvous(false), IdleStrategy.BLOCK, server)) {
             EngineSocket a = h.client.openSocket(h.address(), WAIT).get(30, TimeUnit.SECONDS);
             Checker ca = server.next();
             assertThat(a.remoteReadableAllocator()).isNull();

@@ -88,7 +88,7 @@ class EngineTeardownTest {
         // the harness opens the client's context first: that one is the peer we freeze
         try (EngineHarness h = new EngineHarness(() -> SoftContext.openLoopback(contexts.getAndIncrement() == 0
                 ? SoftConfig.defaults().withFaults(SoftFaults.none().withPeerFreeze(freeze)) : SoftConfig.defaults()),
-                EngineConfig.defaults(), IdleStrategy.BLOCK, acceptor)) {
+                EngineConfig.defaults().withPullRendezvous(false), IdleStrategy.BLOCK, acceptor)) { // WRITE, SEND: the peer copies in
             EngineSocket client = h.client.openSocket(h.address(), WAIT).get(30, TimeUnit.SECONDS);
             Engine serverEngine = accepted.get(30, TimeUnit.SECONDS).engine;
             try {
@@ -189,7 +189,8 @@ class EngineTeardownTest {
         final EngineHarness h;
         final Engine serverEngine;
 
-        Fixture(CompletionFault fault, EngineConfig config) throws Exception {
+        Fixture(CompletionFault fault, EngineConfig engine) throws Exception {
+            EngineConfig config = engine.withPullRendezvous(false); // the WRITE rendezvous's destination is the subject
             AtomicInteger contexts = new AtomicInteger();
             CompletableFuture<EngineSocket> accepted = new CompletableFuture<>();
             h = new EngineHarness(() -> SoftContext.openLoopback(contexts.getAndIncrement() == 0

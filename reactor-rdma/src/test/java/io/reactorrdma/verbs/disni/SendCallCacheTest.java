@@ -105,6 +105,53 @@ class SendCallCacheTest {
         real.clear();
     }
 
+    /**
+     * With DiSNI's real post call: a pull batch as the engine posts it (READ fragments into local
+     * destinations, then a PULL_DONE SEND) reaches the native requests as RDMA_READs with the
+     * source's address and key and the destination's SGE, and the next batch of the same shape
+     * patches them in place.
+     */
+    @Test
+    void readFragmentsReachTheNativeRequestsWithTheirSourceAndDestination() throws Exception {
+        SendCallCache real = new SendCallCache(NativeCalls.SilentPostSend::new, 4, 32);
+        SendWr[] batch = {read(1, 0x7000_0000_9000L, 0x55, 0x2000, 65536, 3), read(2, 0x7000_0001_9000L, 0x55, 0x12000, 4096, 3),
+                send(3, 0x3000, 20, 1).solicited(false)};
+        real.post(batch, 0, 3, new long[]{11, 12, 13});
+        java.nio.ByteBuffer cmd = real.nativeBuffer(batch, 0, 3);
+        assertThat(cmd).isNotNull();
+        assertNativeRead(cmd, 0, 3, 0x7000_0000_9000L, 0x55, 0x2000, 65536, 3);
+        assertNativeRead(cmd, 1, 3, 0x7000_0001_9000L, 0x55, 0x12000, 4096, 3);
+        assertThat(cmd.getInt(2 * CommandBuffers.SEND_WR_SIZE + CommandBuffers.SEND_OPCODE)).isEqualTo(IbvSendWR.IBV_WR_SEND);
+
+        batch[0] = read(4, 0x7000_0002_0000L, 0x66, 0x40000, 8192, 9);
+        batch[1] = read(5, 0x7000_0003_0000L, 0x66, 0x50000, 100, 9);
+        real.post(batch, 0, 3, new long[]{14, 15, 16});
+        assertThat(real.builds()).as("same shape: patched, not rebuilt").isEqualTo(1);
+        assertNativeRead(cmd, 0, 3, 0x7000_0002_0000L, 0x66, 0x40000, 8192, 9);
+        assertNativeRead(cmd, 1, 3, 0x7000_0003_0000L, 0x66, 0x50000, 100, 9);
+        real.clear();
+    }
+
+    private static SendWr read(long wrId, long source, int rkey, long destination, int length, int lkey) {
+        SendWr w = new SendWr().wrId(wrId).opcode(WrOpcode.READ).remote(source, rkey);
+        w.setSge(destination, length, lkey);
+        return w;
+    }
+
+    /** Request {@code i} of {@code count} (one SGE each) in a native command buffer: an RDMA READ of {@code length} bytes. */
+    private static void assertNativeRead(java.nio.ByteBuffer cmd, int i, int count, long source, int rkey, long destination, int length,
+                                         int lkey) {
+        int wr = i * CommandBuffers.SEND_WR_SIZE;
+        int sge = count * CommandBuffers.SEND_WR_SIZE + i * CommandBuffers.SGE_SIZE;
+        assertThat(cmd.getInt(wr + CommandBuffers.SEND_OPCODE)).as("request %d opcode", i).isEqualTo(IbvSendWR.IBV_WR_RDMA_READ);
+        assertThat(cmd.getLong(wr + 40)).as("request %d wr.rdma.remote_addr", i).isEqualTo(source);
+        assertThat(cmd.getInt(wr + 48)).as("request %d wr.rdma.rkey", i).isEqualTo(rkey);
+        assertThat(cmd.getInt(wr + CommandBuffers.SEND_NUM_SGE)).isEqualTo(1);
+        assertThat(cmd.getLong(sge)).as("request %d destination", i).isEqualTo(destination);
+        assertThat(cmd.getInt(sge + CommandBuffers.SGE_LENGTH)).as("request %d length", i).isEqualTo(length);
+        assertThat(cmd.getInt(sge + CommandBuffers.SGE_LKEY)).as("request %d lkey", i).isEqualTo(lkey);
+    }
+
     @Test
     void remoteAddressAndRkeyArePatchedForRdmaOpcodes() throws Exception {
         SendWr w = new SendWr().wrId(1).opcode(WrOpcode.WRITE).remote(0x9000, 5);

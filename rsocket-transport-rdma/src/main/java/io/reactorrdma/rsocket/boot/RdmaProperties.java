@@ -89,6 +89,16 @@ public class RdmaProperties {
         private DataSize sendWindow = DataSize.ofBytes(EngineConfig.DEFAULT_SEND_WINDOW_BYTES);
         /** Messages a socket may have in flight to a peer that has not asked for them. */
         private int socketMessageWindow = EngineConfig.DEFAULT_SOCKET_MESSAGE_WINDOW;
+        /**
+         * Whether this side offers pull rendezvous (the receiver READs a large message; used when
+         * both sides offer it): the sender is not woken to move large replies.
+         */
+        private boolean pullRendezvous = EngineConfig.DEFAULT_PULL_RENDEZVOUS;
+        /**
+         * Largest payload copied into peer-readable memory to go by pull (an RSocket frame is such a
+         * payload); larger ones go by WRITE rendezvous. 0: no copies (see docs/HARDWARE.md for RNICs).
+         */
+        private DataSize pullCopyLimit = DataSize.ofBytes(EngineConfig.DEFAULT_PULL_COPY_LIMIT);
         /** Largest message, hence largest RSocket frame (larger payloads need RSocket fragmentation). */
         private DataSize maxMessageSize = DataSize.ofBytes(EngineConfig.DEFAULT_MAX_MESSAGE_SIZE);
         /** An idle engine sends a heartbeat this often, so a silent dead peer is found. */
@@ -108,6 +118,10 @@ public class RdmaProperties {
         public void setSendWindow(DataSize v) { this.sendWindow = v; }
         public int getSocketMessageWindow() { return socketMessageWindow; }
         public void setSocketMessageWindow(int v) { this.socketMessageWindow = v; }
+        public boolean isPullRendezvous() { return pullRendezvous; }
+        public void setPullRendezvous(boolean v) { this.pullRendezvous = v; }
+        public DataSize getPullCopyLimit() { return pullCopyLimit; }
+        public void setPullCopyLimit(DataSize v) { this.pullCopyLimit = v; }
         public DataSize getMaxMessageSize() { return maxMessageSize; }
         public void setMaxMessageSize(DataSize v) { this.maxMessageSize = v; }
         public Duration getHeartbeatInterval() { return heartbeatInterval; }

@@ -66,11 +66,14 @@ public final class RdmaResourcesFactory {
         int fragment = intBytes(at + "fragment-size", e.getFragmentSize());
         int maxMessage = intBytes(at + "max-message-size", e.getMaxMessageSize());
         long window = bytes(at + "send-window", e.getSendWindow());
+        int pullCopyLimit = intBytes(at + "pull-copy-limit", e.getPullCopyLimit());
         c = apply(c, at + "eager-size", e.getEagerSize(), x -> x.withEagerSize(eager));
         c = apply(c, at + "client-eager-size", e.getClientEagerSize(), x -> x.withClientEagerSize(clientEager));
         c = apply(c, at + "fragment-size", e.getFragmentSize(), x -> x.withFragmentSize(fragment));
         c = apply(c, at + "max-message-size", e.getMaxMessageSize(), x -> x.withMaxMessageSize(maxMessage));
         c = apply(c, at + "send-window", e.getSendWindow(), x -> x.withSendWindowBytes(window));
+        c = c.withPullRendezvous(e.isPullRendezvous());
+        c = apply(c, at + "pull-copy-limit", e.getPullCopyLimit(), x -> x.withPullCopyLimit(pullCopyLimit));
         c = apply(c, at + "socket-message-window", e.getSocketMessageWindow(), x -> x.withSocketMessageWindow(e.getSocketMessageWindow()));
         if (e.getHeartbeatInterval() == null) {
             throw new InvalidRdmaPropertyException(at + "heartbeat-interval", null, "it must be set");
