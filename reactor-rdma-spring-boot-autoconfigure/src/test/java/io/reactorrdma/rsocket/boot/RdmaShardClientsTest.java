@@ -5,7 +5,6 @@ import io.reactorrdma.RdmaResources;
 import io.reactorrdma.RdmaServer;
 import io.reactorrdma.engine.IdleStrategy;
 import io.reactorrdma.rsocket.RdmaServerTransport;
-import io.reactorrdma.rsocket.recovery.ReplicaServerMain;
 import io.reactorrdma.rsocket.recovery.ShardClient;
 import io.rsocket.Payload;
 import io.rsocket.RSocket;
@@ -280,8 +279,11 @@ class RdmaShardClientsTest {
             String line = new BufferedReader(new InputStreamReader(replica.getInputStream(), StandardCharsets.UTF_8)).readLine();
             assertThat(line).isNotNull().startsWith("READY ");
             int port = Integer.parseInt(line.substring(6).trim());
+            // The per-attempt timeout is raised from its 1 s default: the first call to a just-forked replica JVM
+            // can take longer on a loaded host, and this test is about health, not timeouts.
             runner.withPropertyValues("reactor.rdma.provider=shm", "reactor.rdma.shm-directory=" + dir,
-                    "reactor.rdma.rsocket.client.shards.ps.replicas=127.0.0.1:" + port).run(context -> {
+                    "reactor.rdma.rsocket.client.shards.ps.replicas=127.0.0.1:" + port,
+                    "reactor.rdma.rsocket.client.shard.timeout=10s").run(context -> {
                 ShardClient shard = context.getBean(RdmaShardClients.class).shardClient("ps");
                 assertThat(shard.requestResponse(Mono.fromCallable(() -> DefaultPayload.create("x"))).map(RdmaShardClientsTest::data)
                         .block(Duration.ofSeconds(30))).isEqualTo("killed:x");

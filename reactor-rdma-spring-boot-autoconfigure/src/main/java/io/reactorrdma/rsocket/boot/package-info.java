@@ -10,9 +10,10 @@
  * with Boot's {@code RSocketServerBootstrap} (RDMA, and TCP on {@code tcp-port}),
  * {@link io.reactorrdma.rsocket.boot.RdmaRSocketRequesters}, and the Actuator health indicator
  * {@code rdma} ({@link io.reactorrdma.rsocket.boot.RdmaHealthIndicator}). Bad settings fail startup with
- * the failure analyzers' explanation. Every Spring dependency is optional: the library works without Spring.
+ * the failure analyzers' explanation. It ships in {@code reactor-rdma-spring-boot-autoconfigure}, whose Spring
+ * dependencies are optional; applications add {@code reactor-rdma-spring-boot-starter}.
  *
- * <p>Recovery (issue 11, package {@code io.reactorrdma.rsocket.recovery}): the server binds RDMA and TCP
+ * <p>Recovery (package {@code io.reactorrdma.rsocket.recovery}): the server binds RDMA and TCP
  * through {@code RdmaServers.dual}, and serves TCP only when its RDMA provider cannot open but a TCP port
  * is set ({@link io.reactorrdma.rsocket.boot.RdmaRSocketServer}); requesters fall back to TCP with
  * {@code reactor.rdma.rsocket.client.tcp-fallback=true} or {@code requesters.tcpFallback(true)}, over
