@@ -19,7 +19,7 @@ public final class EngineMeters {
     /** The counters read, in the order they are printed. */
     static final String[] NAMES = {"rdma.doorbells", "rdma.posts", "rdma.posts.signaled", "rdma.completions",
         "rdma.credit.stalls", "rdma.window.stalls", "rdma.socket.stalls", "rdma.rnr", "rdma.rendezvous",
-        "rdma.copies.on.send", "rdma.bytes.sent", "rdma.memory.registrations", "rdma.idle.waits", "rdma.idle.spins",
+        "rdma.pulled", "rdma.pull.copies", "rdma.copies.on.send", "rdma.bytes.sent", "rdma.memory.registrations", "rdma.idle.waits", "rdma.idle.spins",
         "rdma.idle.spins.paid", "rdma.idle.spins.skipped"};
 
     public static final EngineMeters NONE = new EngineMeters(Map.of());
@@ -86,7 +86,8 @@ public final class EngineMeters {
     /**
      * The figures the performance notes ask for, for a side that sent {@code messages} application
      * messages: doorbells and posts per message, the signaled fraction of posts, the stalls, RNR
-     * events, rendezvous round trips, copies on send, registrations of new memory blocks (0 in
+     * events, rendezvous round trips, messages pulled (pull rendezvous) and payloads copied to be pulled,
+     * copies on send, registrations of new memory blocks (0 in
      * a steady state, DESIGN.md §3), the I/O thread's idle waits per message (how often a message
      * found it blocked; 0 with spin) and, under back-off, its idle episodes that spun in full (with the
      * share of those spins that paid) or skipped the spin, per message.
@@ -97,12 +98,13 @@ public final class EngineMeters {
         }
         double posts = get("rdma.posts");
         return String.format(Locale.ROOT, "%d messages sent: %.3f doorbells/msg, %.3f posts/msg, signaled %.1f%% of posts, "
-                        + "%d completions, credit stalls %d, window stalls %d, socket stalls %d, RNR %d, rendezvous %d, copies on send %d, "
+                        + "%d completions, credit stalls %d, window stalls %d, socket stalls %d, RNR %d, rendezvous %d, pulled %d, pull copies %d, copies on send %d, "
                         + "block registrations %d, idle waits %.3f/msg, full spins %.3f/msg (%.0f%% paid), skipped spins %.3f/msg",
                 messages, perMessage("rdma.doorbells", messages), perMessage("rdma.posts", messages),
                 posts > 0 ? 100 * get("rdma.posts.signaled") / posts : 0.0, (long) get("rdma.completions"),
                 (long) get("rdma.credit.stalls"), (long) get("rdma.window.stalls"), (long) get("rdma.socket.stalls"),
-                (long) get("rdma.rnr"), (long) get("rdma.rendezvous"), (long) get("rdma.copies.on.send"),
+                (long) get("rdma.rnr"), (long) get("rdma.rendezvous"), (long) get("rdma.pulled"), (long) get("rdma.pull.copies"),
+                (long) get("rdma.copies.on.send"),
                 (long) get("rdma.memory.registrations"), perMessage("rdma.idle.waits", messages),
                 perMessage("rdma.idle.spins", messages), get("rdma.idle.spins") > 0 ? 100 * get("rdma.idle.spins.paid") / get("rdma.idle.spins") : 0.0,
                 perMessage("rdma.idle.spins.skipped", messages));
