@@ -40,6 +40,7 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
     /** Not auto-cancelled: a subscriber that leaves does not end it for later ones. */
     private final Sinks.Many<Integer> remoteWrites = Sinks.many().multicast().onBackpressureBuffer(Queues.SMALL_BUFFER_SIZE, false);
     private final AtomicReference<Send> activeSend = new AtomicReference<>();
+    private volatile Runnable sentListener;
     /** Tests: runs in a send just before it offers a message, where a {@code sendNow} on another thread can overtake it. */
     volatile Runnable beforeSendOffer;
     private final int sendWindow;
@@ -81,6 +82,10 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
             @Override
             public void onSent(int messages) {
                 TAKEN.setRelease(RdmaConnection.this, taken + messages); // the I/O thread is the only writer
+                Runnable l = sentListener;
+                if (l != null) {
+                    l.run();
+                }
                 Send s = activeSend.get();
                 if (s != null) {
                     // A send's end (upstreamDone, then taken) and this (taken, then upstreamDone) must not both
@@ -209,6 +214,15 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
      */
     public Flux<Integer> remoteWrites() {
         return remoteWrites.asFlux();
+    }
+
+    /**
+     * Runs {@code listener} on the I/O thread each time the engine sent or refused messages of this
+     * connection (its queue has more room), for a transport that tells waiting requesters instead of
+     * letting them poll; null stops it. It runs inside the engine's turn: keep it short, never block.
+     */
+    public void sentListener(Runnable listener) {
+        this.sentListener = listener;
     }
 
     /** Messages queued and not yet taken by the engine: how far sending lags behind. */
