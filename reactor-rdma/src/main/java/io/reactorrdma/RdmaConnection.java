@@ -337,6 +337,9 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
                 });
     }
 
+    /** Chunk of a send's queue of messages not yet taken. */
+    private static final int NOT_TAKEN_CHUNK = 16;
+
     /**
      * One {@code send}: a {@link CapacityGatedSubscriber} requests from the publisher only what the
      * socket's queue has room for (the queue drains as work requests, credits, window and the peer's
@@ -350,8 +353,11 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
     private final class Send {
         final Sinks.Empty<Void> drained = Sinks.empty();
         volatile boolean upstreamDone;
-        /** Offered and not yet taken, oldest first: this send's thread adds, the I/O thread removes. */
-        final Queue<ByteBuf> notTaken = PlatformDependent.newSpscQueue();
+        /**
+         * Offered and not yet taken, oldest first: this send's thread adds, the I/O thread removes.
+         * A chunked array queue (no node per message), small while the window keeps it short.
+         */
+        final Queue<ByteBuf> notTaken = PlatformDependent.newMpscQueue(NOT_TAKEN_CHUNK, 1 << 30);
         /** Ordinal of the last of its own messages the engine took; written before it leaves {@link #notTaken}. */
         volatile long lastOrdinal;
         /**
