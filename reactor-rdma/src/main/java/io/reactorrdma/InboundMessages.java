@@ -33,7 +33,7 @@ final class InboundMessages extends Flux<ByteBuf> implements Subscription {
 
     private static final AtomicIntegerFieldUpdater<InboundMessages> WIP =
             AtomicIntegerFieldUpdater.newUpdater(InboundMessages.class, "wip");
-    private static final AtomicIntegerFieldUpdater<InboundMessages> SUBSCRIBED =
+    private static final AtomicIntegerFieldUpdater<InboundMessages> SUBSCRIBED_STATE =
             AtomicIntegerFieldUpdater.newUpdater(InboundMessages.class, "subscribed");
     private static final AtomicLongFieldUpdater<InboundMessages> REQUESTED =
             AtomicLongFieldUpdater.newUpdater(InboundMessages.class, "requested");
@@ -46,7 +46,16 @@ final class InboundMessages extends Flux<ByteBuf> implements Subscription {
     private final Runnable finished;
 
     private volatile CoreSubscriber<? super ByteBuf> actual;
+    /**
+     * Who reads, decided once, atomically, between {@link #subscribe} and {@link #releaseUnread}:
+     * {@link #OPEN}, {@link #SUBSCRIBED}, {@link #RELEASED_UNREAD} (nobody had come), or
+     * {@link #LATE} (a subscriber after that, for the end only).
+     */
     private volatile int subscribed;
+    private static final int OPEN = 0;
+    private static final int SUBSCRIBED = 1;
+    private static final int RELEASED_UNREAD = 2;
+    private static final int LATE = 3;
     private volatile int wip;
     private volatile long requested;
     /** The subscriber cancelled: drop everything, signal nothing. */
@@ -91,7 +100,8 @@ final class InboundMessages extends Flux<ByteBuf> implements Subscription {
      * waits and what arrives from now on. A subscriber already attached keeps its messages.
      */
     void releaseUnread() {
-        if (actual == null && !cancelled) {
+        // decided against subscribe()'s claim, not against actual, which an attaching subscriber sets only after its onSubscribe
+        if (SUBSCRIBED_STATE.compareAndSet(this, OPEN, RELEASED_UNREAD)) {
             released = true;
             drain();
         }
@@ -108,7 +118,7 @@ final class InboundMessages extends Flux<ByteBuf> implements Subscription {
 
     @Override
     public void subscribe(CoreSubscriber<? super ByteBuf> subscriber) {
-        if (!SUBSCRIBED.compareAndSet(this, 0, 1)) {
+        if (!SUBSCRIBED_STATE.compareAndSet(this, OPEN, SUBSCRIBED) && !SUBSCRIBED_STATE.compareAndSet(this, RELEASED_UNREAD, LATE)) {
             Operators.error(subscriber, new IllegalStateException(
                     "receive() of the connection to " + peer + " allows one subscriber, and it already had one"));
             return;

@@ -3,6 +3,7 @@ package io.reactorrdma;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.util.ReferenceCountUtil;
+import io.netty.util.internal.PlatformDependent;
 import io.reactorrdma.backpressure.CapacityGatedSubscriber;
 import io.reactorrdma.engine.EngineSocket;
 import org.reactivestreams.Publisher;
@@ -20,7 +21,7 @@ import reactor.util.context.Context;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.channels.ClosedChannelException;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.Queue;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -39,16 +40,14 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
     /** Not auto-cancelled: a subscriber that leaves does not end it for later ones. */
     private final Sinks.Many<Integer> remoteWrites = Sinks.many().multicast().onBackpressureBuffer(Queues.SMALL_BUFFER_SIZE, false);
     private final AtomicReference<Send> activeSend = new AtomicReference<>();
+    private volatile Runnable sentListener;
+    /** Tests: runs in a send just before it offers a message, where a {@code sendNow} on another thread can overtake it. */
+    volatile Runnable beforeSendOffer;
     private final int sendWindow;
     /**
-     * Tickets of the socket's queue: every message offered ({@code send}, {@code sendNow},
-     * {@code writeNow}) takes the next number before it goes in, so a send knows how far the
-     * engine must have taken the queue for its own messages to be gone.
-     */
-    private final AtomicLong offered = new AtomicLong();
-    /**
-     * Messages the engine took from the socket's queue: written only on the I/O thread, with a
-     * release store (no full fence per message), read with a volatile load ({@link #taken()}).
+     * Messages the engine has sent or refused (its {@code onSent} count: ordinals 1..taken are
+     * gone): written only on the I/O thread, with a release store (no full fence per message),
+     * read with a volatile load ({@link #taken()}).
      */
     private long taken;
     private static final VarHandle TAKEN;
@@ -73,8 +72,20 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
         owner.track(inbound);
         socket.outboundListener(new EngineSocket.OutboundListener() {
             @Override
+            public void onTaken(Object message, long ordinal) {
+                Send s = activeSend.get();
+                if (s != null) {
+                    s.onTaken(message, ordinal);
+                }
+            }
+
+            @Override
             public void onSent(int messages) {
                 TAKEN.setRelease(RdmaConnection.this, taken + messages); // the I/O thread is the only writer
+                Runnable l = sentListener;
+                if (l != null) {
+                    l.run();
+                }
                 Send s = activeSend.get();
                 if (s != null) {
                     // A send's end (upstreamDone, then taken) and this (taken, then upstreamDone) must not both
@@ -85,10 +96,10 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
             }
 
             @Override
-            public void onRejected(ByteBuf message, RuntimeException error) {
+            public void onRejected(ByteBuf message, long ordinal, RuntimeException error) {
                 message.release();
                 Send s = activeSend.get();
-                if (s != null && s.owns(taken() + 1)) { // the rejected message is the next one taken
+                if (s != null && s.owns(ordinal)) {
                     s.fail(error);
                 }
             }
@@ -163,7 +174,6 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
      * @return false when the connection is closed
      */
     public boolean sendNow(ByteBuf message) {
-        offered.incrementAndGet();
         return socket.offer(message);
     }
 
@@ -176,7 +186,6 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
      * @return false when the connection is closed (the payload was released)
      */
     public boolean writeNow(ByteBuf payload, long remoteAddress, int rkey) {
-        offered.incrementAndGet();
         return socket.offer(new io.reactorrdma.engine.DirectWrite(payload, remoteAddress, rkey));
     }
 
@@ -205,6 +214,15 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
      */
     public Flux<Integer> remoteWrites() {
         return remoteWrites.asFlux();
+    }
+
+    /**
+     * Runs {@code listener} on the I/O thread each time the engine sent or refused messages of this
+     * connection (its queue has more room), for a transport that tells waiting requesters instead of
+     * letting them poll; null stops it. It runs inside the engine's turn: keep it short, never block.
+     */
+    public void sentListener(Runnable listener) {
+        this.sentListener = listener;
     }
 
     /** Messages queued and not yet taken by the engine: how far sending lags behind. */
@@ -319,28 +337,43 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
                 });
     }
 
+    /** Chunk of a send's queue of messages not yet taken. */
+    private static final int NOT_TAKEN_CHUNK = 16;
+
     /**
      * One {@code send}: a {@link CapacityGatedSubscriber} requests from the publisher only what the
      * socket's queue has room for (the queue drains as work requests, credits, window and the peer's
-     * allowance permit); the send completes when the engine has taken every message of its own —
-     * it knows the queue tickets of its first and last — and fails when it refused one of them
-     * (too large) or the connection ended. Messages queued by {@code sendNow}, {@code writeNow} or
-     * an earlier, cancelled send are not counted as its own.
+     * allowance permit); the send completes when the engine has sent every message of its own and
+     * fails when it refused one of them (too large) or the connection ended. Messages queued by
+     * {@code sendNow}, {@code writeNow} or an earlier, cancelled send on other threads may reach the
+     * queue between its own, in any order, so the send learns its messages' ordinals from the
+     * engine ({@code onTaken}): its own are taken in the order it offered them, each still the
+     * object it offered.
      */
     private final class Send {
         final Sinks.Empty<Void> drained = Sinks.empty();
         volatile boolean upstreamDone;
-        /** Tickets of this send's first and last message; 0 while it has offered none. */
-        volatile long firstTicket;
-        volatile long lastTicket;
+        /**
+         * Offered and not yet taken, oldest first: this send's thread adds, the I/O thread removes.
+         * A chunked array queue (no node per message), small while the window keeps it short.
+         */
+        final Queue<ByteBuf> notTaken = PlatformDependent.newMpscQueue(NOT_TAKEN_CHUNK, 1 << 30);
+        /** Ordinal of the last of its own messages the engine took; written before it leaves {@link #notTaken}. */
+        volatile long lastOrdinal;
+        /**
+         * I/O thread: its own ordinals, as runs {@code [from, to]} in pairs; a new run starts only
+         * when another thread's message came between two of its own.
+         */
+        long[] runs = new long[2];
+        int runCount;
         final CapacityGatedSubscriber<ByteBuf> gated = new CapacityGatedSubscriber<>(
                 () -> Math.max(0, sendWindow - socket.queued()),
                 message -> {
-                    long ticket = offered.incrementAndGet();
-                    if (firstTicket == 0) {
-                        firstTicket = ticket;
+                    notTaken.add(message); // before the offer: the engine may take it at once
+                    Runnable hook = beforeSendOffer;
+                    if (hook != null) {
+                        hook.run();
                     }
-                    lastTicket = ticket;
                     if (!socket.offer(message)) { // the socket released it
                         throw new IllegalStateException("connection to " + socket.peer() + " is closed", new ClosedChannelException());
                     }
@@ -353,22 +386,45 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
             return drained.asMono();
         }
 
-        /** The engine took more of the queue (I/O thread). */
+        /** I/O thread: the engine took {@code message} as {@code ordinal}; it is ours if it is the oldest we offered. */
+        void onTaken(Object message, long ordinal) {
+            if (notTaken.peek() != message) { // both are live buffers, so the same object is the same message
+                return;
+            }
+            if (runCount > 0 && runs[2 * runCount - 1] == ordinal - 1) {
+                runs[2 * runCount - 1] = ordinal;
+            } else {
+                if (2 * runCount == runs.length) {
+                    runs = java.util.Arrays.copyOf(runs, runs.length * 2);
+                }
+                runs[2 * runCount] = ordinal;
+                runs[2 * runCount + 1] = ordinal;
+                runCount++;
+            }
+            lastOrdinal = ordinal;
+            notTaken.poll();
+        }
+
+        /** The engine sent more of the queue (I/O thread). */
         void sent() {
             completeIfTaken();
             gated.capacityAvailable();
         }
 
         private void completeIfTaken() {
-            if (upstreamDone && taken() >= lastTicket) {
+            if (upstreamDone && notTaken.isEmpty() && taken() >= lastOrdinal) {
                 drained.tryEmitEmpty();
             }
         }
 
-        /** Whether the message with queue ticket {@code ticket} is one of this send's. */
-        boolean owns(long ticket) {
-            long first = firstTicket;
-            return first != 0 && ticket >= first && ticket <= lastTicket;
+        /** I/O thread: whether the message with {@code ordinal} is one of this send's. */
+        boolean owns(long ordinal) {
+            for (int i = runCount - 1; i >= 0; i--) {
+                if (ordinal >= runs[2 * i]) {
+                    return ordinal <= runs[2 * i + 1];
+                }
+            }
+            return false;
         }
 
         void fail(Throwable error) {

@@ -22,7 +22,7 @@ class InboundMessagesTest {
     private final InboundMessages inbound = new InboundMessages(consumed::addAndGet, "test peer", finished::incrementAndGet);
 
     /** A subscriber that keeps what it gets and its subscription. */
-    private static final class Keeper implements Subscriber<ByteBuf> {
+    private static class Keeper implements Subscriber<ByteBuf> {
         final List<ByteBuf> got = new ArrayList<>();
         final AtomicReference<Object> end = new AtomicReference<>();
         Subscription s;
@@ -121,5 +121,52 @@ class InboundMessagesTest {
         k.s.request(0);
         assertThat(k.end.get()).isInstanceOf(IllegalArgumentException.class);
         assertThat(waiting.refCnt()).isZero();
+    }
+
+    /**
+     * The connection is disposed while its subscriber is attaching (here, from inside its
+     * onSubscribe: after receive() took it, before it was in place): it came first, so it keeps
+     * what waits and what arrives, and sees the end.
+     */
+    @Test
+    void aSubscriberAttachingAsTheConnectionIsDisposedKeepsItsMessages() {
+        ByteBuf waiting = Unpooled.buffer(4);
+        inbound.onMessage(waiting);
+        Keeper k = new Keeper() {
+            @Override
+            public void onSubscribe(Subscription s) {
+                super.onSubscribe(s);
+                inbound.releaseUnread(); // the dispose, at the racing point
+                s.request(Long.MAX_VALUE);
+            }
+        };
+        inbound.subscribe(k);
+        ByteBuf later = Unpooled.buffer(4);
+        inbound.onMessage(later);
+        inbound.onClose(null);
+        assertThat(k.got).as("messages the attaching subscriber got").containsExactly(waiting, later);
+        assertThat(k.end.get()).isEqualTo("complete");
+        k.got.forEach(ByteBuf::release);
+    }
+
+    /** A subscriber that comes after the connection was disposed gets only the end; what waited was released. */
+    @Test
+    void aSubscriberAfterTheDisposeGetsOnlyTheEnd() {
+        ByteBuf waiting = Unpooled.buffer(4);
+        inbound.onMessage(waiting);
+        inbound.releaseUnread();
+        assertThat(waiting.refCnt()).isZero();
+        Keeper k = new Keeper();
+        inbound.subscribe(k);
+        k.s.request(Long.MAX_VALUE);
+        ByteBuf later = Unpooled.buffer(4);
+        inbound.onMessage(later);
+        inbound.onClose(null);
+        assertThat(later.refCnt()).isZero();
+        assertThat(k.got).isEmpty();
+        assertThat(k.end.get()).isEqualTo("complete");
+        Keeper second = new Keeper();
+        inbound.subscribe(second);
+        assertThat(second.end.get()).as("a second subscriber").isInstanceOf(IllegalStateException.class);
     }
 }

@@ -815,7 +815,7 @@ public final class Engine {
         int size = msg.readableBytes();
         if (size > sendLimit) {
             s.pollOutbound();
-            s.rejected(msg, new MessageTooLargeException(tooLarge(size)));
+            s.rejected(msg, s.lastTaken(), new MessageTooLargeException(tooLarge(size)));
             s.sent(1);
             return true;
         }
@@ -1021,7 +1021,7 @@ public final class Engine {
         int size = w.payload().readableBytes();
         if (size == 0 || size > config.maxMessageSize()) {
             s.pollOutbound();
-            s.rejected(w.payload(), new MessageTooLargeException("a direct write of " + size + " bytes: it must be 1.."
+            s.rejected(w.payload(), s.lastTaken(), new MessageTooLargeException("a direct write of " + size + " bytes: it must be 1.."
                     + config.maxMessageSize() + " bytes (EngineConfig.withMaxMessageSize); it was not sent, the connection goes on"));
             s.sent(1);
             return true;

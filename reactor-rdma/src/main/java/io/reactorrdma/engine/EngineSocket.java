@@ -63,19 +63,31 @@ public final class EngineSocket {
      */
     public interface OutboundListener {
         /**
-         * {@code messages} were handed to the queue pair (a large message once its last fragment
-         * is posted) or rejected.
+         * The engine took {@code message} (the {@link ByteBuf} or {@link DirectWrite} given to
+         * {@link #offer}) from the queue as the socket's {@code ordinal}-th (from 1). Offers from
+         * several threads reach the queue in no order their callers can know; this says which one
+         * each ordinal is, while the message is still the caller's object (before any copy or
+         * release). Keep it short: it runs inside the engine's turn. A throw fails the socket.
+         */
+        default void onTaken(Object message, long ordinal) {
+        }
+
+        /**
+         * {@code messages} more were handed to the queue pair (a large message once its last
+         * fragment is posted) or rejected, in ordinal order: after {@code n} in all, messages 1..n
+         * are gone.
          */
         void onSent(int messages);
 
         /**
-         * A message could not be sent or delivered (too large, or the peer refused or reclaimed
-         * its destination: {@link MessageRefusedException}); ownership of {@code message} passes
-         * (release it); the socket goes on. A message sent by pull rendezvous counted in
-         * {@link #onSent} when it was offered to the peer, so a refusal of it (the peer could not
-         * allocate memory to pull it into) comes after that.
+         * The message with {@code ordinal} (see {@link #onTaken}) could not be sent or delivered
+         * (too large, or the peer refused or reclaimed its destination:
+         * {@link MessageRefusedException}); ownership of {@code message} passes (release it; it
+         * may be a copy of what was offered); the socket goes on. A message sent by pull
+         * rendezvous counted in {@link #onSent} when it was offered to the peer, so a refusal of
+         * it (the peer could not allocate memory to pull it into) comes after that.
          */
-        void onRejected(ByteBuf message, RuntimeException error);
+        void onRejected(ByteBuf message, long ordinal, RuntimeException error);
     }
 
     final Engine engine;
@@ -105,6 +117,8 @@ public final class EngineSocket {
      */
     private long delivered;
     private long granted;
+    /** I/O thread: messages taken from the queue so far; the last one's ordinal. */
+    private long taken;
     /** I/O thread: the rendezvous message or direct write in progress, which the socket's later messages wait behind. */
     private OutboundMessage current;
     /** I/O thread: when a graceful close gives up waiting for the queue to drain. */
@@ -403,8 +417,27 @@ public final class EngineSocket {
         return outbound.peek();
     }
 
+    /** Takes the head of the queue (I/O thread): it becomes the socket's next ordinal, and the listener hears which it was. */
     Object pollOutbound() {
-        return outbound.poll();
+        Object o = outbound.poll();
+        if (o != null) {
+            taken++;
+            OutboundListener l = outboundListener;
+            if (l != null) {
+                try {
+                    l.onTaken(o, taken);
+                } catch (RuntimeException | Error e) {
+                    // the engine is in the middle of preparing this message: the socket fails after the turn
+                    engine.domain.execute(() -> callbackFailed("onTaken", e));
+                }
+            }
+        }
+        return o;
+    }
+
+    /** The ordinal of the message taken last (I/O thread). */
+    long lastTaken() {
+        return taken;
     }
 
     boolean hasOutbound() {
@@ -441,11 +474,11 @@ public final class EngineSocket {
         }
     }
 
-    void rejected(ByteBuf message, RuntimeException error) {
+    void rejected(ByteBuf message, long ordinal, RuntimeException error) {
         OutboundListener l = outboundListener;
         if (l != null) {
             try {
-                l.onRejected(message, error);
+                l.onRejected(message, ordinal, error);
             } catch (RuntimeException | Error e) {
                 releaseIfHeld(message);
                 callbackFailed("onRejected", e);

@@ -13,6 +13,8 @@ final class OutboundMessage {
     final ByteBuf payload;
     final int token;
     final int size;
+    /** The socket's ordinal of the message (taken from its queue just before this was made). */
+    final long ordinal;
     long remoteAddress;
     int rkey;
     boolean answered;
@@ -27,6 +29,7 @@ final class OutboundMessage {
         this.payload = payload;
         this.token = token;
         this.size = payload.readableBytes();
+        this.ordinal = socket.lastTaken();
     }
 
     /** A direct write: the destination is known, no answer to wait for. */

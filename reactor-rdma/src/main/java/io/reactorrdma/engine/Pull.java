@@ -35,12 +35,15 @@ final class Pull {
         final int size;
         /** When the peer must have released it (System.nanoTime()). */
         final long deadline;
+        /** The socket's ordinal of the message (for a refusal). */
+        final long ordinal;
 
         Source(EngineSocket socket, ByteBuf payload, long deadline) {
             this.socket = socket;
             this.payload = payload;
             this.size = payload.readableBytes();
             this.deadline = deadline;
+            this.ordinal = socket.lastTaken();
         }
     }
 
@@ -165,7 +168,7 @@ final class Pull {
         if (s.isEnded()) {
             src.payload.release();
         } else {
-            s.rejected(src.payload, error);
+            s.rejected(src.payload, src.ordinal, error);
         }
         return true;
     }

@@ -220,7 +220,7 @@ final class Rendezvous {
         EngineSocket s = m.socket;
         s.dropMessage(m);
         s.returnAllowance();
-        s.rejected(m.takePayload(), error);
+        s.rejected(m.takePayload(), m.ordinal, error);
         s.sent(1);
         if (s.hasOutbound()) host.makeReady(s);
     }

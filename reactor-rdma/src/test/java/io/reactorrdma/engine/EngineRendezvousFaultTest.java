@@ -40,7 +40,7 @@ class EngineRendezvousFaultTest {
         }
 
         @Override
-        public void onRejected(ByteBuf message, RuntimeException error) {
+        public void onRejected(ByteBuf message, long ordinal, RuntimeException error) {
             message.release();
             errors.add(error);
         }

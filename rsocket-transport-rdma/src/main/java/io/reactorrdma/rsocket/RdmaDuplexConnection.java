@@ -9,6 +9,7 @@ import io.rsocket.frame.ErrorFrameCodec;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
+import java.lang.invoke.VarHandle;
 import java.net.SocketAddress;
 import java.nio.channels.ClosedChannelException;
 
@@ -28,11 +29,14 @@ public final class RdmaDuplexConnection implements DuplexConnection {
     private final Flux<ByteBuf> inbound;
     private final Mono<Void> onClose;
     private final int pressureLimit;
+    private final RoomSignal room = new RoomSignal(this::watchQueue);
+    /** The engine tells this connection when it sent: from the first time a waiter needed it on. */
+    private volatile boolean queueWatched;
 
     public RdmaDuplexConnection(RdmaConnection connection) {
         this.connection = connection;
         this.pressureLimit = 64;
-        this.inbound = ReleaseAfterNext.endingClosed(connection.inbound().receive());
+        this.inbound = ReleaseAfterNext.endingClosed(connection.inbound().receive(), room::signal);
         this.onClose = connection.onDispose().then(Mono.defer(() -> {
             Throwable failure = connection.failure();
             return failure == null ? Mono.<Void>empty() : Mono.<Void>error(ReleaseAfterNext.closed(failure));
@@ -76,11 +80,33 @@ public final class RdmaDuplexConnection implements DuplexConnection {
     /** 1.0 while nothing waits to be sent, falling towards 0 as frames queue behind the engine. */
     @Override
     public double availability() {
+        room.introduce();
         if (connection.isDisposed()) {
             return 0.0;
         }
         int queued = connection.queuedMessages();
         return queued == 0 ? 1.0 : Math.max(0.0, 1.0 - (double) queued / pressureLimit);
+    }
+
+    /** Signals when {@link #availability()} may have risen: the queue drained below its limit, or a lease was handled. */
+    public RoomSignal roomSignal() {
+        return room;
+    }
+
+    private void watchQueue() {
+        if (!queueWatched) {
+            queueWatched = true;
+            connection.sentListener(this::sent);
+        }
+    }
+
+    /** I/O thread: the engine sent frames. */
+    private void sent() {
+        // pairs with a waiter's arm-then-look: either it sees the room, or this sees it armed
+        VarHandle.fullFence();
+        if (room.armed() && connection.queuedMessages() < pressureLimit) {
+            room.signal();
+        }
     }
 
     /** This side's receive window in frames: see {@link RdmaConnection#receiveWindow()}. */

@@ -2,6 +2,8 @@ package io.reactorrdma.rsocket;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.util.ReferenceCountUtil;
+import io.rsocket.frame.FrameHeaderCodec;
+import io.rsocket.frame.FrameType;
 import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Flux;
@@ -23,16 +25,24 @@ public final class ReleaseAfterNext implements CoreSubscriber<ByteBuf>, Subscrip
     private final CoreSubscriber<? super ByteBuf> actual;
     /** End with a {@link ClosedChannelException}: on completion, and wrapping any other error. */
     private final boolean endClosed;
+    /** Runs after the subscriber handled a LEASE frame (its requester may have room now), or null. */
+    private final Runnable afterLease;
     private Subscription upstream;
 
-    private ReleaseAfterNext(CoreSubscriber<? super ByteBuf> actual, boolean endClosed) {
+    private ReleaseAfterNext(CoreSubscriber<? super ByteBuf> actual, boolean endClosed, Runnable afterLease) {
         this.actual = actual;
         this.endClosed = endClosed;
+        this.afterLease = afterLease;
     }
 
     /** {@code frames} with each frame released after its {@code onNext}. */
     public static Flux<ByteBuf> apply(Flux<ByteBuf> frames) {
-        return operator(frames, false);
+        return operator(frames, false, null);
+    }
+
+    /** As {@link #apply}, running {@code afterLease} once the subscriber's {@code onNext} of a LEASE frame returned. */
+    public static Flux<ByteBuf> apply(Flux<ByteBuf> frames, Runnable afterLease) {
+        return operator(frames, false, afterLease);
     }
 
     /**
@@ -41,14 +51,19 @@ public final class ReleaseAfterNext implements CoreSubscriber<ByteBuf>, Subscrip
      * {@code ClosedChannelException} passes as it is).
      */
     static Flux<ByteBuf> endingClosed(Flux<ByteBuf> frames) {
-        return operator(frames, true);
+        return operator(frames, true, null);
     }
 
-    private static Flux<ByteBuf> operator(Flux<ByteBuf> frames, boolean endClosed) {
+    /** As {@link #endingClosed(Flux)}, running {@code afterLease} as {@link #apply(Flux, Runnable)} does. */
+    static Flux<ByteBuf> endingClosed(Flux<ByteBuf> frames, Runnable afterLease) {
+        return operator(frames, true, afterLease);
+    }
+
+    private static Flux<ByteBuf> operator(Flux<ByteBuf> frames, boolean endClosed, Runnable afterLease) {
         return new FluxOperator<ByteBuf, ByteBuf>(frames) {
             @Override
             public void subscribe(CoreSubscriber<? super ByteBuf> actual) {
-                source.subscribe(new ReleaseAfterNext(actual, endClosed));
+                source.subscribe(new ReleaseAfterNext(actual, endClosed, afterLease));
             }
         };
     }
@@ -68,10 +83,15 @@ public final class ReleaseAfterNext implements CoreSubscriber<ByteBuf>, Subscrip
 
     @Override
     public void onNext(ByteBuf frame) {
+        boolean lease = afterLease != null && frame.readableBytes() >= FrameHeaderCodec.size()
+                && FrameHeaderCodec.streamId(frame) == 0 && FrameHeaderCodec.frameType(frame) == FrameType.LEASE;
         try {
             actual.onNext(frame);
         } finally {
             ReferenceCountUtil.safeRelease(frame);
+        }
+        if (lease) {
+            afterLease.run(); // after RSocket's requester took the lease, so a waiter woken now sees it
         }
     }
 

@@ -50,6 +50,14 @@ final class WakeSocket implements AutoCloseable {
     private volatile long socketWakeups;
     /** Closed by {@link #vanish()}: the queue stays open and its poller may go on waiting. */
     private volatile boolean vanished;
+    /**
+     * Set first by {@link #close()}: a connection the provider thread registers after that is closed
+     * by the provider thread itself (close() may have looked at the keys before it was there).
+     */
+    private volatile boolean closing;
+    /** Tests: run after the provider thread accepted a connection, before it registers it; and in close(), before the selector closes. */
+    volatile Runnable afterAccept;
+    volatile Runnable beforeSelectorClose;
 
     private WakeSocket(ServerSocketChannel server, Path path, Selector selector) {
         this.server = server;
@@ -120,9 +128,18 @@ final class WakeSocket implements AutoCloseable {
             if (ch == null) {
                 return;
             }
+            Runnable hook = afterAccept;
+            if (hook != null) {
+                hook.run();
+            }
             try {
                 ch.configureBlocking(false);
                 ch.register(selector, SelectionKey.OP_READ);
+                if (closing) {
+                    // registered, then read the flag; close() set it, then reads the keys: one of the two closes it
+                    closeQuietly(ch);
+                    return;
+                }
                 selector.wakeup(); // a poller already waiting selects again, now with this connection
             } catch (IOException | RuntimeException e) {
                 closeQuietly(ch); // the queue closed meanwhile
@@ -213,12 +230,17 @@ final class WakeSocket implements AutoCloseable {
         close();
     }
 
-    /** Closes the listener (its file goes), the connections peers made and the selector; once. */
+    /**
+     * Closes the listener (its file goes), the connections peers made and the selector; once. The
+     * selector's key set is concurrent (JDK 11+), so reading it while the provider thread registers
+     * is safe; a connection registered after that read is closed by the provider thread.
+     */
     @Override
     public synchronized void close() {
         if (!server.isOpen()) {
             return;
         }
+        closing = true;
         closeQuietly(server);
         SharedMemory.deleteQuietly(path);
         selector.wakeup();
@@ -228,6 +250,10 @@ final class WakeSocket implements AutoCloseable {
             }
         } catch (ClosedSelectorException alreadyClosed) {
             return;
+        }
+        Runnable hook = beforeSelectorClose;
+        if (hook != null) {
+            hook.run();
         }
         closeQuietly(selector);
     }

@@ -14,6 +14,9 @@ import java.util.Objects;
  * frames without bound. "Room" is the requester's {@code availability() > 0}: for the RDMA transport,
  * fewer frames queued than its pressure limit; with leases, also a lease with requests left.
  * Waiting requests go in arrival order; each sees room anew after the one before it was sent.
+ * They are woken when room may have come — the RDMA queue drained below its limit, a lease was
+ * handled, the recovery layer switched connections — without a timer; only a connection of another
+ * transport, which cannot tell, is re-checked every {@link Builder#pollInterval}.
  *
  * <pre>{@code
  * RSocketConnector.create()
@@ -28,7 +31,7 @@ import java.util.Objects;
  */
 public final class CapacityGate implements RSocketInterceptor {
 
-    /** How often waiting requests look for room again: 1 ms (the transport does not signal room). */
+    /** How often waiting requests look for room again on a connection of another transport (this project's signal room): 1 ms. */
     public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofMillis(1);
 
     /** Requests that may wait for room per connection before more are rejected: 256, as RSocket's lease queue. */
@@ -66,7 +69,10 @@ public final class CapacityGate implements RSocketInterceptor {
         private Builder() {
         }
 
-        /** How often waiting requests look for room again; default {@link #DEFAULT_POLL_INTERVAL}. */
+        /**
+         * How often waiting requests look for room again on a connection that cannot signal it (not
+         * one of this project's transports); default {@link #DEFAULT_POLL_INTERVAL}.
+         */
         public Builder pollInterval(Duration interval) {
             Objects.requireNonNull(interval, "pollInterval");
             if (interval.isNegative() || interval.isZero()) {

@@ -1,5 +1,6 @@
 package io.reactorrdma.rsocket.recovery;
 
+import io.reactorrdma.rsocket.RoomSignal;
 import io.rsocket.Payload;
 import io.rsocket.RSocket;
 import io.rsocket.exceptions.RejectedException;
@@ -23,6 +24,11 @@ import java.util.function.Supplier;
  * arrival order. Until then the request waits here, unsent, and its caller's {@code Mono}/{@code Flux}
  * does not complete — so a caller that bounds its concurrency is held at the connection's pace.
  * A request cancelled while it waits releases its payload. See {@link CapacityGate}.
+ *
+ * <p>Waiting costs no timer when the connection is one of this project's: its {@link RoomSignal}
+ * (found the first time the availability is asked) wakes the waiters when the RDMA queue drains,
+ * a lease is handled or the connection switches. Only another transport's connection, which cannot
+ * say when it has room, is re-checked every poll interval.
  */
 final class CapacityGatedRSocket extends RSocketProxy {
 
@@ -40,6 +46,21 @@ final class CapacityGatedRSocket extends RSocketProxy {
     private final AtomicInteger waitingCount = new AtomicInteger();
     /** A poll is scheduled and has not started; cleared by it first, so a later wait schedules another. */
     private final AtomicBoolean pollScheduled = new AtomicBoolean();
+    /** A wake-up is scheduled and has not started; cleared by it first. */
+    private final AtomicBoolean wakeScheduled = new AtomicBoolean();
+    /** Built once: arming and waking allocate nothing. */
+    private final Runnable wakeTask = this::wake;
+    private final Runnable admitTask = () -> {
+        wakeScheduled.set(false);
+        admit();
+    };
+    private final Runnable pollTask = () -> {
+        pollScheduled.set(false);
+        admit();
+    };
+    /** The connection's signal, once found (null: a transport that has none, or not asked yet). */
+    private volatile RoomSignal signal;
+    private volatile boolean signalSought;
     /** One thread admits at a time (admitting runs the request). */
     private final AtomicBoolean admitting = new AtomicBoolean();
 
@@ -124,45 +145,72 @@ final class CapacityGatedRSocket extends RSocketProxy {
                     waitingCount.decrementAndGet();
                 }
             });
-            schedulePoll();
+            admit(); // room may have come since the look above; else this arms the wake-up
         });
     }
 
     private boolean hasRoom() {
-        return source.isDisposed() || source.availability() > 0.0;
+        if (source.isDisposed()) {
+            return true;
+        }
+        if (!signalSought) {
+            signalSought = true;
+            return RoomSignal.availability(source, found -> signal = found) > 0.0;
+        }
+        return source.availability() > 0.0;
     }
 
-    /** Lets waiting requests go, one at a time, while there is room; each is sent before room is looked at again. */
+    /**
+     * Lets waiting requests go, one at a time, while there is room; each is sent before room is
+     * looked at again. When requests are left waiting it arms the wake-up and looks once more: room
+     * that came after that look signals.
+     */
     private void admit() {
-        pollScheduled.set(false);
-        if (!admitting.compareAndSet(false, true)) {
-            return;
-        }
-        try {
-            while (true) {
-                if (waiting.isEmpty() || !hasRoom()) {
-                    admitting.set(false);
-                    if (!waiting.isEmpty()) {
-                        schedulePoll();
+        while (admitting.compareAndSet(false, true)) {
+            try {
+                while (!waiting.isEmpty() && hasRoom()) {
+                    MonoSink<Void> next = waiting.poll();
+                    if (next != null) {
+                        waitingCount.decrementAndGet();
+                        next.success(); // runs the request on this thread: its frame is queued (or its lease used) before the next look
                     }
-                    return;
                 }
-                MonoSink<Void> next = waiting.poll();
-                if (next != null) {
-                    waitingCount.decrementAndGet();
-                    next.success(); // runs the request on this thread: its frame is queued (or its lease used) before the next look
-                }
+            } catch (RuntimeException | Error e) {
+                admitting.set(false);
+                scheduleAdmit(); // the requests still waiting go on without this one
+                throw e;
             }
-        } catch (RuntimeException | Error e) {
             admitting.set(false);
-            schedulePoll();
-            throw e;
+            if (waiting.isEmpty()) {
+                return; // a request that comes later admits itself
+            }
+            awaitRoom();
+            if (!hasRoom()) {
+                return;
+            }
         }
     }
 
-    private void schedulePoll() {
-        if (pollScheduled.compareAndSet(false, true)) {
-            timer.schedule(this::admit, pollNanos, TimeUnit.NANOSECONDS);
+    /** Asks to be woken when room may have come: by the connection's signal, or, for a transport without one, by the timer. */
+    private void awaitRoom() {
+        RoomSignal s = signal;
+        if (s != null) {
+            s.whenRoom(wakeTask);
+        } else if (pollScheduled.compareAndSet(false, true)) {
+            timer.schedule(pollTask, pollNanos, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    /** Room may have come (any thread, possibly an I/O thread): admits on the timer's thread, not the signaller's. */
+    private void wake() {
+        if (!waiting.isEmpty()) {
+            scheduleAdmit();
+        }
+    }
+
+    private void scheduleAdmit() {
+        if (wakeScheduled.compareAndSet(false, true)) {
+            timer.schedule(admitTask);
         }
     }
 

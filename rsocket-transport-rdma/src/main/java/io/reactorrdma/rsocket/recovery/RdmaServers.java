@@ -21,7 +21,9 @@ import java.util.Objects;
  * }</pre>
  *
  * The RDMA side binds first; if the TCP side then fails to bind, the RDMA side is closed again and
- * the error says which side failed.
+ * the error says which side failed. A caller that gives up before both are bound (a
+ * {@code block(timeout)} that times out cancels) leaves nothing bound: a side already bound is
+ * closed, one that binds later is closed as it comes.
  */
 public final class RdmaServers {
 
@@ -56,12 +58,64 @@ public final class RdmaServers {
         Objects.requireNonNull(server, "server");
         Objects.requireNonNull(rdma, "rdma");
         Objects.requireNonNull(tcp, "tcp");
-        return server.bind(rdma)
-                .onErrorMap(e -> new IllegalStateException("binding the RDMA side of the dual server failed: " + e
-                        + "; nothing was bound. Check the RDMA address and provider, or serve TCP alone", e))
-                .flatMap(r -> server.bind(tcp)
-                        .onErrorResume(e -> closeAndFail(r, e))
-                        .map((CloseableChannel t) -> new DualServer(r, t)));
+        return Mono.defer(() -> {
+            Binding binding = new Binding();
+            return server.bind(rdma)
+                    .onErrorMap(e -> new IllegalStateException("binding the RDMA side of the dual server failed: " + e
+                            + "; nothing was bound. Check the RDMA address and provider, or serve TCP alone", e))
+                    .doOnNext(binding::rdmaBound)
+                    .flatMap(r -> server.bind(tcp)
+                            .onErrorResume(e -> closeAndFail(r, e))
+                            .doOnNext(binding::tcpBound)
+                            .filter(t -> binding.deliver())
+                            .map((CloseableChannel t) -> new DualServer(r, t)))
+                    .doOnCancel(binding::cancel);
+        });
+    }
+
+    /**
+     * One dual bind that its caller may give up on ({@code block(timeout)} cancels when it times
+     * out): a side bound before or after the cancel is closed, never left serving. Atomics, no lock:
+     * the sides bind on provider and event-loop threads.
+     */
+    private static final class Binding {
+        private static final int BINDING = 0;
+        private static final int DELIVERED = 1;
+        private static final int CANCELLED = 2;
+        private final java.util.concurrent.atomic.AtomicInteger phase = new java.util.concurrent.atomic.AtomicInteger();
+        private volatile RdmaServerTransport.Bound rdma;
+        private volatile CloseableChannel tcp;
+
+        void rdmaBound(RdmaServerTransport.Bound r) {
+            rdma = r;
+            if (phase.get() == CANCELLED) {
+                r.dispose(); // the cancel may have missed it: disposing twice is harmless
+            }
+        }
+
+        void tcpBound(CloseableChannel t) {
+            tcp = t;
+            if (phase.get() == CANCELLED) {
+                t.dispose();
+            }
+        }
+
+        boolean deliver() {
+            return phase.compareAndSet(BINDING, DELIVERED);
+        }
+
+        void cancel() {
+            if (phase.compareAndSet(BINDING, CANCELLED)) {
+                RdmaServerTransport.Bound r = rdma;
+                CloseableChannel t = tcp;
+                if (r != null) {
+                    r.dispose();
+                }
+                if (t != null) {
+                    t.dispose();
+                }
+            }
+        }
     }
 
     private static Mono<CloseableChannel> closeAndFail(RdmaServerTransport.Bound rdma, Throwable e) {

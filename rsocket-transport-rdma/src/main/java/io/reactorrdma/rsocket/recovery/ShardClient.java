@@ -415,10 +415,17 @@ public final class ShardClient implements RSocketClient {
                 }), Payload::release, true)));
     }
 
-    /** A live replica's RSocket (waiting up to the default timeout for one). */
+    /**
+     * A live replica's RSocket (waiting up to the default timeout for one). The connection is read
+     * once, after the pick: one that closed in between is no answer, and the pick is made again.
+     */
     @Override
     public Mono<RSocket> source() {
-        return select(Collections.emptySet()).timeout(config.timeout).map(r -> r.connected().socket());
+        return select(Collections.emptySet())
+                .flatMap(r -> Mono.justOrEmpty(r.connected()))
+                .repeatWhenEmpty(Integer.MAX_VALUE, ticks -> ticks.delayElements(SELECT_POLL))
+                .timeout(config.timeout)
+                .map(Replica.Connected::socket);
     }
 
     /** Completes when the client is disposed and every replica's connection has closed. */

@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.util.ReferenceCountUtil;
 import io.reactorrdma.rsocket.ReleaseAfterNext;
+import io.reactorrdma.rsocket.RoomSignal;
 import io.rsocket.DuplexConnection;
 import io.rsocket.RSocketErrorException;
 import io.rsocket.exceptions.CanceledException;
@@ -64,6 +65,9 @@ final class SwitchingDuplexConnection implements DuplexConnection {
     private final Sinks.Many<ByteBuf> inbound = Sinks.many().unicast().onBackpressureBuffer();
     private final Sinks.Empty<Void> closed = Sinks.empty();
     private final Flux<ByteBuf> receive;
+    /** Signals a waiting requester: the current connection's own signal, a lease handled, a switch. */
+    private final RoomSignal room = new RoomSignal(this::armCurrent);
+    private final Runnable relayRoom = room::signal;
 
     /**
      * Switched and drained: no other connection is left and none will come, so frames pass
@@ -92,7 +96,7 @@ final class SwitchingDuplexConnection implements DuplexConnection {
         this.current = first;
         this.drainTimeout = drainTimeout;
         this.listener = listener;
-        this.receive = ReleaseAfterNext.apply(inbound.asFlux().doOnSubscribe(s -> startReceiving()))
+        this.receive = ReleaseAfterNext.apply(inbound.asFlux().doOnSubscribe(s -> startReceiving()), room::signal)
                 .doOnDiscard(ByteBuf.class, ReferenceCountUtil::safeRelease);
         watch(first);
     }
@@ -150,6 +154,7 @@ final class SwitchingDuplexConnection implements DuplexConnection {
         }
         watch(next);
         receiveIfSubscribed(next);
+        room.signal(); // another connection, another availability
         LOG.log(System.Logger.Level.DEBUG, () -> "moved to " + next + "; " + previous + (previousIdle ? " closes now (no stream open)" : " drains"));
         listener.returned(previous, next);
         if (previousIdle) {
@@ -466,7 +471,16 @@ final class SwitchingDuplexConnection implements DuplexConnection {
 
     @Override
     public double availability() {
+        room.introduce();
         return isDisposed() ? 0.0 : current().availability();
+    }
+
+    /** A waiter armed the signal: the current connection's own signal (a queue draining) relays to it. */
+    private void armCurrent() {
+        RoomSignal inner = RoomSignal.of(current());
+        if (inner != null) {
+            inner.whenRoom(relayRoom);
+        }
     }
 
     /** Mirrors the current connection's close: completes, or errors with its cause. */

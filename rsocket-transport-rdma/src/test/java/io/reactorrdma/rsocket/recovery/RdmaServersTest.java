@@ -119,4 +119,63 @@ class RdmaServersTest {
             first.onClose().block(WAIT);
         }
     }
+
+    /**
+     * What {@code block(timeout)} does when the dual bind takes too long: it cancels. Here the TCP
+     * bind waits (its address supplier holds it) until the RDMA side is bound and the bind was
+     * cancelled; then neither side may stay bound.
+     */
+    @Test
+    void aDualBindCancelledAfterTheRdmaSideBoundLeavesNothingBound() throws Exception {
+        DualServer first = RdmaServers.dual(new CountingServer().server(), rdmaTransport(), new InetSocketAddress("127.0.0.1", 0)).block(WAIT);
+        int rdmaPort = first.rdmaAddress().getPort();
+        first.dispose();
+        first.onClose().block(WAIT);
+        int tcpPort;
+        try (ServerSocket s = new ServerSocket(0)) {
+            tcpPort = s.getLocalPort();
+        }
+        java.util.concurrent.CountDownLatch tcpBinding = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        io.rsocket.transport.netty.server.TcpServerTransport tcp = io.rsocket.transport.netty.server.TcpServerTransport.create(
+                reactor.netty.tcp.TcpServer.create().bindAddress(() -> {
+                    tcpBinding.countDown(); // the RDMA side is bound: the TCP side binds after it
+                    try {
+                        release.await(30, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    return new InetSocketAddress("127.0.0.1", tcpPort);
+                }));
+        java.util.concurrent.atomic.AtomicReference<DualServer> delivered = new java.util.concurrent.atomic.AtomicReference<>();
+        reactor.core.Disposable binding = RdmaServers.dual(new CountingServer().server(),
+                        RdmaServerTransport.create(RdmaServer.create().port(rdmaPort).runOn(resources), resources), tcp)
+                .subscribe(delivered::set, e -> { });
+        try {
+            assertThat(tcpBinding.await(30, TimeUnit.SECONDS)).as("the TCP side started binding").isTrue();
+            binding.dispose(); // the caller gave up
+        } finally {
+            release.countDown();
+        }
+        LiveBufferWait.until(WAIT, () -> bindsAgain(rdmaPort), "the RDMA port " + rdmaPort + " to be free again");
+        LiveBufferWait.until(WAIT, () -> tcpBindsAgain(tcpPort), "the TCP port " + tcpPort + " to be free again");
+        assertThat(delivered.get()).as("nothing delivered after the cancel").isNull();
+    }
+
+    private boolean bindsAgain(int rdmaPort) {
+        try {
+            RdmaServer.create().port(rdmaPort).runOn(resources).bindNow(WAIT).disposeNow(WAIT);
+            return true;
+        } catch (RuntimeException e) {
+            return false;
+        }
+    }
+
+    private static boolean tcpBindsAgain(int port) {
+        try (ServerSocket s = new ServerSocket(port, 50, java.net.InetAddress.getByName("127.0.0.1"))) {
+            return true;
+        } catch (java.io.IOException e) {
+            return false;
+        }
+    }
 }

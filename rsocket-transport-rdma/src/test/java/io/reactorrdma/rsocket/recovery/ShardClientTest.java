@@ -414,6 +414,38 @@ class ShardClientTest {
                 .isBetween(Duration.ofMillis(40), Duration.ofMillis(41)); // the histogram keeps 2 significant digits
     }
 
+    /**
+     * The picked replica's connection closes between the pick and the read of its socket (the
+     * requester's isDisposed() closes it at the pick's look): source() looks again and returns the
+     * replica's next connection instead of failing with a NullPointerException.
+     */
+    @Test
+    void sourceLooksAgainWhenThePickedReplicasConnectionClosesRightAfterThePick() {
+        java.util.concurrent.atomic.AtomicBoolean closeAtNextLook = new java.util.concurrent.atomic.AtomicBoolean();
+        client = shard(List.of(replica(d -> Mono.just("re:" + d))))
+                .timeout(Duration.ofSeconds(20))
+                .connector(c -> c.payloadDecoder(PayloadDecoder.ZERO_COPY).interceptors(r -> r.forRequester((io.rsocket.plugins.RSocketInterceptor) rs -> new io.rsocket.util.RSocketProxy(rs) {
+                    private volatile boolean closed;
+
+                    @Override
+                    public boolean isDisposed() {
+                        if (closeAtNextLook.compareAndSet(true, false)) {
+                            closed = true;
+                            source.dispose();
+                            return false; // the pick saw it live; it is closed right after
+                        }
+                        return closed || source.isDisposed();
+                    }
+                })))
+                .build();
+        awaitLive(1);
+        closeAtNextLook.set(true);
+        RSocket socket = client.source().block(Duration.ofSeconds(30));
+        assertThat(closeAtNextLook).as("the pick looked at the connection").isFalse();
+        assertThat(socket).isNotNull();
+        assertThat(socket.isDisposed()).as("source() returned a closed connection").isFalse();
+    }
+
     /** A payload that runs {@code onRetain} before each retain and {@code onFreed} once its count reaches 0. */
     private record HookedPayload(Payload delegate, Runnable onRetain, Runnable onFreed) implements Payload {
         @Override public boolean hasMetadata() { return delegate.hasMetadata(); }

@@ -1,0 +1,142 @@
+package io.reactorrdma;
+
+import io.netty.buffer.ByteBuf;
+import io.reactorrdma.engine.EngineConfig;
+import io.reactorrdma.engine.IdleStrategy;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static io.reactorrdma.TestMessages.message;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A {@code send} and a {@code sendNow} on different threads: the queue's order is not the order
+ * in which they started, so the send must learn from the engine which messages were its own.
+ * The interleaving is pinned with the send's hook just before it offers a message.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class RdmaSendOrderTest {
+
+    private static final int SERVER_MAX_MESSAGE = 64 * 1024;
+
+    private RdmaResources serverResources;
+    private RdmaResources clientResources;
+    private DisposableRdmaServer server;
+    private CompletableFuture<RdmaConnection> serverSide;
+    private final CountDownLatch offering = new CountDownLatch(1);
+    private final CountDownLatch proceed = new CountDownLatch(1);
+
+    @BeforeEach
+    void start() {
+        serverResources = RdmaResources.builder("server").provider("loopback").threads(1).idle(IdleStrategy.BACK_OFF)
+                .engine(EngineConfig.defaults().withMaxMessageSize(SERVER_MAX_MESSAGE)).build();
+        clientResources = RdmaResources.builder("client").provider("loopback").threads(1).idle(IdleStrategy.BACK_OFF).build();
+        serverSide = new CompletableFuture<>();
+        server = RdmaServer.create().port(0).runOn(serverResources)
+                .handleConnection(c -> {
+                    serverSide.complete(c);
+                    return c.onDispose();
+                })
+                .bindNow();
+    }
+
+    @AfterEach
+    void stop() {
+        proceed.countDown();
+        server.disposeNow(Duration.ofSeconds(10));
+        clientResources.dispose();
+        serverResources.dispose();
+        assertThat(clientResources.allocator().liveBuffers()).as("client live buffers").isZero();
+        assertThat(serverResources.allocator().liveBuffers()).as("server live buffers").isZero();
+    }
+
+    private RdmaConnection connect() {
+        return RdmaClient.create().port(server.port()).runOn(clientResources).connectNow();
+    }
+
+    /** The first message a send offers waits, once, until the test lets it go. */
+    private void pauseFirstOffer(RdmaConnection c) {
+        AtomicBoolean once = new AtomicBoolean();
+        c.beforeSendOffer = () -> {
+            if (once.compareAndSet(false, true)) {
+                offering.countDown();
+                try {
+                    proceed.await(60, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        };
+    }
+
+    /** A one-message send on another thread; records the messages still queued when its then() completes. */
+    private static CompletableFuture<Void> sendOne(RdmaConnection c, AtomicInteger queuedAtCompletion) {
+        return Mono.defer(() -> c.outbound().send(Mono.fromCallable(() -> message(c, 64, 1000))).then())
+                .doOnSuccess(v -> queuedAtCompletion.set(c.queuedMessages()))
+                .subscribeOn(Schedulers.boundedElastic())
+                .toFuture();
+    }
+
+    private AtomicInteger drainServer() throws Exception {
+        RdmaConnection s = serverSide.get(30, TimeUnit.SECONDS);
+        AtomicInteger read = new AtomicInteger();
+        s.receive().subscribe(m -> {
+            m.release();
+            read.incrementAndGet();
+        }, error -> { });
+        return read;
+    }
+
+    @Test
+    void aSendNowOvertakingASendDoesNotCompleteItEarly() throws Exception {
+        RdmaConnection c = connect();
+        RdmaConnection s = serverSide.get(30, TimeUnit.SECONDS);
+        int window = s.receiveWindow();
+        // The server reads nothing: after window - 1 messages one more may go, then the rest waits queued.
+        for (int i = 0; i < window - 1; i++) {
+            assertThat(c.sendNow(message(c, 64, i))).isTrue();
+        }
+        pauseFirstOffer(c);
+        AtomicInteger queuedAtCompletion = new AtomicInteger(-1);
+        CompletableFuture<Void> sent = sendOne(c, queuedAtCompletion);
+        assertThat(offering.await(30, TimeUnit.SECONDS)).as("the send reached its offer").isTrue();
+        assertThat(c.sendNow(message(c, 64, 999))).isTrue(); // overtakes the send's message and takes the last allowance
+        Eventually.until(() -> s.receiveHeadroom() == 0); // the engine took it: the server holds a full window
+        proceed.countDown();
+        Eventually.until(() -> c.queuedMessages() == 1 || sent.isDone()); // the send's message waits for allowance
+        AtomicInteger read = drainServer();
+        sent.get(30, TimeUnit.SECONDS);
+        assertThat(queuedAtCompletion.get()).as("messages still queued when the send's then() completed").isZero();
+        Eventually.until(() -> read.get() == window + 1);
+        c.dispose();
+    }
+
+    @Test
+    void aSendNowRefusedWhileASendOffersIsNotBlamedOnTheSend() throws Exception {
+        RdmaConnection c = connect();
+        AtomicInteger read = drainServer();
+        pauseFirstOffer(c);
+        AtomicInteger queuedAtCompletion = new AtomicInteger(-1);
+        CompletableFuture<Void> sent = sendOne(c, queuedAtCompletion);
+        assertThat(offering.await(30, TimeUnit.SECONDS)).as("the send reached its offer").isTrue();
+        ByteBuf tooLarge = c.alloc().directBuffer(SERVER_MAX_MESSAGE + 1);
+        tooLarge.writerIndex(SERVER_MAX_MESSAGE + 1);
+        assertThat(c.sendNow(tooLarge)).isTrue();
+        Eventually.until(() -> tooLarge.refCnt() == 0); // refused by the engine and released
+        proceed.countDown();
+        sent.get(30, TimeUnit.SECONDS); // the send's own message was fine
+        Eventually.until(() -> read.get() == 1);
+        c.dispose();
+    }
+}
