@@ -31,6 +31,8 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 public final class RdmaConnection implements RdmaInbound, Disposable {
 
+    private static final System.Logger LOG = System.getLogger(RdmaConnection.class.getName());
+
     private final EngineSocket socket;
     private final ByteBufAllocator alloc;
     private final InboundMessages inbound;
@@ -101,6 +103,11 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
                 Send s = activeSend.get();
                 if (s != null && s.owns(ordinal)) {
                     s.fail(error);
+                } else {
+                    // a pulled message counts as sent once the peer was told of it, so the send that
+                    // offered it may have completed before the peer refused it: say so, not silently
+                    LOG.log(System.Logger.Level.WARNING, "connection to {0}: message {1} was refused after its send completed: {2}",
+                            socket.peer(), ordinal, error.getMessage());
                 }
             }
         });
@@ -191,9 +198,11 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
 
     /**
      * A buffer only this connection's peer may READ: a message written into it and larger than the
-     * peer's eager size goes by pull rendezvous (the peer reads it; no destination round trip).
-     * Only when pull rendezvous is on for this connection ({@code EngineConfig.withPullRendezvous}
-     * on both sides); other memory goes by the WRITE rendezvous.
+     * peer's eager size goes by pull rendezvous without a copy (the peer reads it; no destination
+     * round trip). Only when pull rendezvous is on for this connection (the default,
+     * {@code EngineConfig.withPullRendezvous} on both sides); other memory is copied into such a
+     * buffer first when it is at most {@code EngineConfig.pullCopyLimit}, and goes by the WRITE
+     * rendezvous when larger.
      *
      * @throws IllegalStateException when pull rendezvous is not on for this connection
      */

@@ -851,9 +851,14 @@ public final class Engine {
             return true;
         }
         if (pullOn) {
-            ByteBuf source = pullSource(msg, size);
-            if (source != null) {
-                return preparePullRequest(s, source, size);
+            if (isReadableHere(msg)) {
+                s.pollOutbound();
+                return preparePullRequest(s, msg, size);
+            }
+            ByteBuf copy = size <= config.pullCopyLimit() ? readableCopyDestination(size) : null;
+            if (copy != null) {
+                s.pollOutbound(); // taken (OutboundListener.onTaken) before it is copied and released
+                return preparePullRequest(s, copyForPull(msg, copy, size), size);
             }
         }
         // rendezvous: ask for a destination, send the fragments once it is known
@@ -871,32 +876,38 @@ public final class Engine {
     }
 
     /**
-     * What the peer may READ for {@code msg}: {@code msg} itself when it lies in one contiguous
-     * piece of this engine's readable pool; else, up to the pull copy limit, a copy there (the
-     * original is released); null when it goes by WRITE rendezvous instead (over the limit, or no
-     * readable memory to copy into). I/O thread.
+     * Room in this engine's readable pool for a copy of a {@code size}-byte message to be pulled,
+     * or null when the pool cannot take it now (the message then goes by WRITE rendezvous, which
+     * needs no readable memory). I/O thread.
      */
-    private ByteBuf pullSource(ByteBuf msg, int size) {
-        if (isReadableHere(msg)) {
-            return msg;
-        }
-        if (size > config.pullCopyLimit()) {
+    private ByteBuf readableCopyDestination(int size) {
+        try {
+            return readables.directBuffer(size, size);
+        } catch (RuntimeException | OutOfMemoryError e) {
             return null;
         }
-        ByteBuf copy;
+    }
+
+    /**
+     * Copies {@code msg}, taken from its socket, into {@code copy} (readable memory) and releases
+     * it: the peer READs the copy. Both are released if the copy fails (the message was taken, so
+     * the failure ends its socket as any failure to send it would).
+     */
+    private ByteBuf copyForPull(ByteBuf msg, ByteBuf copy, int size) {
         try {
-            copy = readables.directBuffer(size, size);
-        } catch (RuntimeException | OutOfMemoryError e) {
-            return null; // the pool cannot take it now: the WRITE rendezvous needs no readable memory
+            copy.writeBytes(msg, msg.readerIndex(), size);
+            if (PayloadGather.inPlace(msg, memory.protectionDomain())) {
+                metrics.pullCopy(size);
+            } else {
+                metrics.copyOnSend(size); // outside registered memory: copied whichever way it goes
+            }
+            return copy;
+        } catch (RuntimeException e) {
+            copy.release();
+            throw e;
+        } finally {
+            msg.release();
         }
-        copy.writeBytes(msg, msg.readerIndex(), size);
-        if (PayloadGather.inPlace(msg, memory.protectionDomain())) {
-            metrics.pullCopy(size);
-        } else {
-            metrics.copyOnSend(size); // outside registered memory: copied whichever way it goes
-        }
-        msg.release();
-        return copy;
     }
 
     /** Whether {@code msg} lies in one contiguous piece of this engine's readable pool. */
@@ -909,12 +920,11 @@ public final class Engine {
     }
 
     /**
-     * Names a message to the peer to pull (PULL_REQUEST, solicited): it counts as sent now (the
+     * Names a message, taken from socket {@code s}, to the peer to pull (PULL_REQUEST, solicited): it counts as sent now (the
      * sender's I/O thread does nothing more for it), and its source is held until the peer's
      * PULL_DONE releases it. The socket's next messages go at once; the peer keeps the order.
      */
     private boolean preparePullRequest(EngineSocket s, ByteBuf msg, int size) {
-        s.pollOutbound();
         int token = rendezvous.nextToken();
         SendWr wr = chain.prepare(null, 0); // control traffic: the peer's READs count against its window
         int at = (int) (wr.wrId() % chain.depth()) * HEADER_SLOT;
@@ -948,7 +958,8 @@ public final class Engine {
                     continue;
                 }
             }
-            int fragment = Math.min(config.fragmentSize(), p.size - p.posted);
+            // a READ never exceeds the domain's budget, or one larger than it would never be admitted
+            int fragment = (int) Math.min(Math.min(config.fragmentSize(), config.pullBudgetBytes()), p.size - p.posted);
             if (!window.tryAcquire(fragment)) {
                 metrics.windowStall();
                 return;

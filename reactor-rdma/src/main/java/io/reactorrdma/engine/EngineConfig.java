@@ -75,8 +75,8 @@ public record EngineConfig(int sendQueueDepth,
     public static final Duration DEFAULT_RENDEZVOUS_WRITE_TIMEOUT = Duration.ofSeconds(30);
     /**
      * Whether this side offers pull rendezvous: a large message whose payload lives in memory the
-     * peer may read ({@code EngineSocket.allocateRemoteReadable}, the connection's allocator when
-     * pull is on) is named to the peer in one request, and the peer READs it into its own memory
+     * peer may read (this engine's readable pool: {@code EngineSocket.allocateRemoteReadable}) is
+     * named to the peer in one request, and the peer READs it into its own memory
      * (no destination round trip, the sender's thread is not woken to move it). Used on a
      * connection only when both sides offer it (agreed at connect). A payload elsewhere is copied
      * into that readable memory first when it is at most {@link #DEFAULT_PULL_COPY_LIMIT}; larger
@@ -94,10 +94,11 @@ public record EngineConfig(int sendQueueDepth,
      * The largest payload outside the peer-readable memory that is copied into it to go by pull
      * (0: only payloads already there go by pull). The copy (one memcpy on the sender's I/O
      * thread) replaces the WRITE rendezvous's round trip: a destination request, its answer and
-     * the sender's wake-up for it. With the soft provider the WRITE is a memcpy by the sender as
-     * well, so the copy costs nothing extra there; on an RNIC, whose WRITE costs the sender no CPU,
-     * it pays while threads block between messages and costs a little where they busy-poll — lower
-     * it (or 0) there to keep large registered payloads zero-copy.
+     * the sender's wake-up for it. With the soft provider the sender's copy takes the place of the
+     * WRITE's (a memcpy by the sender too) and the receiver's READ is a second one; on an RNIC,
+     * whose WRITE costs the sender no CPU, the copy pays while threads block between messages and
+     * costs a little where they busy-poll — lower it (or 0) there to keep large registered payloads
+     * zero-copy.
      */
     public static final int DEFAULT_PULL_COPY_LIMIT = 1024 * 1024;
 
@@ -116,9 +117,8 @@ public record EngineConfig(int sendQueueDepth,
             throw new IllegalArgumentException("maxPinnedDestinationBytes must be at least 1, got " + maxPinnedDestinationBytes);
         }
         atLeastTenMillis("rendezvousWriteTimeout", rendezvousWriteTimeout);
-        if (pullBudgetBytes < fragmentSize) {
-            throw new IllegalArgumentException("pullBudgetBytes must be at least the fragment size (" + fragmentSize + "), got "
-                    + pullBudgetBytes);
+        if (pullBudgetBytes < 4096) {
+            throw new IllegalArgumentException("pullBudgetBytes must be at least 4096, got " + pullBudgetBytes);
         }
         atLeast("pullCopyLimit", pullCopyLimit, 0);
     }
@@ -224,7 +224,7 @@ public record EngineConfig(int sendQueueDepth,
                 rendezvousWriteTimeout, v, pullBudgetBytes, pullCopyLimit);
     }
 
-    /** See {@link #DEFAULT_PULL_BUDGET_BYTES}; at least one fragment. */
+    /** See {@link #DEFAULT_PULL_BUDGET_BYTES}; at least 4 KiB (READs are then cut to it, below the fragment size). */
     public EngineConfig withPullBudgetBytes(long v) {
         return new EngineConfig(sendQueueDepth, recvQueueDepth, eagerSize, clientEagerSize, fragmentSize, sendWindowBytes,
                 maxMessageSize, socketMessageWindow, heartbeatInterval, drainTimeout, maxPinnedDestinationBytes,
