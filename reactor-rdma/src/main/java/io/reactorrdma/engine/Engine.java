@@ -850,16 +850,30 @@ public final class Engine {
             metrics.sent(bytes);
             return true;
         }
-        if (pullOn) {
-            if (isReadableHere(msg)) {
+        boolean readable = pullOn && isReadableHere(msg);
+        if (readable || (pullOn && size <= config.pullCopyLimit())) {
+            // the bytes the peer may READ count against this engine's send window, as WRITEs would
+            if (!pull.reserveExposure(size)) {
+                metrics.windowStall();
+                return false;
+            }
+            if (readable) {
                 s.pollOutbound();
                 return preparePullRequest(s, msg, size);
             }
-            ByteBuf copy = size <= config.pullCopyLimit() ? readableCopyDestination(size) : null;
+            ByteBuf copy = readableCopyDestination(size);
             if (copy != null) {
                 s.pollOutbound(); // taken (OutboundListener.onTaken) before it is copied and released
-                return preparePullRequest(s, copyForPull(msg, copy, size), size);
+                ByteBuf source;
+                try {
+                    source = copyForPull(msg, copy, size);
+                } catch (RuntimeException e) {
+                    pull.unreserveExposure(size);
+                    throw e;
+                }
+                return preparePullRequest(s, source, size);
             }
+            pull.unreserveExposure(size); // no readable memory now: the WRITE rendezvous needs none
         }
         // rendezvous: ask for a destination, send the fragments once it is known
         s.pollOutbound();

@@ -113,12 +113,39 @@ final class Pull {
         this.peerName = peerName;
         this.metrics = metrics;
         // a receiver that was given a source and neither read nor released it in this time is failed
+        this.exposure = new io.reactorrdma.backpressure.ByteWindow(config.sendWindowBytes());
         this.sourceTimeoutNanos = 2 * config.rendezvousWriteTimeout().toNanos();
     }
 
     // ------------------------------------------------------------------ sender
 
-    /** The peer may READ {@code payload} (ours now) under {@code token} until its PULL_DONE names the token. */
+    /**
+     * Bytes of our messages the peer may still READ, bounded by the send window as WRITEs are: with
+     * pull, a sender's bytes in flight are its exposed sources (the paper's per-engine bound against
+     * incast holds either way). Its own window, not the engine's: that one bounds the READs this
+     * engine posts, and sharing it could leave two engines each full of sources the other cannot read.
+     */
+    private final io.reactorrdma.backpressure.ByteWindow exposure;
+
+    /** Takes {@code size} bytes of the exposure window for a message about to be named to the peer; false when it must wait. */
+    boolean reserveExposure(int size) {
+        return exposure.tryAcquire(size);
+    }
+
+    /** Gives back what {@link #reserveExposure} took for a message that goes another way after all. */
+    void unreserveExposure(int size) {
+        exposure.release(size);
+    }
+
+    /** Bytes of sources the peer may still READ (tests, diagnostics). */
+    long exposedBytes() {
+        return exposure.inFlight();
+    }
+
+    /**
+     * The peer may READ {@code payload} (ours now) under {@code token} until its PULL_DONE names the
+     * token; its bytes were reserved ({@link #reserveExposure}) and return when it is released.
+     */
     void expose(int token, EngineSocket s, ByteBuf payload) {
         exposed.put(token, new Source(s, payload, System.nanoTime() + sourceTimeoutNanos));
     }
@@ -139,6 +166,7 @@ final class Pull {
             if (src == null) {
                 throw new ProtocolException(peerName + " released pull token " + token + ", which we never offered or it released before");
             }
+            exposure.release(src.size);
             src.payload.release();
         }
     }
@@ -155,6 +183,7 @@ final class Pull {
         if (src == null) {
             return false;
         }
+        exposure.release(src.size);
         if (length != src.size) {
             src.payload.release();
             throw new ProtocolException(peerName + " refused " + length + " bytes for pull token " + token + ", the message has " + src.size);
@@ -196,6 +225,7 @@ final class Pull {
     /** The queue pair is quiet (or destroyed): no READ of ours can follow, the sources go. */
     void releaseSources() {
         for (Source src : exposed.values()) {
+            exposure.release(src.size);
             src.payload.release();
         }
         exposed.clear();

@@ -298,8 +298,10 @@ class EnginePullRendezvousTest {
                     + h.clientMemory.readableLiveBuffers() + " live)");
             assertThat(ca.received.get()).as("nothing delivered to an ended socket").isZero();
             assertThat(h.server.metrics().messagesPulled()).isZero();
-            awaitTrue(() -> h.serverMemory.liveBuffers() == baseline(h), () -> "the server's destinations are freed ("
-                    + h.serverMemory.liveBuffers() + " live)");
+            // the 2 MiB destination is freed: what stays live is at most the receive ring (how many receives are
+            // posted again at this moment depends on the credit batches)
+            awaitTrue(() -> h.serverMemory.local().statistics().liveBytes() < 2 * MIB, () -> "the server's destinations are freed ("
+                    + h.serverMemory.local().statistics() + ")");
             // the connection goes on: a new socket pulls
             EngineSocket b = h.client.openSocket(h.address(), WAIT).get(30, TimeUnit.SECONDS);
             Checker cb = server.next();
