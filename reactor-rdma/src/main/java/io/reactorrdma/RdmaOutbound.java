@@ -18,11 +18,11 @@ public interface RdmaOutbound extends Publisher<Void> {
      * from {@code messages} only as the connection can take them: free work requests, receive
      * credits at the peer, send-window room and the peer socket's allowance. Buffers from
      * {@link #alloc()} are sent without a copy when they go eagerly or by WRITE rendezvous; others
-     * are copied once into registered memory. With the pull rendezvous (the default), a large
-     * message up to {@code EngineConfig.pullCopyLimit} is copied once into memory its peer may read,
-     * unless it was allocated there ({@code RdmaConnection.allocateRemoteReadable}); it counts as
-     * sent once the peer was told of it, so a later refusal by the peer (no memory to read it into)
-     * is logged, not reported to this send.
+     * are copied once into registered memory. A large message allocated where its peer may read it
+     * ({@code RdmaConnection.allocateRemoteReadable}), or up to {@code EngineConfig.pullCopyLimit}
+     * (0 by default) and copied there, goes by pull rendezvous; it counts as sent once the peer was
+     * told of it, so a later refusal by the peer (no memory to read it into) is logged, not reported
+     * to this send.
      */
     RdmaOutbound send(Publisher<? extends ByteBuf> messages);
 

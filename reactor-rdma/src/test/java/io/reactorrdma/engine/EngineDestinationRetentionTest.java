@@ -82,7 +82,8 @@ class EngineDestinationRetentionTest {
     @ValueSource(booleans = {false, true})
     void fourSocketsWithLargeMessagesInFlightStopRegisteringAfterWarmUp(boolean pull) throws Exception {
         // A long trim period, so that a stall of this busy machine between bursts cannot decide the outcome.
-        EngineConfig config = EngineConfig.defaults().withHeartbeatInterval(Duration.ofSeconds(60)).withPullRendezvous(pull);
+        EngineConfig config = EngineConfig.defaults().withHeartbeatInterval(Duration.ofSeconds(60)).withPullRendezvous(pull)
+                .withPullCopyLimit(pull ? MESSAGE : 0); // pulled: each message copied into the readable pool
         try (EngineHarness h = new EngineHarness(() -> SoftContext.openLoopback(SoftConfig.defaults()), config, IdleStrategy.BLOCK,
                 EngineHarness.echo())) {
             List<EngineTest.Collector> inbound = new ArrayList<>();
@@ -104,7 +105,8 @@ class EngineDestinationRetentionTest {
     @ParameterizedTest(name = "pull rendezvous {0}")
     @ValueSource(booleans = {false, true})
     void anIdleEngineTrimsItsPerPeerPoolBackToTheRetainedBytes(boolean pull) throws Exception {
-        EngineConfig config = EngineConfig.defaults().withHeartbeatInterval(Duration.ofMillis(20)).withPullRendezvous(pull);
+        EngineConfig config = EngineConfig.defaults().withHeartbeatInterval(Duration.ofMillis(20)).withPullRendezvous(pull)
+                .withPullCopyLimit(pull ? MESSAGE : 0);
         try (EngineHarness h = new EngineHarness(() -> SoftContext.openLoopback(SoftConfig.defaults()), config, IdleStrategy.BLOCK,
                 EngineHarness.echo())) {
             List<EngineTest.Collector> inbound = new ArrayList<>();

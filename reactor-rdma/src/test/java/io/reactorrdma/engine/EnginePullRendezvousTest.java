@@ -365,12 +365,12 @@ class EnginePullRendezvousTest {
 
     @Test
     void largeMessagesOutsideReadableMemoryAreCopiedThereUpToTheCopyLimitAndGoByWriteRendezvousAbove() throws Exception {
-        // the defaults: pull on, a 1 MiB copy limit. Registered local memory (the connection's allocator),
+        // pull on (the default) with a 1 MiB copy limit. Registered local memory (the connection's allocator),
         // a composite of registered pieces, and memory outside registration, each below and above the limit.
         Server server = new Server();
-        int limit = EngineConfig.DEFAULT_PULL_COPY_LIMIT;
-        try (EngineHarness h = new EngineHarness(() -> SoftContext.openLoopback(SoftConfig.defaults()), EngineConfig.defaults(),
-                IdleStrategy.BLOCK, server)) {
+        int limit = MIB;
+        try (EngineHarness h = new EngineHarness(() -> SoftContext.openLoopback(SoftConfig.defaults()),
+                EngineConfig.defaults().withPullCopyLimit(limit), IdleStrategy.BLOCK, server)) {
             EngineSocket a = h.client.openSocket(h.address(), WAIT).get(30, TimeUnit.SECONDS);
             Checker ca = server.next();
             List<Integer> expected = new ArrayList<>();
