@@ -145,11 +145,27 @@ public final class Engine {
         this.memory = domain.memory();
         // this peer's own remote-writable memory: the rkeys it is given cover no other peer's buffers
         this.destinations = new RegisteredByteBufAllocator(memory.openDestinationPool(peerName));
+        this.pullOn = config.pullRendezvous() && peer.pulls();
+        // the peer may READ only this pool: messages addressed to it. Opened before anything else is
+        // allocated: when the allocator is closing (a server disposed as it accepts), nothing leaks.
+        RegisteredByteBufAllocator readable = null;
+        ByteBuf header;
+        try {
+            readable = pullOn ? new RegisteredByteBufAllocator(memory.openReadablePool(peerName)) : null;
+            header = memory.byteBufAllocator().directBuffer(config.sendQueueDepth() * HEADER_SLOT);
+        } catch (RuntimeException | Error e) {
+            if (readable != null) {
+                readable.pool().close();
+            }
+            destinations.pool().close();
+            throw e;
+        }
+        this.readables = readable;
+        this.headerArea = header;
         this.client = client;
         this.acceptor = acceptor;
         this.metrics = domain.metrics();
         this.chain = new WorkRequestChain(config.sendQueueDepth(), PayloadGather.MAX_SGE);
-        this.headerArea = memory.byteBufAllocator().directBuffer(config.sendQueueDepth() * HEADER_SLOT);
         this.headerAddress = RegisteredByteBufAllocator.addressOf(headerArea);
         this.headerLkey = RegisteredByteBufAllocator.regionOf(headerArea).lkey();
         this.recvDepth = config.recvQueueDepth();
@@ -169,11 +185,8 @@ public final class Engine {
         Hooks hooks = new Hooks();
         this.rendezvous = new Rendezvous(hooks, config, peerName, metrics, destinations);
         this.pull = new Pull(hooks, config, peerName, metrics);
-        this.pullOn = config.pullRendezvous() && peer.pulls();
         // our queue pair's max_rd_atomic (strict soft mode refuses more; an RNIC would stall) and the peer's responder limit
         this.maxReads = Math.min(qp.attributes().maxRdAtomic(), peer.maxInboundReads());
-        // the peer may READ only this pool: messages addressed to it
-        this.readables = pullOn ? new RegisteredByteBufAllocator(memory.openReadablePool(peerName)) : null;
         connection.onDisconnect().thenAccept(reason -> domain.execute(() -> {
             if (connection.peerLost()) {
                 countFailure(); // also when a flush of the now-broken queue pair failed the engine first
