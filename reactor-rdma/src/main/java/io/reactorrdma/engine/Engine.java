@@ -877,14 +877,7 @@ public final class Engine {
             ByteBuf copy = readableCopyDestination(size);
             if (copy != null) {
                 s.pollOutbound(); // taken (OutboundListener.onTaken) before it is copied and released
-                ByteBuf source;
-                try {
-                    source = copyForPull(msg, copy, size);
-                } catch (RuntimeException e) {
-                    pull.unreserveExposure(size);
-                    throw e;
-                }
-                return preparePullRequest(s, source, size);
+                return preparePullRequest(s, copyForPull(msg, copy, size), size);
             }
             pull.unreserveExposure(size); // no readable memory now: the WRITE rendezvous needs none
         }
@@ -917,8 +910,9 @@ public final class Engine {
 
     /**
      * Copies {@code msg}, taken from its socket, into {@code copy} (readable memory) and releases
-     * it: the peer READs the copy. Both are released if the copy fails (the message was taken, so
-     * the failure ends its socket as any failure to send it would).
+     * it: the peer READs the copy. If the copy fails both are released and the exposure reserved
+     * for it is given back (the message was taken, so the failure ends its socket as any failure
+     * to send it would).
      */
     private ByteBuf copyForPull(ByteBuf msg, ByteBuf copy, int size) {
         try {
@@ -931,6 +925,7 @@ public final class Engine {
             return copy;
         } catch (RuntimeException e) {
             copy.release();
+            pull.unreserveExposure(size);
             throw e;
         } finally {
             msg.release();
