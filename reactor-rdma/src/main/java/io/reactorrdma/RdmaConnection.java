@@ -241,7 +241,7 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
 
     /**
      * This side's receive window for the connection ({@code EngineConfig.socketMessageWindow},
-     * default {@value io.reactorrdma.engine.EngineConfig#DEFAULT_SOCKET_MESSAGE_WINDOW}): the most
+     * default {@value io.reactorrdma.config.EngineConfig#DEFAULT_SOCKET_MESSAGE_WINDOW}): the most
      * messages the peer may have sent that this side has not yet granted back.
      */
     public int receiveWindow() {

@@ -2,15 +2,18 @@ package io.reactorrdma;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
-import io.reactorrdma.engine.EngineConfig;
-import io.reactorrdma.engine.IdleStrategy;
+import io.reactorrdma.config.EngineConfig;
+import io.reactorrdma.config.IdleStrategy;
 import io.reactorrdma.engine.ThreadDomain;
-import io.reactorrdma.memory.AllocatorConfig;
+import io.reactorrdma.config.AllocatorConfig;
+import io.reactorrdma.config.DisniConfig;
+import io.reactorrdma.engine.EngineMetrics;
 import io.reactorrdma.memory.AllocatorMetrics;
 import io.reactorrdma.memory.RegisteredAllocator;
 import io.reactorrdma.verbs.Providers;
 import io.reactorrdma.verbs.VerbsContext;
-import io.reactorrdma.verbs.soft.SoftConfig;
+import io.reactorrdma.config.ProviderConfig;
+import io.reactorrdma.config.SoftConfig;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 
@@ -23,6 +26,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 
 /**
  * What RDMA servers and clients run on, like Reactor Netty's {@code LoopResources}: a verbs
@@ -56,7 +60,7 @@ public final class RdmaResources implements Disposable {
     private RdmaResources(Builder b) {
         this.name = b.name;
         this.engineConfig = b.engine;
-        this.context = Providers.open(b.provider, b.soft);
+        this.context = b.opener.apply(b.provider);
         try {
             this.memory = new RegisteredAllocator(context.allocPd(), b.allocator);
             AtomicInteger n = new AtomicInteger();
@@ -134,6 +138,26 @@ public final class RdmaResources implements Disposable {
 
     public EngineConfig engineConfig() {
         return engineConfig;
+    }
+
+    /**
+     * What these resources hold now, read without creating or starting anything (for health
+     * checks and diagnostics).
+     */
+    public RdmaResourcesStatistics statistics() {
+        long engines = 0;
+        long sockets = 0;
+        long engineFailures = 0;
+        for (ThreadDomain d : domains) {
+            EngineMetrics m = d.metrics();
+            engines += m.engines();
+            sockets += m.socketsOpen();
+            engineFailures += m.engineFailures();
+        }
+        long registered = memory.local().statistics().registeredBytes() + memory.remoteWritable().statistics().registeredBytes()
+                + memory.destinationStatistics().registeredBytes();
+        return new RdmaResourcesStatistics(context.providerName(), context.deviceName(), domains.length, engines, engineFailures,
+                sockets, memory.liveBuffers(), registered);
     }
 
     /** The thread domains, for metrics and diagnostics. */
@@ -257,8 +281,8 @@ public final class RdmaResources implements Disposable {
     /** Builds {@link RdmaResources}; every setting has a documented default. */
     public static final class Builder {
         private final String name;
-        private String provider = System.getProperty("reactor.rdma.provider", "auto");
-        private SoftConfig soft = SoftConfig.fromSystemProperties();
+        private ProviderConfig provider = ProviderConfig.fromSystemProperties();
+        private Function<ProviderConfig, VerbsContext> opener = Providers::open;
         private int threads = Math.max(1, Runtime.getRuntime().availableProcessors() / 2);
         private IdleStrategy idle = IdleStrategy.BACK_OFF;
         private EngineConfig engine = EngineConfig.defaults();
@@ -270,14 +294,36 @@ public final class RdmaResources implements Disposable {
             this.name = Objects.requireNonNull(name, "name");
         }
 
-        /** {@code auto}, {@code soft}, {@code shm}, {@code loopback} or {@code disni}. */
+        /**
+         * {@code auto}, {@code soft}, {@code shm}, {@code loopback} or {@code disni} (default: the
+         * system property {@code reactor.rdma.provider}, else {@code auto}).
+         */
         public Builder provider(String provider) {
-            this.provider = provider;
+            this.provider = this.provider.withName(provider);
             return this;
         }
 
+        /** The provider to open and its settings, all at once (default: {@link ProviderConfig#fromSystemProperties()}). */
+        public Builder provider(ProviderConfig provider) {
+            this.provider = Objects.requireNonNull(provider, "provider");
+            return this;
+        }
+
+        /** The soft provider's settings (default: {@link SoftConfig#fromSystemProperties()}). */
         public Builder softConfig(SoftConfig soft) {
-            this.soft = Objects.requireNonNull(soft);
+            this.provider = provider.withSoft(Objects.requireNonNull(soft, "soft"));
+            return this;
+        }
+
+        /** The DiSNI provider's settings (default: {@link DisniConfig#fromSystemProperties()}). */
+        public Builder disniConfig(DisniConfig disni) {
+            this.provider = provider.withDisni(Objects.requireNonNull(disni, "disni"));
+            return this;
+        }
+
+        /** Opens the provider with {@code opener} instead of {@link Providers} (tests that inject provider faults). */
+        Builder openWith(Function<ProviderConfig, VerbsContext> opener) {
+            this.opener = Objects.requireNonNull(opener, "opener");
             return this;
         }
 

@@ -1,7 +1,7 @@
 package io.reactorrdma;
 
 import io.netty.buffer.ByteBuf;
-import io.reactorrdma.engine.IdleStrategy;
+import io.reactorrdma.config.IdleStrategy;
 
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;

@@ -1,8 +1,8 @@
 package io.reactorrdma;
 
 import io.netty.buffer.ByteBuf;
-import io.reactorrdma.engine.EngineConfig;
-import io.reactorrdma.engine.IdleStrategy;
+import io.reactorrdma.config.EngineConfig;
+import io.reactorrdma.config.IdleStrategy;
 import io.reactorrdma.memory.Chunk;
 import io.reactorrdma.memory.RegisteredByteBufAllocator;
 import io.reactorrdma.verbs.MemoryRegion;

@@ -1,9 +1,9 @@
 package io.reactorrdma;
 
 import io.netty.buffer.ByteBuf;
-import io.reactorrdma.engine.EngineConfig;
-import io.reactorrdma.engine.IdleStrategy;
-import io.reactorrdma.verbs.soft.SoftConfig;
+import io.reactorrdma.config.EngineConfig;
+import io.reactorrdma.config.IdleStrategy;
+import io.reactorrdma.config.SoftConfig;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -42,7 +42,7 @@ class RdmaCrossProcessTest {
     void start() throws IOException {
         dir = Paths.get("/dev/shm", "reactor-rdma-api-xp-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
         String java = ProcessHandle.current().info().command().orElse("java");
-        serverProcess = new ProcessBuilder(java, "-Xmx512m", "-D" + io.reactorrdma.verbs.soft.SoftConfig.STRICT_PROPERTY + "=" + io.reactorrdma.verbs.soft.SoftConfig.defaults().strict(), "-cp", System.getProperty("java.class.path"),
+        serverProcess = new ProcessBuilder(java, "-Xmx512m", "-D" + io.reactorrdma.config.SoftConfig.STRICT_PROPERTY + "=" + io.reactorrdma.config.SoftConfig.defaults().strict(), "-cp", System.getProperty("java.class.path"),
                 ShmEchoServerMain.class.getName(), dir.toString(), "500")
                 .redirectError(ProcessBuilder.Redirect.INHERIT).start();
         String line = new BufferedReader(new InputStreamReader(serverProcess.getInputStream(), StandardCharsets.UTF_8)).readLine();

@@ -1,7 +1,7 @@
 package io.reactorrdma;
 
 import io.netty.buffer.ByteBuf;
-import io.reactorrdma.engine.IdleStrategy;
+import io.reactorrdma.config.IdleStrategy;
 import io.reactorrdma.memory.RegisteredByteBufAllocator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

@@ -1,7 +1,7 @@
 package io.reactorrdma;
 
-import io.reactorrdma.engine.IdleStrategy;
-import io.reactorrdma.verbs.soft.SoftConfig;
+import io.reactorrdma.config.IdleStrategy;
+import io.reactorrdma.config.SoftConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import reactor.core.Disposable;

@@ -2,7 +2,7 @@ package io.reactorrdma;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.util.ReferenceCountUtil;
-import io.reactorrdma.engine.IdleStrategy;
+import io.reactorrdma.config.IdleStrategy;
 import org.reactivestreams.Publisher;
 import org.reactivestreams.tck.PublisherVerification;
 import org.reactivestreams.tck.TestEnvironment;

@@ -1,9 +1,9 @@
 package io.reactorrdma;
 
 import io.netty.buffer.ByteBuf;
-import io.reactorrdma.engine.IdleStrategy;
+import io.reactorrdma.config.IdleStrategy;
 import io.reactorrdma.engine.MessageRefusedException;
-import io.reactorrdma.verbs.soft.SoftConfig;
+import io.reactorrdma.verbs.soft.SoftContext;
 import io.reactorrdma.verbs.soft.SoftFaults;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -27,8 +27,8 @@ class RdmaRendezvousRefusalTest {
     @Test
     void aMessageThePeerCannotAllocateFailsItsSendAndTheConnectionGoesOn() {
         // The server's context may hold 12 MiB registered: its 4 MiB pool blocks fit, a 12 MiB destination does not.
-        SoftConfig scarce = SoftConfig.defaults().withFaults(SoftFaults.none().failRegistrationsAbove(12L << 20));
-        RdmaResources serverResources = RdmaResources.builder("server").provider("loopback").softConfig(scarce).threads(1)
+        SoftFaults scarce = SoftFaults.none().failRegistrationsAbove(12L << 20);
+        RdmaResources serverResources = RdmaResources.builder("server").openWith(c -> SoftContext.openLoopback(c.soft(), scarce)).threads(1)
                 .idle(IdleStrategy.BACK_OFF).build();
         RdmaResources clientResources = RdmaResources.builder("client").provider("loopback").threads(1).idle(IdleStrategy.BACK_OFF).build();
         DisposableRdmaServer server = RdmaServer.create().port(0).runOn(serverResources)

@@ -1,9 +1,9 @@
 package io.reactorrdma;
 
 import io.netty.buffer.ByteBuf;
-import io.reactorrdma.engine.EngineConfig;
-import io.reactorrdma.engine.IdleStrategy;
-import io.reactorrdma.memory.AllocatorConfig;
+import io.reactorrdma.config.EngineConfig;
+import io.reactorrdma.config.IdleStrategy;
+import io.reactorrdma.config.AllocatorConfig;
 import io.reactorrdma.verbs.ConnectionRejectedException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

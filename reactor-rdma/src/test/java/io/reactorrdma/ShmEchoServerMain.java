@@ -1,8 +1,8 @@
 package io.reactorrdma;
 
-import io.reactorrdma.engine.EngineConfig;
-import io.reactorrdma.engine.IdleStrategy;
-import io.reactorrdma.verbs.soft.SoftConfig;
+import io.reactorrdma.config.EngineConfig;
+import io.reactorrdma.config.IdleStrategy;
+import io.reactorrdma.config.SoftConfig;
 
 import java.nio.file.Paths;
 import java.time.Duration;

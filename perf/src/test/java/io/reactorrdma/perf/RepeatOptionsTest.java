@@ -1,6 +1,6 @@
 package io.reactorrdma.perf;
 
-import io.reactorrdma.engine.IdleStrategy;
+import io.reactorrdma.config.IdleStrategy;
 import io.reactorrdma.perf.cli.ExitStatus;
 import io.reactorrdma.perf.cli.PerfOptions;
 import io.reactorrdma.perf.cli.PollMode;

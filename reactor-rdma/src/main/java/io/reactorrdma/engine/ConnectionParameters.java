@@ -1,5 +1,6 @@
 package io.reactorrdma.engine;
 
+import io.reactorrdma.config.EngineConfig;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 

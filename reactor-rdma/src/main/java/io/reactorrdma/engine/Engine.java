@@ -1,5 +1,6 @@
 package io.reactorrdma.engine;
 
+import io.reactorrdma.config.EngineConfig;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.collection.IntObjectHashMap;
 import io.reactorrdma.backpressure.ByteWindow;
@@ -169,7 +170,7 @@ public final class Engine {
         this.headerAddress = RegisteredByteBufAllocator.addressOf(headerArea);
         this.headerLkey = RegisteredByteBufAllocator.regionOf(headerArea).lkey();
         this.recvDepth = config.recvQueueDepth();
-        this.recvBufferSize = config.recvBufferSize(client);
+        this.recvBufferSize = WireHeader.SIZE + config.eagerSize(client);
         this.replenishBatch = Math.max(1, recvDepth / 2);
         this.recvBufs = postedReceives;
         this.recvBatch = new RecvWr[recvDepth];
@@ -235,7 +236,7 @@ public final class Engine {
     /** Allocates and posts the receive buffers a new queue pair needs before it connects. */
     static ByteBuf[] postInitialReceives(QueuePair qp, RegisteredAllocator memory, EngineConfig config, boolean client) {
         int depth = config.recvQueueDepth();
-        int size = config.recvBufferSize(client);
+        int size = WireHeader.SIZE + config.eagerSize(client);
         ByteBuf[] bufs = new ByteBuf[depth];
         RecvWr[] wrs = new RecvWr[depth];
         for (int i = 0; i < depth; i++) {

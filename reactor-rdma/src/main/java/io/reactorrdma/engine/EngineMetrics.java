@@ -1,5 +1,6 @@
 package io.reactorrdma.engine;
 
+import io.reactorrdma.config.IdleStrategy;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -1,5 +1,6 @@
 package io.reactorrdma.engine;
 
+import io.reactorrdma.config.EngineConfig;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.collection.IntObjectHashMap;
 

@@ -1,5 +1,7 @@
 package io.reactorrdma.engine;
 
+import io.reactorrdma.config.IdleStrategy;
+
 /**
  * {@link IdleStrategy#BACK_OFF}'s decision, at the start of each idle episode, whether to spin the
  * full budget before blocking or to block almost at once (after {@link IdleStrategy#BLOCK}'s short

@@ -19,8 +19,10 @@
  *       message allowance so a slow consumer stops its sender.</li>
  *   <li>The wire protocol: {@link io.reactorrdma.engine.WireHeader} and
  *       {@link io.reactorrdma.engine.ConnectionParameters} (byte layouts), {@code docs/PROTOCOL.md}.</li>
- *   <li>Tunables: {@link io.reactorrdma.engine.EngineConfig}; meters:
+ *   <li>Tunables: {@link io.reactorrdma.config.EngineConfig}; meters:
  *       {@link io.reactorrdma.engine.EngineMetrics}.</li>
  * </ul>
  */
 package io.reactorrdma.engine;
+
+import io.reactorrdma.config.EngineConfig;

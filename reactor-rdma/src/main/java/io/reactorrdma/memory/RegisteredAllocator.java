@@ -1,5 +1,7 @@
 package io.reactorrdma.memory;
 
+import io.reactorrdma.config.AllocatorConfig;
+import io.reactorrdma.verbs.AccessFlags;
 import io.reactorrdma.verbs.ProtectionDomain;
 
 import java.util.Set;
@@ -30,6 +32,13 @@ import java.util.concurrent.atomic.LongAdder;
  */
 public final class RegisteredAllocator implements AutoCloseable {
 
+    /** Access of the pool for memory only the local NIC touches: send buffers and receive buffers. */
+    static final int LOCAL_ACCESS = AccessFlags.LOCAL_WRITE;
+    /** Access of the pool peers may write into: rendezvous destinations. */
+    static final int REMOTE_WRITABLE_ACCESS = AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE;
+    /** Access of a pool one peer may READ from: pull-rendezvous sources (never remote-writable). */
+    static final int REMOTE_READABLE_ACCESS = AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_READ;
+
     private final ProtectionDomain pd;
     private final RegisteredPool local;
     private final RegisteredPool remoteWritable;
@@ -45,8 +54,8 @@ public final class RegisteredAllocator implements AutoCloseable {
 
     public RegisteredAllocator(ProtectionDomain pd, AllocatorConfig config) {
         this.pd = pd;
-        this.local = new RegisteredPool("local", pd, AllocatorConfig.LOCAL_ACCESS, config);
-        this.remoteWritable = new RegisteredPool("remote-writable", pd, AllocatorConfig.REMOTE_WRITABLE_ACCESS, config);
+        this.local = new RegisteredPool("local", pd, LOCAL_ACCESS, config);
+        this.remoteWritable = new RegisteredPool("remote-writable", pd, REMOTE_WRITABLE_ACCESS, config);
         this.byteBufAllocator = new RegisteredByteBufAllocator(local);
         this.destinationConfig = config.forDestinations();
     }
@@ -79,7 +88,7 @@ public final class RegisteredAllocator implements AutoCloseable {
      * this allocator's figures once its memory is released.
      */
     public RegisteredPool openDestinationPool(String peer) {
-        return openPeerPool("destinations of " + peer, AllocatorConfig.REMOTE_WRITABLE_ACCESS, destinationPools, true);
+        return openPeerPool("destinations of " + peer, REMOTE_WRITABLE_ACCESS, destinationPools, true);
     }
 
     /**
@@ -90,7 +99,7 @@ public final class RegisteredAllocator implements AutoCloseable {
      * stay its own).
      */
     public RegisteredPool openReadablePool(String peer) {
-        return openPeerPool("readable by " + peer, AllocatorConfig.REMOTE_READABLE_ACCESS, readablePools, false);
+        return openPeerPool("readable by " + peer, REMOTE_READABLE_ACCESS, readablePools, false);
     }
 
     private RegisteredPool openPeerPool(String name, int access, Set<RegisteredPool> pools, boolean countReleased) {

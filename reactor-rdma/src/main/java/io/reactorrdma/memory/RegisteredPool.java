@@ -1,5 +1,6 @@
 package io.reactorrdma.memory;
 
+import io.reactorrdma.config.AllocatorConfig;
 import io.reactorrdma.verbs.AccessFlags;
 import io.reactorrdma.verbs.ProtectionDomain;
 

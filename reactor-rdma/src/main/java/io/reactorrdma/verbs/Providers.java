@@ -1,17 +1,18 @@
 package io.reactorrdma.verbs;
 
-import io.reactorrdma.verbs.disni.DisniConfig;
-import io.reactorrdma.verbs.disni.DisniEnvironment;
-import io.reactorrdma.verbs.disni.DisniProbe;
-import io.reactorrdma.verbs.disni.DisniProvider;
-import io.reactorrdma.verbs.soft.SoftConfig;
-import io.reactorrdma.verbs.soft.SoftContext;
+import io.reactorrdma.config.ProviderConfig;
+import io.reactorrdma.config.SoftConfig;
 
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
+import java.util.Map;
+import java.util.ServiceLoader;
 
 /**
- * Opens a verbs provider by name:
+ * Opens a verbs provider by name. The providers register themselves
+ * ({@link VerbsProviderFactory}, found with {@link ServiceLoader}); those of reactor-rdma are:
  * <ul>
  *   <li>{@code auto} (the default) — {@code disni} where libdisni loads and an RDMA device is present,
  *       else {@code shm};</li>
@@ -23,59 +24,110 @@ import java.util.Locale;
  * A provider that cannot be used here is a {@link ProviderUnavailableException} saying why.
  * The name may also come from the system property {@code reactor.rdma.provider}.
  *
- * <p>Only the {@code io.reactorrdma.verbs.disni} classes that use no DiSNI type are referenced
- * here, so choosing a soft provider never loads DiSNI (nor needs its JVM flags).
+ * <p>Choosing a soft provider never loads DiSNI (nor needs its JVM flags): the DiSNI provider's
+ * factory and its probe use no DiSNI type.
  */
 public final class Providers {
-
-    /** The names {@link #open(String)} accepts. */
-    public static final List<String> NAMES = List.of("auto", "soft", "shm", "loopback", "disni");
 
     private static final System.Logger LOG = System.getLogger(Providers.class.getName());
 
     private Providers() {
     }
 
+    /** The names {@link #open(String)} accepts: {@code auto}, then every registered provider's. */
+    public static List<String> names() {
+        return names(registered());
+    }
+
     /** Opens the provider named by {@code reactor.rdma.provider}, {@code auto} when unset. */
     public static VerbsContext open() {
-        return open(System.getProperty("reactor.rdma.provider", "auto"));
+        return open(ProviderConfig.fromSystemProperties());
     }
 
-    /** Opens the named provider, with soft-provider settings from system properties. */
+    /** Opens the named provider, with the providers' settings from system properties. */
     public static VerbsContext open(String name) {
-        return open(name, SoftConfig.fromSystemProperties());
+        return open(ProviderConfig.fromSystemProperties().withName(name));
     }
 
-    /** Opens the named provider; {@code softConfig} applies when the soft provider is chosen. */
+    /** Opens the named provider; {@code softConfig} applies when a soft provider is chosen. */
     public static VerbsContext open(String name, SoftConfig softConfig) {
-        return open(name, softConfig, DisniEnvironment.system(), DisniConfig.fromSystemProperties());
+        return open(ProviderConfig.fromSystemProperties().withName(name).withSoft(softConfig));
+    }
+
+    /** Opens the provider {@code config} names, with its settings. */
+    public static VerbsContext open(ProviderConfig config) {
+        return open(config, registered());
     }
 
     /**
-     * Opens the named provider with the hardware environment and settings given (tests point
-     * {@code environment} at temporary files).
+     * What each registered provider found on this host, by name, in the order {@code auto} tries
+     * them (for startup advice).
      */
-    public static VerbsContext open(String name, SoftConfig softConfig, DisniEnvironment environment, DisniConfig disniConfig) {
-        String n = name == null ? "auto" : name.trim().toLowerCase(Locale.ROOT);
-        switch (n) {
-            case "auto": {
-                DisniProbe probe = environment.probe();
-                if (probe.hardwarePresent()) {
-                    LOG.log(System.Logger.Level.INFO, "provider auto: RDMA devices {0} and libdisni found, opening disni", probe.devices());
-                    return DisniProvider.open(environment, disniConfig);
-                }
-                LOG.log(System.Logger.Level.DEBUG, "provider auto: using shm, because {0}", probe.summary());
-                return SoftContext.openShm(softConfig);
-            }
-            case "soft":
-            case "shm":
-                return SoftContext.openShm(softConfig);
-            case "loopback":
-                return SoftContext.openLoopback(softConfig);
-            case "disni":
-                return DisniProvider.open(environment, disniConfig);
-            default:
-                throw new ProviderUnavailableException("unknown provider '" + name + "'; use one of " + NAMES);
+    public static Map<String, ProviderProbe> probes() {
+        ProviderConfig config = ProviderConfig.fromSystemProperties();
+        Map<String, ProviderProbe> probes = new LinkedHashMap<>();
+        for (VerbsProviderFactory f : autoOrder(registered())) {
+            probes.put(f.names().get(0), f.probe(config));
         }
+        return probes;
+    }
+
+    /** Opens with the factories given (tests hand in factories pointed at temporary files). */
+    static VerbsContext open(ProviderConfig config, List<VerbsProviderFactory> factories) {
+        String name = config.name();
+        if (ProviderConfig.AUTO.equals(name)) {
+            return openAuto(config, factories);
+        }
+        for (VerbsProviderFactory f : factories) {
+            if (f.names().contains(name)) {
+                return f.open(name, config);
+            }
+        }
+        throw new ProviderUnavailableException("unknown provider '" + name + "'; use one of " + names(factories));
+    }
+
+    private static VerbsContext openAuto(ProviderConfig config, List<VerbsProviderFactory> factories) {
+        List<String> passedOver = new ArrayList<>();
+        for (VerbsProviderFactory f : autoOrder(factories)) {
+            ProviderProbe probe = f.probe(config);
+            String name = f.names().get(0);
+            if (probe.usable()) {
+                if (passedOver.isEmpty()) {
+                    LOG.log(System.Logger.Level.INFO, "provider auto: {0}, opening {1}", probe.summary(), name);
+                } else {
+                    LOG.log(System.Logger.Level.DEBUG, "provider auto: using {0}, because {1}", name, String.join("; ", passedOver));
+                }
+                return f.open(name, config);
+            }
+            passedOver.add(probe.summary());
+        }
+        throw new ProviderUnavailableException("provider 'auto' found no usable provider: " + String.join("; ", passedOver)
+                + (factories.isEmpty() ? "no provider is registered (META-INF/services/" + VerbsProviderFactory.class.getName()
+                + " is missing from the class path: is reactor-rdma's jar repackaged without it?)" : ""));
+    }
+
+    private static List<VerbsProviderFactory> autoOrder(List<VerbsProviderFactory> factories) {
+        List<VerbsProviderFactory> ordered = new ArrayList<>(factories);
+        ordered.sort(Comparator.comparingInt(VerbsProviderFactory::autoPriority).reversed());
+        return ordered;
+    }
+
+    private static List<String> names(List<VerbsProviderFactory> factories) {
+        List<VerbsProviderFactory> ordered = new ArrayList<>(factories);
+        ordered.sort(Comparator.comparingInt(VerbsProviderFactory::autoPriority));
+        List<String> names = new ArrayList<>();
+        names.add(ProviderConfig.AUTO);
+        for (VerbsProviderFactory f : ordered) {
+            names.addAll(f.names());
+        }
+        return List.copyOf(names);
+    }
+
+    private static List<VerbsProviderFactory> registered() {
+        List<VerbsProviderFactory> factories = new ArrayList<>();
+        for (VerbsProviderFactory f : ServiceLoader.load(VerbsProviderFactory.class, Providers.class.getClassLoader())) {
+            factories.add(f);
+        }
+        return factories;
     }
 }

@@ -1,5 +1,7 @@
 package io.reactorrdma.engine;
 
+import io.reactorrdma.config.IdleStrategy;
+import io.reactorrdma.config.EngineConfig;
 import io.netty.buffer.ByteBuf;
 import io.reactorrdma.DisposableRdmaServer;
 import io.reactorrdma.RdmaClient;
@@ -197,7 +199,7 @@ class ConnectionParametersTest {
         ConnectionParameters p = new ConnectionParameters(ConnectionParameters.VERSION, 64, 8192, 16 << 20, 8);
         java.nio.ByteBuffer wire = p.encode();
         assertThat(wire.remaining()).isEqualTo(ConnectionParameters.SIZE)
-                .isLessThanOrEqualTo(io.reactorrdma.verbs.soft.SoftConfig.MAX_CONNECT_PRIVATE_DATA);
+                .isLessThanOrEqualTo(io.reactorrdma.verbs.soft.SoftLimits.MAX_CONNECT_PRIVATE_DATA);
         assertThat(ConnectionParameters.decode(wire, "peer", ConnectionParameters.VERSION)).isEqualTo(p);
         assertThatThrownBy(() -> ConnectionParameters.decode(
                 new ConnectionParameters(ConnectionParameters.VERSION, 64, 8192, 0, 8).encode(), "peer", ConnectionParameters.VERSION))

@@ -1,5 +1,7 @@
 package io.reactorrdma.engine;
 
+import io.reactorrdma.config.IdleStrategy;
+import io.reactorrdma.config.EngineConfig;
 import io.netty.buffer.ByteBuf;
 import io.reactorrdma.verbs.AccessFlags;
 import io.reactorrdma.verbs.CmConnection;
@@ -13,7 +15,7 @@ import io.reactorrdma.verbs.RecvWr;
 import io.reactorrdma.verbs.SendWr;
 import io.reactorrdma.verbs.VerbsContext;
 import io.reactorrdma.verbs.WrOpcode;
-import io.reactorrdma.verbs.soft.SoftConfig;
+import io.reactorrdma.config.SoftConfig;
 import io.reactorrdma.verbs.soft.SoftContext;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;

@@ -1,9 +1,11 @@
 package io.reactorrdma.engine;
 
+import io.reactorrdma.config.IdleStrategy;
+import io.reactorrdma.config.EngineConfig;
 import io.netty.buffer.ByteBuf;
 import io.reactorrdma.verbs.soft.CompletionFault;
 import io.reactorrdma.verbs.soft.ReadCompletionFault;
-import io.reactorrdma.verbs.soft.SoftConfig;
+import io.reactorrdma.config.SoftConfig;
 import io.reactorrdma.verbs.soft.SoftContext;
 import io.reactorrdma.verbs.soft.SoftFaults;
 import org.junit.jupiter.api.AfterEach;
@@ -216,8 +218,8 @@ class EnginePullRendezvousTest {
         AtomicInteger contexts = new AtomicInteger();
         Server server = new Server();
         Engine.readObserver = bounds;
-        try (EngineHarness h = new EngineHarness(() -> SoftContext.openLoopback(SoftConfig.defaults().withFaults(contexts.getAndIncrement() == 0
-                ? SoftFaults.none().withCompletionFault(clientFault) : SoftFaults.none().withReadCompletionFault(reads))),
+        try (EngineHarness h = new EngineHarness(() -> SoftContext.openLoopback(SoftConfig.defaults(), contexts.getAndIncrement() == 0
+                ? SoftFaults.none().withCompletionFault(clientFault) : SoftFaults.none().withReadCompletionFault(reads)),
                 pullConfig(), IdleStrategy.BLOCK, server)) {
             EngineSocket a = h.client.openSocket(h.address(), WAIT).get(30, TimeUnit.SECONDS);
             Checker ca = server.next();
@@ -255,8 +257,8 @@ class EnginePullRendezvousTest {
         Server server = new Server();
         Engine.readObserver = bounds;
         EngineConfig config = pullConfig().withPullBudgetBytes(2 * EngineConfig.DEFAULT_FRAGMENT_SIZE);
-        try (EngineHarness h = new EngineHarness(() -> SoftContext.openLoopback(contexts.getAndIncrement() == 0 ? SoftConfig.defaults()
-                : SoftConfig.defaults().withFaults(SoftFaults.none().withReadCompletionFault(reads))), config, IdleStrategy.BLOCK, server)) {
+        try (EngineHarness h = new EngineHarness(() -> SoftContext.openLoopback(SoftConfig.defaults(), contexts.getAndIncrement() == 0 ? SoftFaults.none()
+                : SoftFaults.none().withReadCompletionFault(reads)), config, IdleStrategy.BLOCK, server)) {
             EngineSocket a = h.client.openSocket(h.address(), WAIT).get(30, TimeUnit.SECONDS);
             Checker ca = server.next();
             reads.hold();
@@ -280,8 +282,8 @@ class EnginePullRendezvousTest {
         AtomicInteger contexts = new AtomicInteger();
         Server server = new Server();
         Engine.readObserver = bounds;
-        try (EngineHarness h = new EngineHarness(() -> SoftContext.openLoopback(contexts.getAndIncrement() == 0 ? SoftConfig.defaults()
-                : SoftConfig.defaults().withFaults(SoftFaults.none().withReadCompletionFault(reads))), pullConfig(), IdleStrategy.BLOCK, server)) {
+        try (EngineHarness h = new EngineHarness(() -> SoftContext.openLoopback(SoftConfig.defaults(), contexts.getAndIncrement() == 0 ? SoftFaults.none()
+                : SoftFaults.none().withReadCompletionFault(reads)), pullConfig(), IdleStrategy.BLOCK, server)) {
             EngineSocket a = h.client.openSocket(h.address(), WAIT).get(30, TimeUnit.SECONDS);
             EngineTest.Collector clientIn = new EngineTest.Collector();
             a.inbound(clientIn);
@@ -319,8 +321,8 @@ class EnginePullRendezvousTest {
         AtomicInteger contexts = new AtomicInteger();
         Server server = new Server();
         Engine.readObserver = bounds;
-        try (EngineHarness h = new EngineHarness(() -> SoftContext.openLoopback(contexts.getAndIncrement() == 0 ? SoftConfig.defaults()
-                : SoftConfig.defaults().withFaults(SoftFaults.none().withReadCompletionFault(reads))), pullConfig(), IdleStrategy.BLOCK, server)) {
+        try (EngineHarness h = new EngineHarness(() -> SoftContext.openLoopback(SoftConfig.defaults(), contexts.getAndIncrement() == 0 ? SoftFaults.none()
+                : SoftFaults.none().withReadCompletionFault(reads)), pullConfig(), IdleStrategy.BLOCK, server)) {
             EngineSocket a = h.client.openSocket(h.address(), WAIT).get(30, TimeUnit.SECONDS);
             Checker ca = server.next();
             reads.hold(); // the server's READs stay in flight until released
@@ -345,8 +347,8 @@ class EnginePullRendezvousTest {
         AtomicInteger contexts = new AtomicInteger();
         Server server = new Server();
         Engine.readObserver = bounds;
-        EngineHarness h = new EngineHarness(() -> SoftContext.openLoopback(contexts.getAndIncrement() == 0 ? SoftConfig.defaults()
-                : SoftConfig.defaults().withFaults(SoftFaults.none().withReadCompletionFault(reads))), pullConfig(), IdleStrategy.BLOCK, server);
+        EngineHarness h = new EngineHarness(() -> SoftContext.openLoopback(SoftConfig.defaults(), contexts.getAndIncrement() == 0 ? SoftFaults.none()
+                : SoftFaults.none().withReadCompletionFault(reads)), pullConfig(), IdleStrategy.BLOCK, server);
         try {
             EngineSocket a = h.client.openSocket(h.address(), WAIT).get(30, TimeUnit.SECONDS);
             Checker ca = server.next();

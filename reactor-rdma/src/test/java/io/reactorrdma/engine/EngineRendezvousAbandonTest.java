@@ -1,5 +1,7 @@
 package io.reactorrdma.engine;
 
+import io.reactorrdma.config.IdleStrategy;
+import io.reactorrdma.config.EngineConfig;
 import io.netty.buffer.ByteBuf;
 import io.reactorrdma.verbs.AccessFlags;
 import io.reactorrdma.verbs.CmConnection;
@@ -14,7 +16,7 @@ import io.reactorrdma.verbs.VerbsContext;
 import io.reactorrdma.verbs.WcOpcode;
 import io.reactorrdma.verbs.WorkCompletion;
 import io.reactorrdma.verbs.WrOpcode;
-import io.reactorrdma.verbs.soft.SoftConfig;
+import io.reactorrdma.config.SoftConfig;
 import io.reactorrdma.verbs.soft.SoftContext;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

@@ -1,8 +1,10 @@
 package io.reactorrdma.engine;
 
+import io.reactorrdma.config.IdleStrategy;
+import io.reactorrdma.config.EngineConfig;
 import io.netty.buffer.ByteBuf;
 import io.reactorrdma.verbs.VerbsContext;
-import io.reactorrdma.verbs.soft.SoftConfig;
+import io.reactorrdma.config.SoftConfig;
 import io.reactorrdma.verbs.soft.SoftContext;
 import io.reactorrdma.verbs.soft.SoftFaults;
 import org.junit.jupiter.api.Test;
@@ -55,8 +57,7 @@ class EngineRendezvousFaultTest {
     /** Contexts for the harness: the client's first, then the server's with {@code serverFaults}. */
     static Supplier<VerbsContext> clientThenServer(SoftFaults serverFaults) {
         AtomicInteger n = new AtomicInteger();
-        return () -> SoftContext.openLoopback(n.getAndIncrement() == 0 ? SoftConfig.defaults()
-                : SoftConfig.defaults().withFaults(serverFaults));
+        return () -> SoftContext.openLoopback(SoftConfig.defaults(), n.getAndIncrement() == 0 ? SoftFaults.none() : serverFaults);
     }
 
     static ByteBuf filled(EngineHarness h, int size, int value) {

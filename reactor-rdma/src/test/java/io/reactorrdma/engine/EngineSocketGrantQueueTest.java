@@ -1,5 +1,6 @@
 package io.reactorrdma.engine;
 
+import io.reactorrdma.config.EngineConfig;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -1,8 +1,10 @@
 package io.reactorrdma.engine;
 
+import io.reactorrdma.config.IdleStrategy;
+import io.reactorrdma.config.EngineConfig;
 import io.netty.buffer.ByteBuf;
 import io.reactorrdma.verbs.soft.ReadCompletionFault;
-import io.reactorrdma.verbs.soft.SoftConfig;
+import io.reactorrdma.config.SoftConfig;
 import io.reactorrdma.verbs.soft.SoftContext;
 import io.reactorrdma.verbs.soft.SoftFaults;
 import org.junit.jupiter.api.Test;
@@ -98,13 +100,13 @@ class EngineSolicitedWakeTest {
 
     private void runAgainstLateSendCompletions(EngineConfig engine, int count, int size) throws Exception {
         ReadCompletionFault late = new ReadCompletionFault();
-        SoftConfig clientSide = SoftConfig.defaults().withFaults(SoftFaults.none().withReadCompletionFault(late));
+        SoftFaults clientSide = SoftFaults.none().withReadCompletionFault(late);
         AtomicInteger contexts = new AtomicInteger();
         AtomicInteger received = new AtomicInteger();
         AtomicLong receivedBytes = new AtomicLong();
         EngineConfig config = engine.withHeartbeatInterval(NO_HEARTBEAT_SOON);
         try (EngineHarness h = new EngineHarness(
-                () -> SoftContext.openLoopback(contexts.getAndIncrement() == 0 ? clientSide : SoftConfig.defaults()),
+                () -> SoftContext.openLoopback(SoftConfig.defaults(), contexts.getAndIncrement() == 0 ? clientSide : SoftFaults.none()),
                 config, IdleStrategy.BLOCK, sink(received, receivedBytes))) {
             EngineSocket socket = h.client.openSocket(h.address(), Duration.ofSeconds(20)).get(30, TimeUnit.SECONDS);
             socket.inbound(new EngineTest.Collector());

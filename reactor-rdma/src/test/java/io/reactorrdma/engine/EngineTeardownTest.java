@@ -1,10 +1,12 @@
 package io.reactorrdma.engine;
 
+import io.reactorrdma.config.IdleStrategy;
+import io.reactorrdma.config.EngineConfig;
 import io.netty.buffer.ByteBuf;
 import io.reactorrdma.verbs.WrOpcode;
 import io.reactorrdma.verbs.soft.CompletionFault;
 import io.reactorrdma.verbs.soft.PeerFreeze;
-import io.reactorrdma.verbs.soft.SoftConfig;
+import io.reactorrdma.config.SoftConfig;
 import io.reactorrdma.verbs.soft.SoftContext;
 import io.reactorrdma.verbs.soft.SoftFaults;
 import org.junit.jupiter.api.Test;
@@ -56,7 +58,7 @@ class EngineTeardownTest {
         EngineConfig config = EngineConfig.defaults();
         int size = 4000; // eager: one SEND into a posted receive buffer
         lateCopyDoesNotLandInReusedMemory(WrOpcode.SEND, size, (byte) 0xCD,
-                h -> h.serverMemory.byteBufAllocator().directBuffer(config.recvBufferSize(false), config.recvBufferSize(false)),
+                h -> h.serverMemory.byteBufAllocator().directBuffer(WireHeader.SIZE + config.eagerSize(false), WireHeader.SIZE + config.eagerSize(false)),
                 config.recvQueueDepth());
     }
 
@@ -86,8 +88,8 @@ class EngineTeardownTest {
         };
         List<ByteBuf> fresh = new ArrayList<>();
         // the harness opens the client's context first: that one is the peer we freeze
-        try (EngineHarness h = new EngineHarness(() -> SoftContext.openLoopback(contexts.getAndIncrement() == 0
-                ? SoftConfig.defaults().withFaults(SoftFaults.none().withPeerFreeze(freeze)) : SoftConfig.defaults()),
+        try (EngineHarness h = new EngineHarness(() -> SoftContext.openLoopback(SoftConfig.defaults(), contexts.getAndIncrement() == 0
+                ? SoftFaults.none().withPeerFreeze(freeze) : SoftFaults.none()),
                 EngineConfig.defaults().withPullRendezvous(false), IdleStrategy.BLOCK, acceptor)) { // WRITE, SEND: the peer copies in
             EngineSocket client = h.client.openSocket(h.address(), WAIT).get(30, TimeUnit.SECONDS);
             Engine serverEngine = accepted.get(30, TimeUnit.SECONDS).engine;
@@ -193,9 +195,9 @@ class EngineTeardownTest {
             EngineConfig config = engine.withPullRendezvous(false); // the WRITE rendezvous's destination is the subject
             AtomicInteger contexts = new AtomicInteger();
             CompletableFuture<EngineSocket> accepted = new CompletableFuture<>();
-            h = new EngineHarness(() -> SoftContext.openLoopback(contexts.getAndIncrement() == 0
-                    ? SoftConfig.defaults().withFaults(SoftFaults.none().withPeerFreeze(freeze))
-                    : SoftConfig.defaults().withFaults(SoftFaults.none().withCompletionFault(fault))),
+            h = new EngineHarness(() -> SoftContext.openLoopback(SoftConfig.defaults(), contexts.getAndIncrement() == 0
+                    ? SoftFaults.none().withPeerFreeze(freeze)
+                    : SoftFaults.none().withCompletionFault(fault)),
                     config, IdleStrategy.BLOCK, s -> {
                         s.inbound(new EngineSocket.Inbound() {
                             @Override

@@ -9,7 +9,7 @@ import io.reactorrdma.memory.RegisteredByteBufAllocator;
 import io.reactorrdma.verbs.ProtectionDomain;
 import io.reactorrdma.verbs.SendWr;
 import io.reactorrdma.verbs.VerbsContext;
-import io.reactorrdma.verbs.soft.SoftConfig;
+import io.reactorrdma.config.SoftConfig;
 import io.reactorrdma.verbs.soft.SoftContext;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

@@ -8,7 +8,7 @@ import io.reactorrdma.verbs.SendWr;
 import io.reactorrdma.verbs.VerbsFixture;
 import io.reactorrdma.verbs.WorkCompletion;
 import io.reactorrdma.verbs.WrOpcode;
-import io.reactorrdma.verbs.soft.SoftConfig;
+import io.reactorrdma.config.SoftConfig;
 import io.reactorrdma.verbs.soft.SoftContext;
 import org.junit.jupiter.api.Test;
 

@@ -1,8 +1,9 @@
 package io.reactorrdma.memory;
 
+import io.reactorrdma.config.AllocatorConfig;
 import io.reactorrdma.verbs.AccessFlags;
 import io.reactorrdma.verbs.VerbsContext;
-import io.reactorrdma.verbs.soft.SoftConfig;
+import io.reactorrdma.config.SoftConfig;
 import io.reactorrdma.verbs.soft.SoftContext;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

@@ -1,8 +1,11 @@
 package io.reactorrdma.verbs;
 
-import io.reactorrdma.verbs.disni.DisniConfig;
+import io.reactorrdma.config.DisniConfig;
+import io.reactorrdma.config.ProviderConfig;
 import io.reactorrdma.verbs.disni.DisniEnvironment;
-import io.reactorrdma.verbs.soft.SoftConfig;
+import io.reactorrdma.verbs.disni.DisniProviderFactory;
+import io.reactorrdma.verbs.soft.SoftProviderFactory;
+import io.reactorrdma.config.SoftConfig;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -49,10 +52,16 @@ class ProvidersDisniTest {
                 .withSlf4jCheck(() -> true);
     }
 
+    /** Opens {@code name} with the registered providers, the DiSNI one seeing {@code environment}. */
+    private static VerbsContext open(String name, DisniEnvironment environment) {
+        return Providers.open(new ProviderConfig(name, SOFT, DisniConfig.defaults()),
+                List.of(new SoftProviderFactory(), new DisniProviderFactory(environment)));
+    }
+
     @Test
     void autoFallsBackToShmWithoutADeviceOrWithoutTheLibrary() throws IOException {
         for (DisniEnvironment e : List.of(env(false, true, true), env(true, false, true), env(false, false, false))) {
-            try (VerbsContext c = Providers.open("auto", SOFT, e, DisniConfig.defaults())) {
+            try (VerbsContext c = open("auto", e)) {
                 assertThat(c.providerName()).isEqualTo("shm");
             }
         }
@@ -60,18 +69,18 @@ class ProvidersDisniTest {
 
     @Test
     void autoChoosesDisniWhenTheLibraryLoadsAndADeviceExistsAndThenReportsWhatElseIsMissing() throws IOException {
-        assertThatThrownBy(() -> Providers.open("auto", SOFT, env(true, true, false), DisniConfig.defaults()))
+        assertThatThrownBy(() -> open("auto", env(true, true, false)))
                 .isInstanceOf(ProviderUnavailableException.class)
                 .hasMessageContaining("--add-exports java.base/sun.nio.ch=ALL-UNNAMED");
         // everything in order, but the fake device has no interface with an address
-        assertThatThrownBy(() -> Providers.open(null, SOFT, env(true, true, true), DisniConfig.defaults()))
+        assertThatThrownBy(() -> open(null, env(true, true, true)))
                 .isInstanceOf(ProviderUnavailableException.class)
                 .hasMessageContaining("reactor.rdma.disni.address");
     }
 
     @Test
     void disniSaysWhatIsMissingAndHowToFixIt() throws IOException {
-        assertThatThrownBy(() -> Providers.open("disni", SOFT, env(false, false, true), DisniConfig.defaults()))
+        assertThatThrownBy(() -> open("disni", env(false, false, true)))
                 .isInstanceOf(ProviderUnavailableException.class)
                 .hasMessageContaining("libdisni did not load").hasMessageContaining("make install")
                 .hasMessageContaining("no RDMA device").hasMessageContaining("'shm'");
@@ -107,6 +116,8 @@ class ProvidersDisniTest {
         }
         try (URLClassLoader noDisni = new URLClassLoader(urls.toArray(new URL[0]), ClassLoader.getPlatformClassLoader())) {
             assertThatThrownBy(() -> noDisni.loadClass("com.ibm.disni.verbs.IbvWC")).isInstanceOf(ClassNotFoundException.class);
+            // the DiSNI provider is registered beside the soft one, and Providers creates and probes both
+            assertThat(noDisni.getResources("META-INF/services/" + VerbsProviderFactory.class.getName()).hasMoreElements()).isTrue();
             Class<?> providers = noDisni.loadClass(Providers.class.getName());
             Class<?> softConfig = noDisni.loadClass(SoftConfig.class.getName());
             Object config = softConfig.getMethod("withShmDirectory", Path.class).invoke(softConfig.getMethod("defaults").invoke(null), DIR);

@@ -16,7 +16,7 @@ import io.micrometer.tracing.handler.DefaultTracingObservationHandler;
 import io.reactorrdma.RdmaClient;
 import io.reactorrdma.RdmaResources;
 import io.reactorrdma.RdmaServer;
-import io.reactorrdma.engine.IdleStrategy;
+import io.reactorrdma.config.IdleStrategy;
 import io.rsocket.Payload;
 import io.rsocket.RSocket;
 import io.rsocket.SocketAcceptor;

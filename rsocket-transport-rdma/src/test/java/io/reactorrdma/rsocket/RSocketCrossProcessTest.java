@@ -2,8 +2,8 @@ package io.reactorrdma.rsocket;
 
 import io.reactorrdma.RdmaClient;
 import io.reactorrdma.RdmaResources;
-import io.reactorrdma.engine.IdleStrategy;
-import io.reactorrdma.verbs.soft.SoftConfig;
+import io.reactorrdma.config.IdleStrategy;
+import io.reactorrdma.config.SoftConfig;
 import io.rsocket.Payload;
 import io.rsocket.RSocket;
 import io.rsocket.core.RSocketConnector;
@@ -53,7 +53,7 @@ class RSocketCrossProcessTest {
     void start() throws IOException {
         dir = Paths.get("/dev/shm", "reactor-rdma-rsocket-xp-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
         String java = ProcessHandle.current().info().command().orElse("java");
-        serverProcess = new ProcessBuilder(java, "-Xmx512m", "-D" + io.reactorrdma.verbs.soft.SoftConfig.STRICT_PROPERTY + "=" + io.reactorrdma.verbs.soft.SoftConfig.defaults().strict(), "-cp", System.getProperty("java.class.path"),
+        serverProcess = new ProcessBuilder(java, "-Xmx512m", "-D" + io.reactorrdma.config.SoftConfig.STRICT_PROPERTY + "=" + io.reactorrdma.config.SoftConfig.defaults().strict(), "-cp", System.getProperty("java.class.path"),
                 ShmRSocketServerMain.class.getName(), dir.toString(), Long.toString(PEER_TIMEOUT.toMillis()))
                 .redirectError(ProcessBuilder.Redirect.INHERIT).start();
         String line = new BufferedReader(new InputStreamReader(serverProcess.getInputStream(), StandardCharsets.UTF_8)).readLine();

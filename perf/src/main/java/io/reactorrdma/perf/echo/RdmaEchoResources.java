@@ -2,7 +2,7 @@ package io.reactorrdma.perf.echo;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.reactorrdma.RdmaResources;
-import io.reactorrdma.engine.IdleStrategy;
+import io.reactorrdma.config.IdleStrategy;
 import io.reactorrdma.perf.cli.PollMode;
 import io.reactorrdma.perf.measure.CpuMeter;
 import io.reactorrdma.verbs.soft.SoftContext;

@@ -1,6 +1,6 @@
 package io.reactorrdma.perf.incast;
 
-import io.reactorrdma.engine.EngineConfig;
+import io.reactorrdma.config.EngineConfig;
 
 /**
  * The sender's engine per QP ({@link SenderEngines}): the send window, the work-request chain depth and the fragment

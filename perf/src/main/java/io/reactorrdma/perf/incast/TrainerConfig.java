@@ -1,6 +1,6 @@
 package io.reactorrdma.perf.incast;
 
-import io.reactorrdma.engine.EngineConfig;
+import io.reactorrdma.config.EngineConfig;
 
 /**
  * The trainers' workload ({@link TrainerWorkload}): how many iterations, how long a trainer computes, the push sizes

@@ -4,11 +4,11 @@ import io.netty.buffer.AdaptiveByteBufAllocator;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.UnpooledByteBufAllocator;
-import io.reactorrdma.memory.AllocatorConfig;
+import io.reactorrdma.config.AllocatorConfig;
 import io.reactorrdma.memory.RegisteredAllocator;
 import io.reactorrdma.perf.cli.Log;
 import io.reactorrdma.verbs.VerbsContext;
-import io.reactorrdma.verbs.soft.SoftConfig;
+import io.reactorrdma.config.SoftConfig;
 import io.reactorrdma.verbs.soft.SoftContext;
 
 import java.nio.ByteBuffer;

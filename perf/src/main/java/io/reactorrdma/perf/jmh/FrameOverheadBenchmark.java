@@ -8,7 +8,7 @@ import io.reactorrdma.RdmaClient;
 import io.reactorrdma.RdmaConnection;
 import io.reactorrdma.RdmaResources;
 import io.reactorrdma.RdmaServer;
-import io.reactorrdma.engine.IdleStrategy;
+import io.reactorrdma.config.IdleStrategy;
 import io.reactorrdma.rsocket.RdmaClientTransport;
 import io.reactorrdma.rsocket.RdmaServerTransport;
 import io.rsocket.Closeable;

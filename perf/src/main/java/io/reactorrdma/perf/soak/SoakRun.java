@@ -8,7 +8,7 @@ import io.reactorrdma.perf.cli.PerfException;
 import io.reactorrdma.perf.cli.UsageException;
 import io.reactorrdma.perf.peer.ForkedPeer;
 import io.reactorrdma.perf.peer.PeerReporter;
-import io.reactorrdma.verbs.soft.SoftConfig;
+import io.reactorrdma.config.SoftConfig;
 import org.HdrHistogram.Histogram;
 
 import java.io.IOException;

@@ -8,7 +8,7 @@ import io.reactorrdma.RdmaServer;
 import io.reactorrdma.memory.RegisteredByteBufAllocator;
 import io.reactorrdma.perf.peer.PeerReporter;
 import io.reactorrdma.perf.peer.ServerTask;
-import io.reactorrdma.verbs.soft.SoftConfig;
+import io.reactorrdma.config.SoftConfig;
 import org.reactivestreams.Subscription;
 import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Mono;

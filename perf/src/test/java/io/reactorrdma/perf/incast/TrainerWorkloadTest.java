@@ -1,6 +1,6 @@
 package io.reactorrdma.perf.incast;
 
-import io.reactorrdma.engine.EngineConfig;
+import io.reactorrdma.config.EngineConfig;
 import org.junit.jupiter.api.Test;
 
 import java.lang.management.ManagementFactory;

@@ -1,8 +1,8 @@
 package io.reactorrdma.rsocket.boot;
 
-import io.reactorrdma.engine.EngineConfig;
-import io.reactorrdma.engine.IdleStrategy;
-import io.reactorrdma.memory.AllocatorConfig;
+import io.reactorrdma.config.EngineConfig;
+import io.reactorrdma.config.IdleStrategy;
+import io.reactorrdma.config.AllocatorConfig;
 import io.reactorrdma.rsocket.recovery.FallbackClientTransport;
 import io.reactorrdma.rsocket.recovery.ShardClient;
 import org.springframework.boot.context.properties.ConfigurationProperties;

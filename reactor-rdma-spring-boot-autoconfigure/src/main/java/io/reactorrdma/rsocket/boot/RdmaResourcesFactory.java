@@ -2,11 +2,11 @@ package io.reactorrdma.rsocket.boot;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.reactorrdma.RdmaResources;
-import io.reactorrdma.engine.EngineConfig;
-import io.reactorrdma.memory.AllocatorConfig;
+import io.reactorrdma.config.EngineConfig;
+import io.reactorrdma.config.AllocatorConfig;
 import io.reactorrdma.verbs.ProviderUnavailableException;
 import io.reactorrdma.verbs.Providers;
-import io.reactorrdma.verbs.soft.SoftConfig;
+import io.reactorrdma.config.SoftConfig;
 import org.springframework.util.unit.DataSize;
 
 import java.util.Locale;

@@ -3,7 +3,7 @@ package io.reactorrdma.rsocket.boot;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.reactorrdma.RdmaResources;
-import io.reactorrdma.engine.IdleStrategy;
+import io.reactorrdma.config.IdleStrategy;
 import io.reactorrdma.verbs.ProviderUnavailableException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

@@ -3,7 +3,7 @@ package io.reactorrdma.rsocket.boot;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.reactorrdma.RdmaResources;
 import io.reactorrdma.RdmaServer;
-import io.reactorrdma.engine.IdleStrategy;
+import io.reactorrdma.config.IdleStrategy;
 import io.reactorrdma.rsocket.RdmaServerTransport;
 import io.reactorrdma.rsocket.recovery.ShardClient;
 import io.rsocket.Payload;

@@ -2,10 +2,10 @@ package io.reactorrdma.rsocket.boot;
 
 import io.reactorrdma.RdmaResources;
 import io.reactorrdma.RdmaServer;
-import io.reactorrdma.engine.EngineConfig;
-import io.reactorrdma.engine.IdleStrategy;
+import io.reactorrdma.config.EngineConfig;
+import io.reactorrdma.config.IdleStrategy;
 import io.reactorrdma.rsocket.RdmaServerTransport;
-import io.reactorrdma.verbs.soft.SoftConfig;
+import io.reactorrdma.config.SoftConfig;
 import io.rsocket.Payload;
 import io.rsocket.RSocket;
 import io.rsocket.core.RSocketServer;

@@ -34,6 +34,9 @@ import java.util.concurrent.TimeoutException;
  */
 final class CmEventLoop implements AutoCloseable {
 
+    /** Bound on one rdma_cm call (resolve, connect, accept, destroy) queued to the CM thread. */
+    static final Duration CALL_TIMEOUT = Duration.ofSeconds(30);
+
     /** Receives a CM event on the loop thread; {@code connId} is the id the event is about. */
     @FunctionalInterface
     interface Handler {

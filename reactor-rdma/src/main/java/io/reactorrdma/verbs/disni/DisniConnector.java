@@ -1,5 +1,6 @@
 package io.reactorrdma.verbs.disni;
 
+import io.reactorrdma.config.DisniConfig;
 import com.ibm.disni.verbs.RdmaCm;
 import com.ibm.disni.verbs.RdmaCmId;
 import com.ibm.disni.verbs.RdmaConnParam;
@@ -59,7 +60,7 @@ final class DisniConnector {
                 s.setSoTimeout(remainingMillis(deadline, peer));
                 SideChannel.Frame accepted = SideChannel.read(in, peer);
                 expect(accepted, SideChannel.ACCEPT, peer);
-                InetSocketAddress local = ctx.cm().call("rdma_get_local_addr", DisniConfig.CM_CALL_TIMEOUT,
+                InetSocketAddress local = ctx.cm().call("rdma_get_local_addr", CmEventLoop.CALL_TIMEOUT,
                         () -> (InetSocketAddress) id.getSource());
                 DisniConnection c = handOver(ctx, qp, id, local, address, accepted.data(), events);
                 done = true;
@@ -78,24 +79,24 @@ final class DisniConnector {
     private static RdmaCmId establishAsClient(DisniContext ctx, InetSocketAddress address, DisniQueuePair qp, int peerRnrRetry,
                                               long deadline, String peer, PendingCmEvents events) {
         CmEventLoop cm = ctx.cm();
-        RdmaCmId id = cm.call("rdma_create_id", DisniConfig.CM_CALL_TIMEOUT, () -> {
+        RdmaCmId id = cm.call("rdma_create_id", CmEventLoop.CALL_TIMEOUT, () -> {
             RdmaCmId created = ctx.channel().createId(RdmaCm.RDMA_PS_TCP);
             cm.register(created, events);
             return created;
         });
         boolean done = false;
         try {
-            cm.call("rdma_resolve_addr(" + peer + ")", DisniConfig.CM_CALL_TIMEOUT, () -> {
+            cm.call("rdma_resolve_addr(" + peer + ")", CmEventLoop.CALL_TIMEOUT, () -> {
                 id.resolveAddr(null, address, remainingMillis(deadline, peer));
                 return null;
             });
             events.await(CmEvents.ADDR_RESOLVED, deadline, peer);
-            cm.call("rdma_resolve_route(" + peer + ")", DisniConfig.CM_CALL_TIMEOUT, () -> {
+            cm.call("rdma_resolve_route(" + peer + ")", CmEventLoop.CALL_TIMEOUT, () -> {
                 id.resolveRoute(remainingMillis(deadline, peer));
                 return null;
             });
             events.await(CmEvents.ROUTE_RESOLVED, deadline, peer);
-            cm.call("rdma_connect(" + peer + ")", DisniConfig.CM_CALL_TIMEOUT, () -> {
+            cm.call("rdma_connect(" + peer + ")", CmEventLoop.CALL_TIMEOUT, () -> {
                 qp.attach(id);
                 id.connect(connParam(ctx.config(), peerRnrRetry));
                 return null;
@@ -128,7 +129,7 @@ final class DisniConnector {
     static DisniConnection handOver(DisniContext ctx, DisniQueuePair qp, RdmaCmId id, InetSocketAddress local,
                                     InetSocketAddress remote, ByteBuffer remoteData, PendingCmEvents pending) {
         DisniConnection c = new DisniConnection(ctx, qp, id, local, remote, remoteData);
-        ctx.cm().call("register connection", DisniConfig.CM_CALL_TIMEOUT, () -> {
+        ctx.cm().call("register connection", CmEventLoop.CALL_TIMEOUT, () -> {
             ctx.cm().register(id, c::onCmEvent);
             pending.handOver(id, c::onCmEvent); // a DISCONNECTED after ESTABLISHED must reach the connection
             return null;
@@ -142,7 +143,7 @@ final class DisniConnector {
             qp.fail(why);
         }
         try {
-            ctx.cm().call("rdma_destroy_id", DisniConfig.CM_CALL_TIMEOUT, () -> {
+            ctx.cm().call("rdma_destroy_id", CmEventLoop.CALL_TIMEOUT, () -> {
                 ctx.cm().unregister(id);
                 if (qp.cmId() == id && id.isOpen()) {
                     try {

@@ -1,5 +1,6 @@
 package io.reactorrdma.verbs.disni;
 
+import io.reactorrdma.config.DisniConfig;
 import com.ibm.disni.verbs.IbvCQ;
 import com.ibm.disni.verbs.IbvCompChannel;
 import com.ibm.disni.verbs.IbvContext;
@@ -68,9 +69,9 @@ final class DisniContext implements VerbsContext {
         RdmaCmId id = null;
         IbvContext ctx;
         try {
-            id = cm.call("rdma_create_id", DisniConfig.CM_CALL_TIMEOUT, () -> channel.createId(RdmaCm.RDMA_PS_TCP));
+            id = cm.call("rdma_create_id", CmEventLoop.CALL_TIMEOUT, () -> channel.createId(RdmaCm.RDMA_PS_TCP));
             RdmaCmId bound = id;
-            ctx = cm.call("rdma_bind_addr(" + address.getHostAddress() + ")", DisniConfig.CM_CALL_TIMEOUT, () -> {
+            ctx = cm.call("rdma_bind_addr(" + address.getHostAddress() + ")", CmEventLoop.CALL_TIMEOUT, () -> {
                 bound.bindAddr(new InetSocketAddress(address, 0));
                 return bound.getVerbs();
             });
@@ -88,7 +89,7 @@ final class DisniContext implements VerbsContext {
         this.verbs = ctx;
         this.compVectors = new CompVectors(numCompVectors(ctx));
         RdmaCmId device = id;
-        cm.call("register device id", DisniConfig.CM_CALL_TIMEOUT, () -> {
+        cm.call("register device id", CmEventLoop.CALL_TIMEOUT, () -> {
             cm.register(device, (event, conn) -> {
                 if (event == CmEvents.DEVICE_REMOVAL) deviceRemoved("the context's own id");
             });
@@ -310,7 +311,7 @@ final class DisniContext implements VerbsContext {
         // queue pairs are destroyed on the CM thread; their domains and queues only after them
         for (DisniQueuePair qp : qps) {
             try {
-                qp.teardown().get(DisniConfig.CM_CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+                qp.teardown().get(CmEventLoop.CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 break;
@@ -321,7 +322,7 @@ final class DisniContext implements VerbsContext {
         closeAll(all, c -> c instanceof DisniProtectionDomain);
         closeAll(all, c -> true);
         try {
-            cm.call("rdma_destroy_id(device)", DisniConfig.CM_CALL_TIMEOUT, () -> {
+            cm.call("rdma_destroy_id(device)", CmEventLoop.CALL_TIMEOUT, () -> {
                 if (deviceId == null) return null; // a context without a device (tests)
                 cm.unregister(deviceId);
                 CmEventLoop.destroyQuietly(deviceId);

@@ -1,5 +1,6 @@
 package io.reactorrdma.verbs.disni;
 
+import io.reactorrdma.config.DisniConfig;
 import com.ibm.disni.verbs.RdmaCm;
 import com.ibm.disni.verbs.RdmaCmId;
 import io.reactorrdma.verbs.CmListener;
@@ -58,7 +59,7 @@ final class DisniListener implements CmListener {
         InetSocketAddress local = new InetSocketAddress(address.getAddress(), server.getLocalPort());
         RdmaCmId id;
         try {
-            id = ctx.cm().call("rdma_listen(" + local + ")", DisniConfig.CM_CALL_TIMEOUT, () -> {
+            id = ctx.cm().call("rdma_listen(" + local + ")", CmEventLoop.CALL_TIMEOUT, () -> {
                 RdmaCmId l = ctx.channel().createId(RdmaCm.RDMA_PS_TCP);
                 try {
                     l.bindAddr(local);
@@ -75,7 +76,7 @@ final class DisniListener implements CmListener {
                     + "IPv4 address of an RDMA interface (or 0.0.0.0), and the port free in rdma_cm's TCP port space", e);
         }
         DisniListener l = new DisniListener(ctx, server, id, local);
-        ctx.cm().call("register listener", DisniConfig.CM_CALL_TIMEOUT, () -> {
+        ctx.cm().call("register listener", CmEventLoop.CALL_TIMEOUT, () -> {
             ctx.cm().register(id, new ListenerCmEvents(l::onConnectRequest, ctx::deviceRemoved));
             return null;
         });
@@ -156,7 +157,7 @@ final class DisniListener implements CmListener {
             PendingCmEvents events = new PendingCmEvents();
             boolean done = false;
             try {
-                ctx.cm().call("rdma_accept(" + peer + ")", DisniConfig.CM_CALL_TIMEOUT, () -> {
+                ctx.cm().call("rdma_accept(" + peer + ")", CmEventLoop.CALL_TIMEOUT, () -> {
                     ctx.cm().register(conn, events);
                     qp.attach(conn);
                     conn.accept(DisniConnector.connParam(ctx.config(), request.peerRnrRetry()));
@@ -165,7 +166,7 @@ final class DisniListener implements CmListener {
                 events.await(CmEvents.ESTABLISHED, deadline, peer);
                 qp.established();
                 request.send(SideChannel.ACCEPT, privateData);
-                InetSocketAddress remote = ctx.cm().call("rdma_get_peer_addr", DisniConfig.CM_CALL_TIMEOUT,
+                InetSocketAddress remote = ctx.cm().call("rdma_get_peer_addr", CmEventLoop.CALL_TIMEOUT,
                         () -> (InetSocketAddress) conn.getDestination());
                 DisniConnection c = DisniConnector.handOver(ctx, qp, conn, local, remote != null ? remote : request.remoteAddress(),
                         request.privateData(), events);
@@ -212,7 +213,7 @@ final class DisniListener implements CmListener {
         closed = true;
         closeQuietly(server);
         try {
-            ctx.cm().call("rdma_destroy_id(listener)", DisniConfig.CM_CALL_TIMEOUT, () -> {
+            ctx.cm().call("rdma_destroy_id(listener)", CmEventLoop.CALL_TIMEOUT, () -> {
                 ctx.cm().unregister(listenId);
                 for (RdmaCmId r : pairing.drainAll()) CmEventLoop.destroyQuietly(r);
                 CmEventLoop.destroyQuietly(listenId);

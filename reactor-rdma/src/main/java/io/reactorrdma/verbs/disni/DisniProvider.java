@@ -1,5 +1,6 @@
 package io.reactorrdma.verbs.disni;
 
+import io.reactorrdma.config.DisniConfig;
 import io.reactorrdma.verbs.ProviderUnavailableException;
 import io.reactorrdma.verbs.VerbsContext;
 
@@ -11,7 +12,7 @@ import java.util.List;
 /**
  * Opens the disni provider. This class and everything it touches before {@link DisniContext}
  * use no DiSNI type, so a JVM that never chooses disni never loads a DiSNI class (and needs no
- * {@code --add-exports}); {@code io.reactorrdma.verbs.Providers} calls only this class.
+ * {@code --add-exports}); {@link DisniProviderFactory} calls only this class.
  */
 public final class DisniProvider {
 

@@ -1,5 +1,6 @@
 package io.reactorrdma.verbs.soft;
 
+import io.reactorrdma.config.SoftConfig;
 import io.reactorrdma.verbs.CmConnection;
 import io.reactorrdma.verbs.ConnectionRejectedException;
 import io.reactorrdma.verbs.ConnectionRequest;
@@ -45,7 +46,7 @@ final class LoopbackRequest implements ConnectionRequest {
         SoftContext server = listener.context;
         SoftQueuePair serverQp = server.ownQp(qp);
         serverQp.checkConnectable();
-        ByteBuffer pd = SoftContext.privateData(privateData, SoftConfig.MAX_ACCEPT_PRIVATE_DATA, "accept");
+        ByteBuffer pd = SoftContext.privateData(privateData, SoftLimits.MAX_ACCEPT_PRIVATE_DATA, "accept");
         if (answer.isDone()) {
             throw new VerbsException("the connection request was already answered, or the client stopped waiting");
         }
@@ -66,7 +67,7 @@ final class LoopbackRequest implements ConnectionRequest {
 
     @Override
     public synchronized void reject(ByteBuffer privateData) {
-        ByteBuffer pd = SoftContext.privateData(privateData, SoftConfig.MAX_REJECT_PRIVATE_DATA, "reject");
+        ByteBuffer pd = SoftContext.privateData(privateData, SoftLimits.MAX_REJECT_PRIVATE_DATA, "reject");
         if (!answer.complete(new ConnectionRejectedException("loopback listener " + listener.localAddress
                 + " rejected the connection", pd))) {
             throw new VerbsException("the connection request was already answered, or the client stopped waiting");

@@ -1,5 +1,6 @@
 package io.reactorrdma.verbs.soft;
 
+import io.reactorrdma.config.SoftConfig;
 import io.reactorrdma.verbs.CmConnection;
 import io.reactorrdma.verbs.CmListener;
 import io.reactorrdma.verbs.ConnectionRejectedException;
@@ -335,7 +336,7 @@ final class ShmFabric extends SoftFabric {
             if (hello.type != ShmHandshake.CONNECT) {
                 throw new IOException("expected a CONNECT handshake, got type " + hello.type);
             }
-            if (hello.privateData.remaining() > SoftConfig.MAX_CONNECT_PRIVATE_DATA) {
+            if (hello.privateData.remaining() > SoftLimits.MAX_CONNECT_PRIVATE_DATA) {
                 throw new IOException("connect private data too long");
             }
             ShmRequest request = new ShmRequest(this, listener, ch, hello);

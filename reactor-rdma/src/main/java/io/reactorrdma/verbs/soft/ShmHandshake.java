@@ -1,5 +1,6 @@
 package io.reactorrdma.verbs.soft;
 
+import io.reactorrdma.config.SoftConfig;
 import io.reactorrdma.verbs.VerbsException;
 
 import java.io.ByteArrayOutputStream;
@@ -117,14 +118,14 @@ final class ShmHandshake {
         int rqDepth = in.readInt();
         int maxRecvSge = in.readInt();
         int tableCapacity = in.readInt();
-        if (rqDepth < 1 || rqDepth > SoftConfig.MAX_QP_WR || maxRecvSge < 1 || maxRecvSge > SoftConfig.MAX_SGE
+        if (rqDepth < 1 || rqDepth > SoftLimits.MAX_QP_WR || maxRecvSge < 1 || maxRecvSge > SoftLimits.MAX_SGE
                 || tableCapacity < 1 || tableCapacity > RegionKeys.MAX_INDEX) {
             throw new IOException("handshake limits out of range (rqDepth " + rqDepth + ", maxRecvSge " + maxRecvSge
                     + ", regions " + tableCapacity + ")");
         }
         int pdLen = in.readUnsignedShort();
-        if (pdLen > SoftConfig.MAX_ACCEPT_PRIVATE_DATA) {
-            throw new IOException("handshake private data of " + pdLen + " bytes exceeds " + SoftConfig.MAX_ACCEPT_PRIVATE_DATA);
+        if (pdLen > SoftLimits.MAX_ACCEPT_PRIVATE_DATA) {
+            throw new IOException("handshake private data of " + pdLen + " bytes exceeds " + SoftLimits.MAX_ACCEPT_PRIVATE_DATA);
         }
         byte[] pd = new byte[pdLen];
         in.readFully(pd);

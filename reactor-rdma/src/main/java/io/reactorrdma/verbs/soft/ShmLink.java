@@ -1,5 +1,6 @@
 package io.reactorrdma.verbs.soft;
 
+import io.reactorrdma.config.SoftConfig;
 import io.reactorrdma.verbs.VerbsException;
 
 import java.io.IOException;
@@ -40,7 +41,7 @@ final class ShmLink extends PeerLink {
     private final int[] cachedIndexes;
     private int cachedCount;
     /** Mappings replaced during the current request, unmapped before the next one. */
-    private final MappedByteBuffer[] replaced = new MappedByteBuffer[SoftConfig.MAX_SGE];
+    private final MappedByteBuffer[] replaced = new MappedByteBuffer[SoftLimits.MAX_SGE];
     private int replacedCount;
     /** A region was newly mapped: check the cache against the peer's table before the next request. */
     private boolean sweepDue;
@@ -107,7 +108,7 @@ final class ShmLink extends PeerLink {
         int access = peerTable.getInt(e + RegionTableLayout.E_ACCESS);
         int pd = peerTable.getInt(e + RegionTableLayout.E_PD);
         int regionLength = peerTable.getInt(e + RegionTableLayout.E_LENGTH);
-        if (regionLength <= 0 || regionLength > SoftConfig.MAX_REGION_SIZE) {
+        if (regionLength <= 0 || regionLength > SoftLimits.MAX_REGION_SIZE) {
             resolveError = "key 0x" + Integer.toHexString(key) + ", whose region-table entry at " + peerName
                     + " is malformed (length " + regionLength + ")";
             return null;

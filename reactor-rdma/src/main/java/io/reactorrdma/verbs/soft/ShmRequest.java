@@ -1,5 +1,6 @@
 package io.reactorrdma.verbs.soft;
 
+import io.reactorrdma.config.SoftConfig;
 import io.reactorrdma.verbs.CmConnection;
 import io.reactorrdma.verbs.ConnectionRequest;
 import io.reactorrdma.verbs.QueuePair;
@@ -44,7 +45,7 @@ final class ShmRequest implements ConnectionRequest {
     public synchronized CmConnection accept(QueuePair qp, ByteBuffer privateData) {
         SoftQueuePair serverQp = listener.context.ownQp(qp);
         serverQp.checkConnectable();
-        ByteBuffer pd = SoftContext.privateData(privateData, SoftConfig.MAX_ACCEPT_PRIVATE_DATA, "accept");
+        ByteBuffer pd = SoftContext.privateData(privateData, SoftLimits.MAX_ACCEPT_PRIVATE_DATA, "accept");
         checkUnanswered();
         answered = true;
         ShmLink link;
@@ -70,7 +71,7 @@ final class ShmRequest implements ConnectionRequest {
 
     @Override
     public synchronized void reject(ByteBuffer privateData) {
-        ByteBuffer pd = SoftContext.privateData(privateData, SoftConfig.MAX_REJECT_PRIVATE_DATA, "reject");
+        ByteBuffer pd = SoftContext.privateData(privateData, SoftLimits.MAX_REJECT_PRIVATE_DATA, "reject");
         checkUnanswered();
         answered = true;
         try {

@@ -67,7 +67,7 @@ final class SoftCompletionQueue implements CompletionQueue {
         this.context = context;
         this.number = number;
         this.wakeSocket = wakeSocket;
-        this.fault = context.config.faults().completionFault();
+        this.fault = context.faults.completionFault();
         this.held = fault != null ? new java.util.ArrayDeque<>() : null;
         this.name = nameOf(number);
         this.capacity = capacity;

@@ -1,5 +1,6 @@
 package io.reactorrdma.verbs.soft;
 
+import io.reactorrdma.config.SoftConfig;
 import io.reactorrdma.verbs.CmConnection;
 import io.reactorrdma.verbs.CmListener;
 import io.reactorrdma.verbs.CompletionQueue;
@@ -37,6 +38,8 @@ public final class SoftContext implements VerbsContext {
     static final int MAX_QPS = 16384;
 
     final SoftConfig config;
+    /** Injected faults (tests); {@link SoftFaults#none()} otherwise. */
+    final SoftFaults faults;
     final String id;
     final SoftFabric fabric;
     private final AtomicReferenceArray<SoftMemoryRegion> regions;
@@ -62,8 +65,9 @@ public final class SoftContext implements VerbsContext {
     private long registrations;
     private long registeredBytes;
 
-    SoftContext(SoftConfig config, java.util.function.Function<SoftContext, SoftFabric> fabricFactory) {
+    SoftContext(SoftConfig config, SoftFaults faults, java.util.function.Function<SoftContext, SoftFabric> fabricFactory) {
         this.config = Objects.requireNonNull(config, "config");
+        this.faults = Objects.requireNonNull(faults, "faults");
         this.id = ProcessHandle.current().pid() + "-" + Integer.toHexString(ThreadLocalRandom.current().nextInt() | 0x10000000);
         this.regions = new AtomicReferenceArray<>(config.maxRegions());
         this.tags = new int[config.maxRegions()];
@@ -77,12 +81,22 @@ public final class SoftContext implements VerbsContext {
 
     /** Opens a context on the in-JVM fabric. */
     public static SoftContext openLoopback(SoftConfig config) {
-        return new SoftContext(config, LoopbackFabric::new);
+        return openLoopback(config, SoftFaults.none());
+    }
+
+    /** Opens a context on the in-JVM fabric that injects {@code faults} (tests; docs/SOFT-PROVIDER.md, "Fault injection"). */
+    public static SoftContext openLoopback(SoftConfig config, SoftFaults faults) {
+        return new SoftContext(config, faults, LoopbackFabric::new);
     }
 
     /** Opens a context on the cross-process shared-memory fabric. */
     public static SoftContext openShm(SoftConfig config) {
-        return new SoftContext(config, ShmFabric::new);
+        return openShm(config, SoftFaults.none());
+    }
+
+    /** Opens a context on the shared-memory fabric that injects {@code faults} (tests; docs/SOFT-PROVIDER.md, "Fault injection"). */
+    public static SoftContext openShm(SoftConfig config, SoftFaults faults) {
+        return new SoftContext(config, faults, ShmFabric::new);
     }
 
     @Override
@@ -102,8 +116,8 @@ public final class SoftContext implements VerbsContext {
 
     @Override
     public ProviderCapabilities capabilities() {
-        return new ProviderCapabilities(SoftConfig.MAX_QP_WR, SoftConfig.MAX_SGE, SoftConfig.MAX_CQE,
-                SoftConfig.MAX_REGION_SIZE, SoftConfig.MAX_MESSAGE_SIZE, SoftConfig.MAX_CONNECT_PRIVATE_DATA,
+        return new ProviderCapabilities(SoftLimits.MAX_QP_WR, SoftLimits.MAX_SGE, SoftLimits.MAX_CQE,
+                SoftLimits.MAX_REGION_SIZE, SoftLimits.MAX_MESSAGE_SIZE, SoftLimits.MAX_CONNECT_PRIVATE_DATA,
                 fabric instanceof LoopbackFabric);
     }
 
@@ -116,8 +130,8 @@ public final class SoftContext implements VerbsContext {
     @Override
     public CompletionQueue createCq(int capacity) {
         checkOpen();
-        if (capacity < 1 || capacity > SoftConfig.MAX_CQE) {
-            throw new IllegalArgumentException("completion queue capacity must be 1.." + SoftConfig.MAX_CQE + ", got " + capacity);
+        if (capacity < 1 || capacity > SoftLimits.MAX_CQE) {
+            throw new IllegalArgumentException("completion queue capacity must be 1.." + SoftLimits.MAX_CQE + ", got " + capacity);
         }
         int n = nextCq.getAndIncrement();
         String name = SoftCompletionQueue.nameOf(n);
@@ -137,11 +151,11 @@ public final class SoftContext implements VerbsContext {
         spd.checkOpen();
         SoftCompletionQueue sendCq = ownCq(attributes.sendCq(), "send");
         SoftCompletionQueue recvCq = ownCq(attributes.recvCq(), "receive");
-        if (attributes.maxSendWr() > SoftConfig.MAX_QP_WR || attributes.maxRecvWr() > SoftConfig.MAX_QP_WR) {
-            throw new IllegalArgumentException("queue depth above " + SoftConfig.MAX_QP_WR + ": " + attributes);
+        if (attributes.maxSendWr() > SoftLimits.MAX_QP_WR || attributes.maxRecvWr() > SoftLimits.MAX_QP_WR) {
+            throw new IllegalArgumentException("queue depth above " + SoftLimits.MAX_QP_WR + ": " + attributes);
         }
-        if (attributes.maxSendSge() > SoftConfig.MAX_SGE || attributes.maxRecvSge() > SoftConfig.MAX_SGE) {
-            throw new IllegalArgumentException("SGE limit above " + SoftConfig.MAX_SGE + ": " + attributes);
+        if (attributes.maxSendSge() > SoftLimits.MAX_SGE || attributes.maxRecvSge() > SoftLimits.MAX_SGE) {
+            throw new IllegalArgumentException("SGE limit above " + SoftLimits.MAX_SGE + ": " + attributes);
         }
         int qpn = allocateQpn();
         String name = "qp" + qpn;
@@ -225,7 +239,7 @@ public final class SoftContext implements VerbsContext {
         Objects.requireNonNull(timeout, "timeout");
         SoftQueuePair sqp = ownQp(qp);
         sqp.checkConnectable();
-        ByteBuffer pd = privateData(privateData, SoftConfig.MAX_CONNECT_PRIVATE_DATA, "connect");
+        ByteBuffer pd = privateData(privateData, SoftLimits.MAX_CONNECT_PRIVATE_DATA, "connect");
         cmStep(); // address and route resolution
         CmConnection c = fabric.connect(address, sqp, pd, timeout);
         sqp.numberKnown();
@@ -275,7 +289,7 @@ public final class SoftContext implements VerbsContext {
 
     synchronized SoftMemoryRegion register(SoftProtectionDomain pd, int size, int access, ByteBuffer callerMemory) {
         checkOpen();
-        config.faults().checkRegistration(registrations + 1, registeredBytes, size);
+        faults.checkRegistration(registrations + 1, registeredBytes, size);
         int index = freeRegionIndex();
         int tag = tags[index] = RegionKeys.nextTag(random, tags[index]);
         int key = RegionKeys.key(index, tag);

@@ -7,9 +7,10 @@ import java.util.Objects;
 /**
  * Faults the soft provider injects on purpose, so that tests reproduce failures without timing
  * luck (docs/SOFT-PROVIDER.md, "Fault injection"). Immutable; {@link #none()} injects nothing and
- * is what {@link SoftConfig#defaults()} carries; each other method returns a copy with one more
- * fault. Set it with {@link SoftConfig#withFaults}; it applies to every context opened with that
- * configuration, each context counting on its own. A context without faults pays one null check
+ * is what a context opened without faults has; each other method returns a copy with one more
+ * fault. Give it to {@link SoftContext#openLoopback(io.reactorrdma.config.SoftConfig, SoftFaults)} or
+ * {@link SoftContext#openShm(io.reactorrdma.config.SoftConfig, SoftFaults)}; it applies to every
+ * context opened with it, each context counting on its own. A context without faults pays one null check
  * per request.
  *
  * <p>A failed registration throws {@link VerbsException} (as a full region table or exhausted

@@ -1,5 +1,6 @@
 package io.reactorrdma.verbs.soft;
 
+import io.reactorrdma.config.SoftConfig;
 import io.reactorrdma.verbs.AccessFlags;
 import io.reactorrdma.verbs.MemoryRegion;
 import io.reactorrdma.verbs.ProtectionDomain;
@@ -21,8 +22,8 @@ final class SoftProtectionDomain implements ProtectionDomain {
     @Override
     public MemoryRegion allocate(int size, int access) {
         checkOpen();
-        if (size <= 0 || size > SoftConfig.MAX_REGION_SIZE) {
-            throw new IllegalArgumentException("region size must be 1.." + SoftConfig.MAX_REGION_SIZE + " bytes, got " + size);
+        if (size <= 0 || size > SoftLimits.MAX_REGION_SIZE) {
+            throw new IllegalArgumentException("region size must be 1.." + SoftLimits.MAX_REGION_SIZE + " bytes, got " + size);
         }
         return context.register(this, size, AccessFlags.validate(access), null);
     }

@@ -1,5 +1,6 @@
 package io.reactorrdma.verbs.soft;
 
+import io.reactorrdma.config.SoftConfig;
 import io.reactorrdma.verbs.AccessFlags;
 import io.reactorrdma.verbs.QpAttributes;
 import io.reactorrdma.verbs.QpState;
@@ -123,15 +124,15 @@ final class SoftQueuePair implements QueuePair {
         this.sqSlotSize = QpLayout.sqSlotSize(maxSendSge);
         this.rqWrId = new long[rqDepth];
         this.rqCapacity = new long[rqDepth];
-        this.localBuf = new ByteBuffer[SoftConfig.MAX_SGE];
-        this.localOff = new int[SoftConfig.MAX_SGE];
-        this.localLen = new int[SoftConfig.MAX_SGE];
-        this.remoteBuf = new ByteBuffer[SoftConfig.MAX_SGE];
-        this.remoteOff = new int[SoftConfig.MAX_SGE];
-        this.remoteLen = new int[SoftConfig.MAX_SGE];
+        this.localBuf = new ByteBuffer[SoftLimits.MAX_SGE];
+        this.localOff = new int[SoftLimits.MAX_SGE];
+        this.localLen = new int[SoftLimits.MAX_SGE];
+        this.remoteBuf = new ByteBuffer[SoftLimits.MAX_SGE];
+        this.remoteOff = new int[SoftLimits.MAX_SGE];
+        this.remoteLen = new int[SoftLimits.MAX_SGE];
         this.strict = context.config.strict();
-        this.freeze = context.config.faults().peerFreeze();
-        this.readFault = context.config.faults().readCompletionFault();
+        this.freeze = context.faults.peerFreeze();
+        this.readFault = context.faults.readCompletionFault();
         SharedMemory.putIntRelease(mem, QpLayout.H_STATE, QpState.INIT.ibv());
         QpLayout.writeHeader(mem, qpn, rqDepth, maxRecvSge, sqDepth, maxSendSge, recvCq.hasWakeSocket() ? recvCq.number : 0);
     }
@@ -593,8 +594,8 @@ final class SoftQueuePair implements QueuePair {
         if (total < 0) {
             return fail(seq, w, WcStatus.LOC_PROT_ERR, failDetail);
         }
-        if (total > SoftConfig.MAX_MESSAGE_SIZE) {
-            return fail(seq, w, WcStatus.LOC_LEN_ERR, "message of " + total + " bytes exceeds the maximum of " + SoftConfig.MAX_MESSAGE_SIZE);
+        if (total > SoftLimits.MAX_MESSAGE_SIZE) {
+            return fail(seq, w, WcStatus.LOC_LEN_ERR, "message of " + total + " bytes exceeds the maximum of " + SoftLimits.MAX_MESSAGE_SIZE);
         }
         switch (op) {
             case SEND:

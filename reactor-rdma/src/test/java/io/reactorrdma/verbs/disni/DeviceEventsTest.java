@@ -1,5 +1,6 @@
 package io.reactorrdma.verbs.disni;
 
+import io.reactorrdma.config.DisniConfig;
 import io.reactorrdma.verbs.QpAttributes;
 import io.reactorrdma.verbs.QpState;
 import io.reactorrdma.verbs.VerbsException;
@@ -56,7 +57,7 @@ class DeviceEventsTest {
         DisniQueuePair idle = new DisniQueuePair(ctx, null, QpAttributes.create(CmTeardownTest.NO_CQ), null, null, table.add(32, 32));
         ctx.adopt(idle);
 
-        cm.call("device removal", DisniConfig.CM_CALL_TIMEOUT, () -> {
+        cm.call("device removal", CmEventLoop.CALL_TIMEOUT, () -> {
             ctx.deviceRemoved("the context's cm id");
             return null;
         });

@@ -1,5 +1,6 @@
 package io.reactorrdma.verbs.disni;
 
+import io.reactorrdma.config.DisniConfig;
 import com.ibm.disni.verbs.IbvMr;
 import com.ibm.disni.verbs.IbvSendWR;
 import com.ibm.disni.verbs.IbvWC;

@@ -1,5 +1,6 @@
 package io.reactorrdma.verbs.disni;
 
+import io.reactorrdma.config.DisniConfig;
 import io.reactorrdma.verbs.VerbsConformanceSuite;
 import io.reactorrdma.verbs.VerbsContext;
 import org.junit.jupiter.api.Assumptions;

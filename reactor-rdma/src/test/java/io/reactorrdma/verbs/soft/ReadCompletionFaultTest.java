@@ -1,5 +1,6 @@
 package io.reactorrdma.verbs.soft;
 
+import io.reactorrdma.config.SoftConfig;
 import io.reactorrdma.verbs.QpAttributes;
 import io.reactorrdma.verbs.VerbsFixture;
 import io.reactorrdma.verbs.WcOpcode;
@@ -35,7 +36,7 @@ class ReadCompletionFaultTest {
     }
 
     private void open(SoftFaults faultsOfA) {
-        f = new VerbsFixture(SoftContext.openLoopback(SoftConfig.defaults().withFaults(faultsOfA)),
+        f = new VerbsFixture(SoftContext.openLoopback(SoftConfig.defaults(), faultsOfA),
                 SoftContext.openLoopback(SoftConfig.defaults()), QpAttributes::create);
     }
 
@@ -87,7 +88,7 @@ class ReadCompletionFaultTest {
     @Test
     void aReleaseWhileTheSendQueueWaitsForReceivesIsNotLost() throws Exception {
         ReadCompletionFault reads = new ReadCompletionFault();
-        f = new VerbsFixture(SoftContext.openLoopback(SoftConfig.defaults().withFaults(SoftFaults.none().withReadCompletionFault(reads))),
+        f = new VerbsFixture(SoftContext.openLoopback(SoftConfig.defaults(), SoftFaults.none().withReadCompletionFault(reads)),
                 SoftContext.openLoopback(SoftConfig.defaults()),
                 cq -> QpAttributes.create(cq).withRnrRetry(QpAttributes.RNR_RETRY_INFINITE));
         reads.hold();

@@ -1,5 +1,6 @@
 package io.reactorrdma.verbs.soft;
 
+import io.reactorrdma.config.SoftConfig;
 import io.reactorrdma.verbs.VerbsConformanceSuite;
 import io.reactorrdma.verbs.VerbsContext;
 import io.reactorrdma.verbs.VerbsException;

@@ -1,5 +1,6 @@
 package io.reactorrdma.verbs.soft;
 
+import io.reactorrdma.config.SoftConfig;
 import java.nio.file.Paths;
 
 /** Opens and closes one shm context in the directory given (args[0]): a context start reclaims dead contexts' files. */

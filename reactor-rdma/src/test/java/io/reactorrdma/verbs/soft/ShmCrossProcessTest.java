@@ -1,5 +1,6 @@
 package io.reactorrdma.verbs.soft;
 
+import io.reactorrdma.config.SoftConfig;
 import io.reactorrdma.verbs.AccessFlags;
 import io.reactorrdma.verbs.CmConnection;
 import io.reactorrdma.verbs.CompletionQueue;
@@ -84,7 +85,7 @@ class ShmCrossProcessTest {
         dir = Paths.get("/dev/shm", "reactor-rdma-xp-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
         int port = 20000 + ThreadLocalRandom.current().nextInt(20000);
         String java = ProcessHandle.current().info().command().orElse("java");
-        peer = new ProcessBuilder(java, "-Xmx256m", "-D" + io.reactorrdma.verbs.soft.SoftConfig.STRICT_PROPERTY + "=" + io.reactorrdma.verbs.soft.SoftConfig.defaults().strict(), "-cp", System.getProperty("java.class.path"), ShmPeerMain.class.getName(),
+        peer = new ProcessBuilder(java, "-Xmx256m", "-D" + io.reactorrdma.config.SoftConfig.STRICT_PROPERTY + "=" + io.reactorrdma.config.SoftConfig.defaults().strict(), "-cp", System.getProperty("java.class.path"), ShmPeerMain.class.getName(),
                 dir.toString(), Integer.toString(port), Long.toString(PEER_TIMEOUT.toMillis()), Long.toString(PEER_AWAIT_MILLIS))
                 .redirectError(ProcessBuilder.Redirect.INHERIT).start();
         BufferedReader out = new BufferedReader(new InputStreamReader(peer.getInputStream(), StandardCharsets.UTF_8));

@@ -1,5 +1,6 @@
 package io.reactorrdma.verbs.soft;
 
+import io.reactorrdma.config.SoftConfig;
 import io.reactorrdma.verbs.AccessFlags;
 import io.reactorrdma.verbs.CmListener;
 import io.reactorrdma.verbs.ProviderUnavailableException;

@@ -1,5 +1,6 @@
 package io.reactorrdma.verbs.soft;
 
+import io.reactorrdma.config.SoftConfig;
 import io.reactorrdma.verbs.VerbsFixture;
 import io.reactorrdma.verbs.WcStatus;
 import io.reactorrdma.verbs.WorkCompletion;
@@ -24,7 +25,7 @@ class SoftQuiescenceTest {
     @Test
     void receivesAreFlushedOnlyAfterAPeerWriteUnderWayHasLanded() throws Exception {
         PeerFreeze freeze = new PeerFreeze();
-        SoftContext a = SoftContext.openLoopback(SoftConfig.defaults().withFaults(SoftFaults.none().withPeerFreeze(freeze)));
+        SoftContext a = SoftContext.openLoopback(SoftConfig.defaults(), SoftFaults.none().withPeerFreeze(freeze));
         SoftContext b = SoftContext.openLoopback(SoftConfig.defaults());
         try (VerbsFixture f = VerbsFixture.connected(a, b)) {
             f.postRecv(f.qpB, f.mrB, 7, 0, 64);

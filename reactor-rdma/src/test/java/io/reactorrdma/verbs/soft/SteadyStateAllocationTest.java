@@ -1,5 +1,6 @@
 package io.reactorrdma.verbs.soft;
 
+import io.reactorrdma.config.SoftConfig;
 import io.reactorrdma.verbs.QpAttributes;
 import io.reactorrdma.verbs.RecvWr;
 import io.reactorrdma.verbs.SendWr;

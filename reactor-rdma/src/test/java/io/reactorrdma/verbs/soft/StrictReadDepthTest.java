@@ -1,5 +1,6 @@
 package io.reactorrdma.verbs.soft;
 
+import io.reactorrdma.config.SoftConfig;
 import io.reactorrdma.verbs.QpAttributes;
 import io.reactorrdma.verbs.SendWr;
 import io.reactorrdma.verbs.VerbsException;
@@ -36,8 +37,8 @@ class StrictReadDepthTest {
 
     private ReadCompletionFault pairWithHeldReads(boolean strict, int maxRdAtomic) {
         ReadCompletionFault reads = new ReadCompletionFault();
-        SoftConfig a = SoftConfig.defaults().withStrict(strict).withFaults(SoftFaults.none().withReadCompletionFault(reads));
-        f = new VerbsFixture(SoftContext.openLoopback(a), SoftContext.openLoopback(SoftConfig.defaults().withStrict(strict)),
+        SoftConfig a = SoftConfig.defaults().withStrict(strict);
+        f = new VerbsFixture(SoftContext.openLoopback(a, SoftFaults.none().withReadCompletionFault(reads)), SoftContext.openLoopback(SoftConfig.defaults().withStrict(strict)),
                 cq -> QpAttributes.create(cq).withMaxRdAtomic(maxRdAtomic));
         return reads;
     }

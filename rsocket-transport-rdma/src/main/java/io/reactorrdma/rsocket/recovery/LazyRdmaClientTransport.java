@@ -2,7 +2,7 @@ package io.reactorrdma.rsocket.recovery;
 
 import io.reactorrdma.RdmaClient;
 import io.reactorrdma.RdmaResources;
-import io.reactorrdma.engine.EngineConfig;
+import io.reactorrdma.config.EngineConfig;
 import io.reactorrdma.rsocket.RdmaClientTransport;
 import io.rsocket.DuplexConnection;
 import io.rsocket.frame.FrameLengthCodec;

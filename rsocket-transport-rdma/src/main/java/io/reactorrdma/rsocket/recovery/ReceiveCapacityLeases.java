@@ -3,7 +3,7 @@ package io.reactorrdma.rsocket.recovery;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
-import io.reactorrdma.engine.EngineConfig;
+import io.reactorrdma.config.EngineConfig;
 import io.reactorrdma.rsocket.RdmaDuplexConnection;
 import io.rsocket.DuplexConnection;
 import io.rsocket.core.RSocketServer;

@@ -2,9 +2,9 @@ package io.reactorrdma.rsocket.recovery;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
-import io.reactorrdma.engine.EngineConfig;
+import io.reactorrdma.config.EngineConfig;
 import io.reactorrdma.rsocket.RdmaClientTransport;
-import io.reactorrdma.verbs.soft.SoftConfig;
+import io.reactorrdma.config.SoftConfig;
 import io.rsocket.Payload;
 import io.rsocket.RSocket;
 import io.rsocket.core.RSocketClient;

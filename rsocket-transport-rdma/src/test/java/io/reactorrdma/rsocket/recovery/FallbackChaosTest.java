@@ -2,9 +2,9 @@ package io.reactorrdma.rsocket.recovery;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.reactorrdma.RdmaResources;
-import io.reactorrdma.engine.IdleStrategy;
+import io.reactorrdma.config.IdleStrategy;
 import io.reactorrdma.rsocket.RdmaDuplexConnection;
-import io.reactorrdma.verbs.soft.SoftConfig;
+import io.reactorrdma.config.SoftConfig;
 import io.rsocket.DuplexConnection;
 import io.rsocket.RSocket;
 import io.rsocket.core.RSocketClient;

@@ -1,6 +1,6 @@
 package io.reactorrdma.rsocket.recovery;
 
-import io.reactorrdma.verbs.soft.SoftConfig;
+import io.reactorrdma.config.SoftConfig;
 
 import java.io.BufferedReader;
 import java.io.IOException;

@@ -2,7 +2,7 @@ package io.reactorrdma.rsocket.recovery;
 
 import io.reactorrdma.RdmaResources;
 import io.reactorrdma.RdmaServer;
-import io.reactorrdma.engine.IdleStrategy;
+import io.reactorrdma.config.IdleStrategy;
 import io.reactorrdma.rsocket.RdmaServerTransport;
 import io.reactorrdma.verbs.ProviderUnavailableException;
 import io.rsocket.DuplexConnection;

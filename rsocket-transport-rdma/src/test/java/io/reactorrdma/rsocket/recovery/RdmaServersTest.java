@@ -3,7 +3,7 @@ package io.reactorrdma.rsocket.recovery;
 import io.reactorrdma.RdmaClient;
 import io.reactorrdma.RdmaResources;
 import io.reactorrdma.RdmaServer;
-import io.reactorrdma.engine.IdleStrategy;
+import io.reactorrdma.config.IdleStrategy;
 import io.reactorrdma.rsocket.RdmaClientTransport;
 import io.reactorrdma.rsocket.RdmaServerTransport;
 import io.rsocket.RSocket;

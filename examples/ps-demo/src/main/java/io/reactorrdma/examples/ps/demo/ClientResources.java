@@ -3,9 +3,9 @@ package io.reactorrdma.examples.ps.demo;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.reactorrdma.RdmaResources;
-import io.reactorrdma.engine.EngineConfig;
-import io.reactorrdma.engine.IdleStrategy;
-import io.reactorrdma.verbs.soft.SoftConfig;
+import io.reactorrdma.config.EngineConfig;
+import io.reactorrdma.config.IdleStrategy;
+import io.reactorrdma.config.SoftConfig;
 
 import java.nio.file.Path;
 import java.util.ArrayList;

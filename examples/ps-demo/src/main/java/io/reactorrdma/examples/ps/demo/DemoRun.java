@@ -2,7 +2,7 @@ package io.reactorrdma.examples.ps.demo;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.ByteBufAllocator;
-import io.reactorrdma.engine.EngineConfig;
+import io.reactorrdma.config.EngineConfig;
 import io.reactorrdma.examples.ps.demo.measure.JvmCpu;
 import io.reactorrdma.examples.ps.demo.measure.MemorySampler;
 import io.reactorrdma.examples.ps.demo.measure.Meters;

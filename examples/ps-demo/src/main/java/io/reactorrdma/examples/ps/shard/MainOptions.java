@@ -2,9 +2,9 @@ package io.reactorrdma.examples.ps.shard;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.reactorrdma.RdmaResources;
-import io.reactorrdma.engine.EngineConfig;
-import io.reactorrdma.engine.IdleStrategy;
-import io.reactorrdma.verbs.soft.SoftConfig;
+import io.reactorrdma.config.EngineConfig;
+import io.reactorrdma.config.IdleStrategy;
+import io.reactorrdma.config.SoftConfig;
 
 import java.nio.file.Paths;
 import java.time.Duration;

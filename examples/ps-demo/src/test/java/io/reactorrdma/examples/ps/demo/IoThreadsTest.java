@@ -1,7 +1,7 @@
 package io.reactorrdma.examples.ps.demo;
 
 import io.reactorrdma.RdmaResources;
-import io.reactorrdma.engine.IdleStrategy;
+import io.reactorrdma.config.IdleStrategy;
 import io.reactorrdma.examples.ps.demo.measure.ThreadNames;
 import io.reactorrdma.examples.ps.demo.measure.ThreadSwitches;
 import io.reactorrdma.examples.ps.shard.ShardConfig;

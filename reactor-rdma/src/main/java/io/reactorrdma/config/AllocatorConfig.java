@@ -1,12 +1,27 @@
-package io.reactorrdma.memory;
-
-import io.reactorrdma.verbs.AccessFlags;
+package io.reactorrdma.config;
 
 /**
- * The registered allocator's tunables, each declared once with its default and why. Immutable;
- * each {@code with…} returns a copy.
+ * The registered allocator's tunables, each declared once with its default and why. Immutable,
+ * checked where it is made (the canonical constructor); start from {@link #defaults()}, and each
+ * {@code with…} returns a copy with one value changed.
+ *
+ * @param blockSize                 bytes of one registered block: a multiple of 64 KiB, at least 1 MiB
+ *                                  (so a block holds the largest size-class run, 512 KiB, twice)
+ * @param retainedBytes             bytes of empty blocks kept registered (hysteresis); 0 releases every
+ *                                  block as soon as it is empty
+ * @param maxAllocation             largest single allocation
+ * @param threadCacheBytesPerClass  bytes a thread may cache per size class; 0 caches nothing
+ * @param threadCachePageRunBytes   bytes of freed page runs one thread may cache; 0 gives every page run straight back
+ * @param destinationBlockSize      block size of each engine's rendezvous-destination pool: a multiple of 64 KiB, at least 1 MiB
+ * @param destinationRetainedBytes  bytes of empty destination blocks each idle engine keeps registered
  */
-public final class AllocatorConfig {
+public record AllocatorConfig(int blockSize,
+                              long retainedBytes,
+                              int maxAllocation,
+                              int threadCacheBytesPerClass,
+                              int threadCachePageRunBytes,
+                              int destinationBlockSize,
+                              long destinationRetainedBytes) {
 
     /** 4 MiB blocks: one registration covers many buffers, and a block is small enough to give back. */
     public static final int DEFAULT_BLOCK_SIZE = 4 * 1024 * 1024;
@@ -23,7 +38,7 @@ public final class AllocatorConfig {
      */
     public static final int DEFAULT_THREAD_CACHE_PAGE_RUN_BYTES = 1024 * 1024;
     /**
-     * Block size of an engine's own rendezvous-destination pool ({@link RegisteredAllocator#openDestinationPool}):
+     * Block size of an engine's own rendezvous-destination pool ({@code RegisteredAllocator.openDestinationPool}):
      * each engine registers its own blocks, so that the rkey one peer gets covers no other peer's
      * buffers. 2 MiB holds a 1 MiB message with its frame header (RSocket) in one block; larger
      * destinations get a region of their own, registered for that message only.
@@ -39,23 +54,33 @@ public final class AllocatorConfig {
      */
     public static final long DEFAULT_DESTINATION_RETAINED_BYTES = DEFAULT_DESTINATION_BLOCK_SIZE;
 
-    private final int blockSize;
-    private final long retainedBytes;
-    private final int maxAllocation;
-    private final int threadCacheBytesPerClass;
-    private final int threadCachePageRunBytes;
-    private final int destinationBlockSize;
-    private final long destinationRetainedBytes;
+    /** The unit blocks are cut in: a block size is a multiple of it. */
+    private static final int BLOCK_GRANULE = 64 * 1024;
 
-    private AllocatorConfig(int blockSize, long retainedBytes, int maxAllocation, int threadCacheBytesPerClass,
-                            int threadCachePageRunBytes, int destinationBlockSize, long destinationRetainedBytes) {
-        this.blockSize = blockSize;
-        this.retainedBytes = retainedBytes;
-        this.maxAllocation = maxAllocation;
-        this.threadCacheBytesPerClass = threadCacheBytesPerClass;
-        this.threadCachePageRunBytes = threadCachePageRunBytes;
-        this.destinationBlockSize = destinationBlockSize;
-        this.destinationRetainedBytes = destinationRetainedBytes;
+    public AllocatorConfig {
+        checkBlockSize(blockSize, "block size");
+        if (retainedBytes < 0) {
+            throw new IllegalArgumentException("retained bytes must be ≥ 0, got " + retainedBytes);
+        }
+        if (maxAllocation < 1) {
+            throw new IllegalArgumentException("max allocation must be ≥ 1, got " + maxAllocation);
+        }
+        if (threadCacheBytesPerClass < 0) {
+            throw new IllegalArgumentException("thread cache bytes must be ≥ 0, got " + threadCacheBytesPerClass);
+        }
+        if (threadCachePageRunBytes < 0) {
+            throw new IllegalArgumentException("thread cache page-run bytes must be ≥ 0, got " + threadCachePageRunBytes);
+        }
+        checkBlockSize(destinationBlockSize, "destination block size");
+        if (destinationRetainedBytes < 0) {
+            throw new IllegalArgumentException("destination retained bytes must be ≥ 0, got " + destinationRetainedBytes);
+        }
+    }
+
+    private static void checkBlockSize(int bytes, String what) {
+        if (bytes < 1024 * 1024 || bytes % BLOCK_GRANULE != 0) {
+            throw new IllegalArgumentException(what + " must be a multiple of 64 KiB and at least 1 MiB, got " + bytes);
+        }
     }
 
     public static AllocatorConfig defaults() {
@@ -63,50 +88,38 @@ public final class AllocatorConfig {
                 DEFAULT_THREAD_CACHE_PAGE_RUN_BYTES, DEFAULT_DESTINATION_BLOCK_SIZE, DEFAULT_DESTINATION_RETAINED_BYTES);
     }
 
-    /** Block size: a multiple of 64 KiB, at least 1 MiB (so a block holds the largest size-class run, 512 KiB, twice). */
+    /** See {@link #blockSize()}. */
     public AllocatorConfig withBlockSize(int blockSize) {
-        checkBlockSize(blockSize, "block size");
         return new AllocatorConfig(blockSize, retainedBytes, maxAllocation, threadCacheBytesPerClass, threadCachePageRunBytes,
                 destinationBlockSize, destinationRetainedBytes);
     }
 
-    /** Bytes of empty blocks kept registered (hysteresis); 0 releases every block as soon as it is empty. */
+    /** See {@link #retainedBytes()}. */
     public AllocatorConfig withRetainedBytes(long retainedBytes) {
-        if (retainedBytes < 0) {
-            throw new IllegalArgumentException("retained bytes must be ≥ 0, got " + retainedBytes);
-        }
         return new AllocatorConfig(blockSize, retainedBytes, maxAllocation, threadCacheBytesPerClass, threadCachePageRunBytes,
                 destinationBlockSize, destinationRetainedBytes);
     }
 
+    /** See {@link #maxAllocation()}. */
     public AllocatorConfig withMaxAllocation(int maxAllocation) {
-        if (maxAllocation < 1) {
-            throw new IllegalArgumentException("max allocation must be ≥ 1, got " + maxAllocation);
-        }
         return new AllocatorConfig(blockSize, retainedBytes, maxAllocation, threadCacheBytesPerClass, threadCachePageRunBytes,
                 destinationBlockSize, destinationRetainedBytes);
     }
 
+    /** See {@link #threadCacheBytesPerClass()}. */
     public AllocatorConfig withThreadCacheBytesPerClass(int bytes) {
-        if (bytes < 0) {
-            throw new IllegalArgumentException("thread cache bytes must be ≥ 0, got " + bytes);
-        }
         return new AllocatorConfig(blockSize, retainedBytes, maxAllocation, bytes, threadCachePageRunBytes, destinationBlockSize,
                 destinationRetainedBytes);
     }
 
-    /** Bytes of freed page runs one thread may cache; 0 gives every page run straight back. */
+    /** See {@link #threadCachePageRunBytes()}. */
     public AllocatorConfig withThreadCachePageRunBytes(int bytes) {
-        if (bytes < 0) {
-            throw new IllegalArgumentException("thread cache page-run bytes must be ≥ 0, got " + bytes);
-        }
         return new AllocatorConfig(blockSize, retainedBytes, maxAllocation, threadCacheBytesPerClass, bytes, destinationBlockSize,
                 destinationRetainedBytes);
     }
 
-    /** Block size of each engine's rendezvous-destination pool: a multiple of 64 KiB, at least 1 MiB. */
+    /** See {@link #destinationBlockSize()}. */
     public AllocatorConfig withDestinationBlockSize(int bytes) {
-        checkBlockSize(bytes, "destination block size");
         return new AllocatorConfig(blockSize, retainedBytes, maxAllocation, threadCacheBytesPerClass, threadCachePageRunBytes, bytes,
                 destinationRetainedBytes);
     }
@@ -117,64 +130,13 @@ public final class AllocatorConfig {
      * every block goes then.
      */
     public AllocatorConfig withDestinationRetainedBytes(long bytes) {
-        if (bytes < 0) {
-            throw new IllegalArgumentException("destination retained bytes must be ≥ 0, got " + bytes);
-        }
         return new AllocatorConfig(blockSize, retainedBytes, maxAllocation, threadCacheBytesPerClass, threadCachePageRunBytes,
                 destinationBlockSize, bytes);
     }
 
-    private static void checkBlockSize(int bytes, String what) {
-        if (bytes < 1024 * 1024 || bytes % SizeClasses.RUN_GRANULE != 0) {
-            throw new IllegalArgumentException(what + " must be a multiple of 64 KiB and at least 1 MiB, got " + bytes);
-        }
-    }
-
-    public int blockSize() {
-        return blockSize;
-    }
-
-    public long retainedBytes() {
-        return retainedBytes;
-    }
-
-    public int maxAllocation() {
-        return maxAllocation;
-    }
-
-    public int threadCacheBytesPerClass() {
-        return threadCacheBytesPerClass;
-    }
-
-    public int threadCachePageRunBytes() {
-        return threadCachePageRunBytes;
-    }
-
-    public int destinationBlockSize() {
-        return destinationBlockSize;
-    }
-
-    public long destinationRetainedBytes() {
-        return destinationRetainedBytes;
-    }
-
-    /** The configuration of one engine's destination pool: its block size and retained bytes as blocks. */
-    AllocatorConfig forDestinations() {
+    /** The configuration of one engine's destination pool: its block size and retained bytes as blocks, no thread caches. */
+    public AllocatorConfig forDestinations() {
         return new AllocatorConfig(destinationBlockSize, destinationRetainedBytes, maxAllocation, 0, 0, destinationBlockSize,
                 destinationRetainedBytes);
-    }
-
-    /** Access of the pool for memory only the local NIC touches: send buffers and receive buffers. */
-    static final int LOCAL_ACCESS = AccessFlags.LOCAL_WRITE;
-    /** Access of the pool peers may write into: rendezvous destinations. */
-    static final int REMOTE_WRITABLE_ACCESS = AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE;
-    /** Access of a pool one peer may READ from: pull-rendezvous sources (never remote-writable). */
-    static final int REMOTE_READABLE_ACCESS = AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_READ;
-
-    @Override
-    public String toString() {
-        return "AllocatorConfig{blockSize=" + blockSize + ", retainedBytes=" + retainedBytes + ", maxAllocation=" + maxAllocation
-                + ", threadCacheBytesPerClass=" + threadCacheBytesPerClass + ", threadCachePageRunBytes=" + threadCachePageRunBytes + ", destinationBlockSize=" + destinationBlockSize
-                + ", destinationRetainedBytes=" + destinationRetainedBytes + "}";
     }
 }

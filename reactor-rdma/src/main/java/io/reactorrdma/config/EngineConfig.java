@@ -1,5 +1,6 @@
-package io.reactorrdma.engine;
+package io.reactorrdma.config;
 
+import io.reactorrdma.config.EngineConfig;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -240,13 +241,8 @@ public record EngineConfig(int sendQueueDepth,
     }
 
     /** The eager size an engine advertises and posts receive buffers for: the client's or the server's. */
-    int eagerSize(boolean client) {
+    public int eagerSize(boolean client) {
         return client ? clientEagerSize : eagerSize;
-    }
-
-    /** Receive buffer size of a client's or a server's engine: a header plus its eager payload. */
-    int recvBufferSize(boolean client) {
-        return WireHeader.SIZE + eagerSize(client);
     }
 
     /**
@@ -255,7 +251,7 @@ public record EngineConfig(int sendQueueDepth,
      * one SEND never holds the chain longer than a fragment does unless the sender took such
      * messages itself.
      */
-    int eagerSendLimit(boolean client) {
+    public int eagerSendLimit(boolean client) {
         return Math.max(eagerSize(client), fragmentSize);
     }
 

@@ -1,4 +1,6 @@
-package io.reactorrdma.engine;
+package io.reactorrdma.config;
+
+import io.reactorrdma.config.IdleStrategy;
 
 /** What an I/O thread does when a loop turn found nothing to do (DESIGN.md §4, thread domains). */
 public enum IdleStrategy {

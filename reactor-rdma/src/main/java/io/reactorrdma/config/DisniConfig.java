@@ -1,10 +1,9 @@
-package io.reactorrdma.verbs.disni;
+package io.reactorrdma.config;
 
-import java.time.Duration;
-
+import io.reactorrdma.config.DisniConfig;
 /**
  * The disni provider's tunables, each with its default and why. Immutable; from system properties
- * {@code reactor.rdma.disni.*} with {@link #fromSystemProperties()}.
+ * {@code reactor.rdma.disni.*} with {@link #fromSystemProperties()}; each {@code with…} returns a copy.
  *
  * @param address            IPv4 address of the RDMA interface to open ({@code reactor.rdma.disni.address});
  *                           null: the first IPv4 address of the first RDMA device's network interface.
@@ -21,8 +20,6 @@ public record DisniConfig(String address, int retryCount, int sendCallCacheSize,
     public static final int DEFAULT_SEND_CALL_CACHE = 64;
     /** One per receive batch length (1..32 for the default depth), plus room for other patterns. */
     public static final int DEFAULT_RECV_CALL_CACHE = 64;
-    /** Bound on one rdma_cm call (resolve, connect, accept, destroy) queued to the CM thread. */
-    static final Duration CM_CALL_TIMEOUT = Duration.ofSeconds(30);
 
     public DisniConfig {
         if (retryCount < 0 || retryCount > 7) throw new IllegalArgumentException("retryCount must be 0..7, got " + retryCount);
@@ -43,5 +40,17 @@ public record DisniConfig(String address, int retryCount, int sendCallCacheSize,
 
     public DisniConfig withAddress(String address) {
         return new DisniConfig(address, retryCount, sendCallCacheSize, recvCallCacheSize);
+    }
+
+    public DisniConfig withRetryCount(int retryCount) {
+        return new DisniConfig(address, retryCount, sendCallCacheSize, recvCallCacheSize);
+    }
+
+    public DisniConfig withSendCallCacheSize(int size) {
+        return new DisniConfig(address, retryCount, size, recvCallCacheSize);
+    }
+
+    public DisniConfig withRecvCallCacheSize(int size) {
+        return new DisniConfig(address, retryCount, sendCallCacheSize, size);
     }
 }

@@ -1,16 +1,24 @@
-package io.reactorrdma.verbs.soft;
+package io.reactorrdma.config;
 
+import io.reactorrdma.config.SoftConfig;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.Objects;
 
 /**
- * Every tunable of the soft provider, declared once with its default and why. Immutable; each
- * {@code with…} returns a copy. {@link #fromSystemProperties()} reads overrides from
- * {@code reactor.rdma.soft.*} system properties.
+ * Every tunable of the soft provider, declared once with its default and why. Immutable, checked
+ * where it is made (the canonical constructor); each {@code with…} returns a copy.
+ * {@link #fromSystemProperties()} reads overrides from {@code reactor.rdma.soft.*} system properties.
+ *
+ * @param shmDirectory   where shm keeps its files (made absolute)
+ * @param peerTimeout    how long a peer may stay silent before it counts as dead; at least 10 ms
+ * @param maxRegions     most regions one context may hold at once: 1..{@value #MAX_REGIONS}
+ * @param strict         whether strict mode is on ({@link #withStrict})
+ * @param strictCmDelay  how long one connection-management step takes in strict mode (0..10 s);
+ *                       {@link #cmDelay()} is what applies
  */
-public final class SoftConfig {
+public record SoftConfig(Path shmDirectory, Duration peerTimeout, int maxRegions, boolean strict, Duration strictCmDelay) {
 
     /**
      * Where shm keeps its files: a per-user directory under /dev/shm (tmpfs: mapped files are plain
@@ -34,29 +42,8 @@ public final class SoftConfig {
      */
     public static final int DEFAULT_MAX_REGIONS = 16384;
 
-    /** Largest region: a Java buffer is indexed by int; 1 GiB keeps offsets comfortably in range. */
-    public static final int MAX_REGION_SIZE = 1 << 30;
-
-    /** Largest message of one work request (hardware ports allow 2 GiB; our regions stop at 1 GiB). */
-    public static final int MAX_MESSAGE_SIZE = 1 << 30;
-
-    /** Deepest queue. */
-    public static final int MAX_QP_WR = 16384;
-
-    /** Most scatter/gather entries per request. */
-    public static final int MAX_SGE = 16;
-
-    /** Largest completion queue. */
-    public static final int MAX_CQE = 1 << 20;
-
-    /**
-     * Private-data limits of InfiniBand CM, which librdmacm enforces for RC: 56 bytes with a
-     * connect, 196 with an accept, 148 with a reject. The soft provider enforces the same, so
-     * code tested here fits hardware.
-     */
-    public static final int MAX_CONNECT_PRIVATE_DATA = 56;
-    public static final int MAX_ACCEPT_PRIVATE_DATA = 196;
-    public static final int MAX_REJECT_PRIVATE_DATA = 148;
+    /** Most regions a context can address: the region's index is 16 bits of its key. */
+    public static final int MAX_REGIONS = 65535;
 
     /**
      * System property that switches strict mode on (see {@link #strict()}). It is the one setting
@@ -74,27 +61,26 @@ public final class SoftConfig {
      */
     public static final Duration DEFAULT_STRICT_CM_DELAY = Duration.ofMillis(3);
 
-    private final Path shmDirectory;
-    private final Duration peerTimeout;
-    private final int maxRegions;
-    private final boolean strict;
-    private final Duration cmDelay;
-    private final SoftFaults faults;
 
-    private SoftConfig(Path shmDirectory, Duration peerTimeout, int maxRegions, boolean strict, Duration cmDelay, SoftFaults faults) {
-        this.shmDirectory = shmDirectory;
-        this.peerTimeout = peerTimeout;
-        this.maxRegions = maxRegions;
-        this.strict = strict;
-        this.cmDelay = cmDelay;
-        this.faults = faults;
+    public SoftConfig {
+        shmDirectory = Objects.requireNonNull(shmDirectory, "shmDirectory").toAbsolutePath();
+        Objects.requireNonNull(peerTimeout, "peerTimeout");
+        if (peerTimeout.toMillis() < 10) {
+            throw new IllegalArgumentException("peer timeout must be at least 10 ms, got " + peerTimeout.toMillis() + " ms");
+        }
+        if (maxRegions < 1 || maxRegions > MAX_REGIONS) {
+            throw new IllegalArgumentException("maxRegions must be 1.." + MAX_REGIONS + ", got " + maxRegions);
+        }
+        Objects.requireNonNull(strictCmDelay, "strictCmDelay");
+        if (strictCmDelay.isNegative() || strictCmDelay.toMillis() > 10_000) {
+            throw new IllegalArgumentException("cmDelay must be 0..10000 ms, got " + strictCmDelay.toMillis() + " ms");
+        }
     }
 
     /** The defaults; strict mode as the {@value #STRICT_PROPERTY} system property says (off when unset). */
     public static SoftConfig defaults() {
         return new SoftConfig(DEFAULT_SHM_DIRECTORY, DEFAULT_PEER_TIMEOUT, DEFAULT_MAX_REGIONS,
-                Boolean.parseBoolean(System.getProperty(STRICT_PROPERTY, "false").trim()), DEFAULT_STRICT_CM_DELAY,
-                SoftFaults.none());
+                Boolean.parseBoolean(System.getProperty(STRICT_PROPERTY, "false").trim()), DEFAULT_STRICT_CM_DELAY);
     }
 
     /** The defaults, overridden by any {@code reactor.rdma.soft.*} system property that is set. */
@@ -128,21 +114,15 @@ public final class SoftConfig {
     }
 
     public SoftConfig withShmDirectory(Path dir) {
-        return new SoftConfig(Objects.requireNonNull(dir, "dir").toAbsolutePath(), peerTimeout, maxRegions, strict, cmDelay, faults);
+        return new SoftConfig(dir, peerTimeout, maxRegions, strict, strictCmDelay);
     }
 
     public SoftConfig withPeerTimeout(Duration timeout) {
-        if (timeout.toMillis() < 10) {
-            throw new IllegalArgumentException("peer timeout must be at least 10 ms, got " + timeout.toMillis() + " ms");
-        }
-        return new SoftConfig(shmDirectory, timeout, maxRegions, strict, cmDelay, faults);
+        return new SoftConfig(shmDirectory, timeout, maxRegions, strict, strictCmDelay);
     }
 
     public SoftConfig withMaxRegions(int maxRegions) {
-        if (maxRegions < 1 || maxRegions > RegionKeys.MAX_INDEX) {
-            throw new IllegalArgumentException("maxRegions must be 1.." + RegionKeys.MAX_INDEX + ", got " + maxRegions);
-        }
-        return new SoftConfig(shmDirectory, peerTimeout, maxRegions, strict, cmDelay, faults);
+        return new SoftConfig(shmDirectory, peerTimeout, maxRegions, strict, strictCmDelay);
     }
 
     /**
@@ -165,43 +145,17 @@ public final class SoftConfig {
      * Property {@value #STRICT_PROPERTY}.
      */
     public SoftConfig withStrict(boolean strict) {
-        return new SoftConfig(shmDirectory, peerTimeout, maxRegions, strict, cmDelay, faults);
+        return new SoftConfig(shmDirectory, peerTimeout, maxRegions, strict, strictCmDelay);
     }
 
     /** How long one connection-management step takes in strict mode (0..10 s; ignored when not strict). */
     public SoftConfig withCmDelay(Duration delay) {
-        if (delay.isNegative() || delay.toMillis() > 10_000) {
-            throw new IllegalArgumentException("cmDelay must be 0..10000 ms, got " + delay.toMillis() + " ms");
-        }
-        return new SoftConfig(shmDirectory, peerTimeout, maxRegions, strict, delay, faults);
-    }
-
-    /** Whether strict mode is on ({@link #withStrict}). */
-    public boolean strict() {
-        return strict;
+        return new SoftConfig(shmDirectory, peerTimeout, maxRegions, strict, delay);
     }
 
     /** The connection-management delay that applies: {@link #withCmDelay} in strict mode, zero otherwise. */
     public Duration cmDelay() {
-        return strict ? cmDelay : Duration.ZERO;
-    }
-
-    /** Injects {@code faults} (tests only; docs/SOFT-PROVIDER.md, "Fault injection"). No system property: faults are set in code. */
-    public SoftConfig withFaults(SoftFaults faults) {
-        return new SoftConfig(shmDirectory, peerTimeout, maxRegions, strict, cmDelay, Objects.requireNonNull(faults, "faults"));
-    }
-
-    /** The injected faults; {@link SoftFaults#none()} by default. */
-    public SoftFaults faults() {
-        return faults;
-    }
-
-    public Path shmDirectory() {
-        return shmDirectory;
-    }
-
-    public Duration peerTimeout() {
-        return peerTimeout;
+        return strict ? strictCmDelay : Duration.ZERO;
     }
 
     /** Heartbeats go out four times per peer timeout, so one lost beat is no false alarm. */
@@ -209,13 +163,9 @@ public final class SoftConfig {
         return peerTimeout.dividedBy(4);
     }
 
-    public int maxRegions() {
-        return maxRegions;
-    }
-
     @Override
     public String toString() {
         return "SoftConfig{shmDirectory=" + shmDirectory + ", peerTimeout=" + peerTimeout.toMillis() + "ms, maxRegions=" + maxRegions
-                + (strict ? ", strict, cmDelay=" + cmDelay.toMillis() + "ms" : "") + (faults.isNone() ? "" : ", " + faults) + "}";
+                + (strict ? ", strict, cmDelay=" + strictCmDelay.toMillis() + "ms" : "") + "}";
     }
 }
