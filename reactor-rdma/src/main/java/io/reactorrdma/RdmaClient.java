@@ -47,6 +47,11 @@ public final class RdmaClient {
         return new RdmaClient(host, port, Objects.requireNonNull(resources, "resources"), connectTimeout);
     }
 
+    /** The resources this client runs on ({@link #runOn}), or null before {@code runOn}. */
+    public RdmaResources resources() {
+        return resources;
+    }
+
     public RdmaClient connectTimeout(Duration timeout) {
         return new RdmaClient(host, port, resources, Objects.requireNonNull(timeout, "timeout"));
     }

@@ -61,6 +61,11 @@ public final class RdmaServer {
         return new RdmaServer(host, port, Objects.requireNonNull(resources, "resources"), handler, backlog);
     }
 
+    /** The resources this server runs on ({@link #runOn}), or null before {@code runOn}. */
+    public RdmaResources resources() {
+        return resources;
+    }
+
     public RdmaServer handle(BiFunction<? super RdmaInbound, ? super RdmaOutbound, ? extends Publisher<Void>> handler) {
         Objects.requireNonNull(handler, "handler");
         return new RdmaServer(host, port, resources, c -> handler.apply(c.inbound(), c.outbound()), backlog);

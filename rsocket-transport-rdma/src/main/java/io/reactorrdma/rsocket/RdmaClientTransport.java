@@ -22,12 +22,20 @@ public final class RdmaClientTransport implements ClientTransport {
     /** Connects to {@code host:port} on the JVM-wide default {@link RdmaResources#global()}. */
     public static RdmaClientTransport create(String host, int port) {
         RdmaResources resources = RdmaResources.global();
-        return create(RdmaClient.create().host(host).port(port).runOn(resources), resources);
+        return create(RdmaClient.create().host(host).port(port).runOn(resources));
     }
 
-    /** Connects with a fully configured client; {@code resources} must be the ones it runs on. */
-    public static RdmaClientTransport create(RdmaClient client, RdmaResources resources) {
-        return new RdmaClientTransport(Objects.requireNonNull(client, "client"), Math.min(resources.engineConfig().maxMessageSize(), RdmaDuplexConnection.RSOCKET_FRAME_LENGTH_LIMIT));
+    /**
+     * Connects with a fully configured client, like {@code TcpClientTransport.create(TcpClient)}:
+     * it carries the {@link RdmaResources} it runs on ({@link RdmaClient#runOn}), whose engine's
+     * maximum message size bounds a frame.
+     */
+    public static RdmaClientTransport create(RdmaClient client) {
+        RdmaResources resources = Objects.requireNonNull(client, "client").resources();
+        if (resources == null) {
+            throw new IllegalArgumentException("the RdmaClient runs on no RdmaResources: call runOn(resources) before RdmaClientTransport.create(client)");
+        }
+        return new RdmaClientTransport(client, Math.min(resources.engineConfig().maxMessageSize(), RdmaDuplexConnection.RSOCKET_FRAME_LENGTH_LIMIT));
     }
 
     @Override

@@ -24,12 +24,20 @@ public final class RdmaServerTransport implements ServerTransport<RdmaServerTran
     /** Listens on {@code host:port} (0 picks a free port) on the JVM-wide default {@link RdmaResources#global()}. */
     public static RdmaServerTransport create(String host, int port) {
         RdmaResources resources = RdmaResources.global();
-        return create(RdmaServer.create().host(host).port(port).runOn(resources), resources);
+        return create(RdmaServer.create().host(host).port(port).runOn(resources));
     }
 
-    /** Listens with a fully configured server; {@code resources} must be the ones it runs on. */
-    public static RdmaServerTransport create(RdmaServer server, RdmaResources resources) {
-        return new RdmaServerTransport(Objects.requireNonNull(server, "server"), Math.min(resources.engineConfig().maxMessageSize(), RdmaDuplexConnection.RSOCKET_FRAME_LENGTH_LIMIT));
+    /**
+     * Listens with a fully configured server, like {@code TcpServerTransport.create(TcpServer)}: it
+     * carries the {@link RdmaResources} it runs on ({@link RdmaServer#runOn}), whose engine's maximum
+     * message size bounds a frame.
+     */
+    public static RdmaServerTransport create(RdmaServer server) {
+        RdmaResources resources = Objects.requireNonNull(server, "server").resources();
+        if (resources == null) {
+            throw new IllegalArgumentException("the RdmaServer runs on no RdmaResources: call runOn(resources) before RdmaServerTransport.create(server)");
+        }
+        return new RdmaServerTransport(server, Math.min(resources.engineConfig().maxMessageSize(), RdmaDuplexConnection.RSOCKET_FRAME_LENGTH_LIMIT));
     }
 
     @Override

@@ -119,10 +119,10 @@ class ObservationTracingTest {
             resources.add(serverResources);
             resources.add(clientResources);
             RdmaServerTransport.Bound bound = server
-                    .bind(RdmaServerTransport.create(RdmaServer.create().port(0).runOn(serverResources), serverResources))
+                    .bind(RdmaServerTransport.create(RdmaServer.create().port(0).runOn(serverResources)))
                     .block(Duration.ofSeconds(30));
             toClose.add(bound);
-            clientTransport = RdmaClientTransport.create(RdmaClient.create().port(bound.address().getPort()).runOn(clientResources), clientResources);
+            clientTransport = RdmaClientTransport.create(RdmaClient.create().port(bound.address().getPort()).runOn(clientResources));
         } else {
             CloseableChannel bound = server.bind(TcpServerTransport.create("127.0.0.1", 0)).block(Duration.ofSeconds(30));
             toClose.add(bound);

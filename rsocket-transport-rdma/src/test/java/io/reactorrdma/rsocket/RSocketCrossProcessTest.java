@@ -63,7 +63,7 @@ class RSocketCrossProcessTest {
         resources = RdmaResources.builder("rsocket-xp-client").provider("shm").softConfig(soft).threads(1)
                 .idle(IdleStrategy.BLOCK).build();
         client = RSocketConnector.create().payloadDecoder(PayloadDecoder.ZERO_COPY)
-                .connect(RdmaClientTransport.create(RdmaClient.create().host("127.0.0.1").port(port).runOn(resources), resources))
+                .connect(RdmaClientTransport.create(RdmaClient.create().host("127.0.0.1").port(port).runOn(resources)))
                 .block(Duration.ofSeconds(30));
     }
 

@@ -82,10 +82,10 @@ class RSocketOverRdmaTest {
                         return Mono.empty();
                     }
                 }))
-                .bind(RdmaServerTransport.create(RdmaServer.create().port(0).runOn(serverResources), serverResources))
+                .bind(RdmaServerTransport.create(RdmaServer.create().port(0).runOn(serverResources)))
                 .block(Duration.ofSeconds(30));
         client = RSocketConnector.create()
-                .connect(RdmaClientTransport.create(RdmaClient.create().port(server.address().getPort()).runOn(clientResources), clientResources))
+                .connect(RdmaClientTransport.create(RdmaClient.create().port(server.address().getPort()).runOn(clientResources)))
                 .block(Duration.ofSeconds(30));
     }
 

@@ -34,9 +34,9 @@ abstract class RdmaTransportTestSupport implements TransportTest {
         transportPair = new TransportPair<>(
                 () -> new InetSocketAddress("127.0.0.1", 0),
                 (address, bound, allocator) -> RdmaClientTransport.create(
-                        RdmaClient.create().host("127.0.0.1").port(bound.address().getPort()).runOn(clientResources), clientResources),
+                        RdmaClient.create().host("127.0.0.1").port(bound.address().getPort()).runOn(clientResources)),
                 (address, allocator) -> RdmaServerTransport.create(
-                        RdmaServer.create().host("127.0.0.1").port(0).runOn(serverResources), serverResources),
+                        RdmaServer.create().host("127.0.0.1").port(0).runOn(serverResources)),
                 fragmentation, resumable);
     }
 

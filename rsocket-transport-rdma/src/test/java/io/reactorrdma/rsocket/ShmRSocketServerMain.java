@@ -64,7 +64,7 @@ public final class ShmRSocketServerMain {
         };
         RdmaServerTransport.Bound server = RSocketServer.create((setup, sendingSocket) -> Mono.just(responder))
                 .payloadDecoder(PayloadDecoder.ZERO_COPY)
-                .bind(RdmaServerTransport.create(RdmaServer.create().host("127.0.0.1").port(0).runOn(resources), resources))
+                .bind(RdmaServerTransport.create(RdmaServer.create().host("127.0.0.1").port(0).runOn(resources)))
                 .block(Duration.ofSeconds(30));
         System.out.println("READY " + server.address().getPort());
         System.out.flush();

@@ -107,7 +107,7 @@ public final class FanoutRunner {
                 for (int r = 0; r < o.replicas; r++) {
                     int port = ports.get(r).get(shard);
                     shardReplicas.add(rdma
-                            ? RdmaClientTransport.create(RdmaClient.create().host("127.0.0.1").port(port).runOn(resources), resources)
+                            ? RdmaClientTransport.create(RdmaClient.create().host("127.0.0.1").port(port).runOn(resources))
                             : TcpClientTransport.create("127.0.0.1", port));
                 }
                 replicas.add(shardReplicas);

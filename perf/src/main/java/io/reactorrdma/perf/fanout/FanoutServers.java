@@ -80,7 +80,7 @@ public final class FanoutServers implements AutoCloseable {
             ports.add(c.address().getPort());
         } else {
             RdmaServerTransport.Bound b = bind(responder,
-                    RdmaServerTransport.create(RdmaServer.create().host("127.0.0.1").port(0).runOn(resources), resources));
+                    RdmaServerTransport.create(RdmaServer.create().host("127.0.0.1").port(0).runOn(resources)));
             servers.add(b);
             ports.add(b.address().getPort());
         }

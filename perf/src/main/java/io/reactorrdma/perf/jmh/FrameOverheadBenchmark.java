@@ -124,11 +124,11 @@ public class FrameOverheadBenchmark {
             case "rsocket-rdma":
                 startRdma();
                 rsocketServer = RSocketServer.create(echoAcceptor()).payloadDecoder(PayloadDecoder.ZERO_COPY)
-                        .bind(RdmaServerTransport.create(RdmaServer.create().host("127.0.0.1").port(0).runOn(serverResources), serverResources))
+                        .bind(RdmaServerTransport.create(RdmaServer.create().host("127.0.0.1").port(0).runOn(serverResources)))
                         .block(TIMEOUT);
                 int port = ((RdmaServerTransport.Bound) rsocketServer).address().getPort();
                 requester = RSocketConnector.create().payloadDecoder(PayloadDecoder.ZERO_COPY)
-                        .connect(RdmaClientTransport.create(RdmaClient.create().host("127.0.0.1").port(port).runOn(clientResources), clientResources))
+                        .connect(RdmaClientTransport.create(RdmaClient.create().host("127.0.0.1").port(port).runOn(clientResources)))
                         .block(TIMEOUT);
                 template = filled(clientResources.allocator().byteBufAllocator());
                 break;

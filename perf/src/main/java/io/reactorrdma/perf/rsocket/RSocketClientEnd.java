@@ -48,7 +48,7 @@ final class RSocketClientEnd implements AutoCloseable {
     static RSocketClientEnd rdma(String provider, PollMode poll, int port, int connections) {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         RSocketClientEnd c = new RSocketClientEnd(registry, RdmaEchoResources.create(NAME, provider, poll, registry));
-        return c.connect(RdmaClientTransport.create(RdmaClient.create().host("127.0.0.1").port(port).runOn(c.resources), c.resources),
+        return c.connect(RdmaClientTransport.create(RdmaClient.create().host("127.0.0.1").port(port).runOn(c.resources)),
                 connections, "RDMA (" + provider + ") on 127.0.0.1:" + port);
     }
 

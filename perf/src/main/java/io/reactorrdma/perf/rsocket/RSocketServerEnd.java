@@ -60,7 +60,7 @@ public final class RSocketServerEnd implements InJvmServer {
         try {
             RSocketPerfResponder responder = responder(resources.allocator().byteBufAllocator(), size);
             RdmaServerTransport.Bound bound = bind(responder,
-                    RdmaServerTransport.create(RdmaServer.create().host("127.0.0.1").port(0).runOn(resources), resources), "RDMA (" + provider + ")");
+                    RdmaServerTransport.create(RdmaServer.create().host("127.0.0.1").port(0).runOn(resources)), "RDMA (" + provider + ")");
             return new RSocketServerEnd(registry, resources, responder, bound, bound.address().getPort());
         } catch (RuntimeException e) {
             resources.dispose();

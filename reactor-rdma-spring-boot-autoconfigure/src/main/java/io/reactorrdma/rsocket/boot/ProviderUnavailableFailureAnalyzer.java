@@ -1,13 +1,16 @@
 package io.reactorrdma.rsocket.boot;
 
 import io.reactorrdma.verbs.ProviderUnavailableException;
-import io.reactorrdma.verbs.disni.DisniEnvironment;
+import io.reactorrdma.verbs.ProviderProbe;
+import io.reactorrdma.verbs.Providers;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 
+import java.util.Map;
+
 /**
  * Startup advice when the configured RDMA provider cannot be used on this host (no RDMA device, no
- * libdisni, an shm directory that cannot be used...): the provider's reason and the hardware probe's diagnosis.
+ * libdisni, an shm directory that cannot be used...): the provider's reason and what each installed provider's probe found.
  */
 public class ProviderUnavailableFailureAnalyzer extends AbstractFailureAnalyzer<ProviderUnavailableException> {
 
@@ -25,7 +28,11 @@ public class ProviderUnavailableFailureAnalyzer extends AbstractFailureAnalyzer<
 
     private static String probe() {
         try {
-            return DisniEnvironment.system().probe().summary();
+            StringBuilder found = new StringBuilder();
+            for (Map.Entry<String, ProviderProbe> p : Providers.probes().entrySet()) {
+                found.append(found.length() == 0 ? "" : "; ").append(p.getKey()).append(": ").append(p.getValue().summary());
+            }
+            return found.toString();
         } catch (RuntimeException | LinkageError e) {
             return "not available (" + e + ")";
         }

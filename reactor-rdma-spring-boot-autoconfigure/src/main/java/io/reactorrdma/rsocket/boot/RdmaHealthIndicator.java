@@ -1,9 +1,7 @@
 package io.reactorrdma.rsocket.boot;
 
 import io.reactorrdma.RdmaResources;
-import io.reactorrdma.engine.EngineMetrics;
-import io.reactorrdma.engine.ThreadDomain;
-import io.reactorrdma.memory.RegisteredAllocator;
+import io.reactorrdma.RdmaResourcesStatistics;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
@@ -21,7 +19,7 @@ import java.util.function.Supplier;
  *   <li>the shared {@link RdmaResources} once created: UP with the provider, device, I/O threads,
  *       engines, {@code engineFailures} (engines that ended on a lost peer — dead, silent past the
  *       heartbeat/peer timeout, a transport error — or a protocol error, not on a close:
- *       {@link EngineMetrics#engineFailures()}, meter {@code rdma.engine.failures}), open sockets, live
+ *       {@link RdmaResourcesStatistics#engineFailures()}, meter {@code rdma.engine.failures}), open sockets, live
  *       buffers and registered bytes; DOWN once disposed;</li>
  *   <li>not created: DOWN with the provider's error when the last attempt to create them failed
  *       (the attempt the application made: health does not try again), else UP with
@@ -85,31 +83,19 @@ public class RdmaHealthIndicator extends AbstractHealthIndicator {
             builder.down().withDetail("reason", "the RDMA resources are disposed");
             return;
         }
-        long engines = 0;
-        long sockets = 0;
-        long engineFailures = 0;
-        ThreadDomain[] domains = r.domains();
-        for (ThreadDomain d : domains) {
-            EngineMetrics m = d.metrics();
-            engines += m.engines();
-            sockets += m.socketsOpen();
-            engineFailures += m.engineFailures();
-        }
-        RegisteredAllocator a = r.allocator();
-        long registered = a.local().statistics().registeredBytes() + a.remoteWritable().statistics().registeredBytes()
-                + a.destinationStatistics().registeredBytes();
+        RdmaResourcesStatistics s = r.statistics();
         if (tcpOnly != null) {
             builder.down(tcpOnly).withDetail("servingTcpOnly", true);
         } else {
             builder.up();
         }
-        builder.withDetail("provider", r.context().providerName())
-                .withDetail("device", r.context().deviceName())
-                .withDetail("threads", domains.length)
-                .withDetail("engines", engines)
-                .withDetail("engineFailures", engineFailures)
-                .withDetail("sockets", sockets)
-                .withDetail("liveBuffers", a.liveBuffers())
-                .withDetail("registeredBytes", registered);
+        builder.withDetail("provider", s.provider())
+                .withDetail("device", s.device())
+                .withDetail("threads", s.threads())
+                .withDetail("engines", s.engines())
+                .withDetail("engineFailures", s.engineFailures())
+                .withDetail("sockets", s.sockets())
+                .withDetail("liveBuffers", s.liveBuffers())
+                .withDetail("registeredBytes", s.registeredBytes());
     }
 }

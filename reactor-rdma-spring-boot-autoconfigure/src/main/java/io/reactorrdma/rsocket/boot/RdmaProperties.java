@@ -44,7 +44,7 @@ public class RdmaProperties {
     /** Directory of the shm provider's files; unset: /dev/shm/reactor-rdma-USER. */
     private Path shmDirectory;
 
-    private final Engine engine = new Engine();
+    private final EngineSettings engine = new EngineSettings();
     private final Allocator allocator = new Allocator();
     private final Rsocket rsocket = new Rsocket();
 
@@ -62,12 +62,12 @@ public class RdmaProperties {
     public void setMaxEnginesPerThread(Integer maxEnginesPerThread) { this.maxEnginesPerThread = maxEnginesPerThread; }
     public Path getShmDirectory() { return shmDirectory; }
     public void setShmDirectory(Path shmDirectory) { this.shmDirectory = shmDirectory; }
-    public Engine getEngine() { return engine; }
+    public EngineSettings getEngine() { return engine; }
     public Allocator getAllocator() { return allocator; }
     public Rsocket getRsocket() { return rsocket; }
 
     /** {@code reactor.rdma.engine.*}: the engine's settings ({@link EngineConfig}). */
-    public static class Engine {
+    public static class EngineSettings {
         /** Send-queue depth (work-request chain length). */
         private int sendQueueDepth = EngineConfig.DEFAULT_SEND_QUEUE_DEPTH;
         /** Receive-queue depth = initial credits given to the peer. */

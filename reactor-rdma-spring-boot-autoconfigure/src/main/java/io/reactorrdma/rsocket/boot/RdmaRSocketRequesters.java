@@ -150,7 +150,7 @@ public class RdmaRSocketRequesters {
         checkPort(port, "port", "the server's RDMA port (reactor.rdma.rsocket.server.port)");
         if (!fallback.enabled) {
             RdmaResources r = resources.get();
-            return RdmaClientTransport.create(RdmaClient.create().host(host).port(port).runOn(r), r);
+            return RdmaClientTransport.create(RdmaClient.create().host(host).port(port).runOn(r));
         }
         MeterRegistry meters = registry.get();
         return FallbackClientTransport.builder(new SharedRdmaClientTransport(resources, host, port, maxFrameLength),

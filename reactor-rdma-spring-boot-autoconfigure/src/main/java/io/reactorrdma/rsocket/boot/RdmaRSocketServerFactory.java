@@ -102,7 +102,7 @@ public class RdmaRSocketServerFactory implements RSocketServerFactory {
         }, acceptor,
                 () -> {
                     RdmaResources r = resources.get();
-                    return RdmaServerTransport.create(RdmaServer.create().host(host).port(rdmaPort).runOn(r), r);
+                    return RdmaServerTransport.create(RdmaServer.create().host(host).port(rdmaPort).runOn(r));
                 }, rdmaPort,
                 tcp == null ? null : () -> TcpServerTransport.create(new InetSocketAddress(host, tcp)), tcp == null ? -1 : tcp,
                 bindTimeout);

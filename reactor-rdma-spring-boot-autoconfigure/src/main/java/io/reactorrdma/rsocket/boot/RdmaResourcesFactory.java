@@ -9,6 +9,7 @@ import io.reactorrdma.verbs.Providers;
 import io.reactorrdma.config.SoftConfig;
 import org.springframework.util.unit.DataSize;
 
+import java.util.List;
 import java.util.Locale;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -37,8 +38,9 @@ public final class RdmaResourcesFactory {
             throw new InvalidRdmaPropertyException("reactor.rdma.name", name, "it must not be blank");
         }
         String p = properties.getProvider() == null ? RdmaProperties.DEFAULT_PROVIDER : properties.getProvider().trim().toLowerCase(Locale.ROOT);
-        if (!Providers.NAMES.contains(p)) {
-            throw new InvalidRdmaPropertyException("reactor.rdma.provider", properties.getProvider(), "unknown provider; use one of " + Providers.NAMES);
+        List<String> names = Providers.names();
+        if (!names.contains(p)) {
+            throw new InvalidRdmaPropertyException("reactor.rdma.provider", properties.getProvider(), "unknown provider; use one of " + names);
         }
         this.provider = p;
         RdmaResources.Builder b = RdmaResources.builder(name).provider(p).idle(properties.getIdle());
@@ -56,7 +58,7 @@ public final class RdmaResourcesFactory {
         this.builder = b.softConfig(soft).engine(engine(properties.getEngine())).allocator(allocator(properties.getAllocator()));
     }
 
-    private static EngineConfig engine(RdmaProperties.Engine e) {
+    private static EngineConfig engine(RdmaProperties.EngineSettings e) {
         String at = "reactor.rdma.engine.";
         EngineConfig c = EngineConfig.defaults();
         c = apply(c, at + "send-queue-depth", e.getSendQueueDepth(), x -> x.withSendQueueDepth(e.getSendQueueDepth()));

@@ -33,7 +33,7 @@ final class SharedRdmaClientTransport implements ClientTransport {
     public Mono<DuplexConnection> connect() {
         return Mono.defer(() -> {
             RdmaResources r = resources.get();
-            return RdmaClientTransport.create(RdmaClient.create().host(host).port(port).runOn(r), r).connect();
+            return RdmaClientTransport.create(RdmaClient.create().host(host).port(port).runOn(r)).connect();
         });
     }
 

@@ -87,7 +87,7 @@ class RdmaShardClientsTest {
                         }
                     }
                 }))
-                .bind(RdmaServerTransport.create(RdmaServer.create().port(0).runOn(serverResources), serverResources))
+                .bind(RdmaServerTransport.create(RdmaServer.create().port(0).runOn(serverResources)))
                 .block(Duration.ofSeconds(30));
         servers.add(bound);
         return new InetSocketAddress("127.0.0.1", bound.address().getPort());

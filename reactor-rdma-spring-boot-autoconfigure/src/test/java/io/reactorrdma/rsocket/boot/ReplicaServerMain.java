@@ -46,7 +46,7 @@ public final class ReplicaServerMain {
         };
         RdmaServerTransport.Bound server = RSocketServer.create((setup, sendingSocket) -> Mono.just(responder))
                 .payloadDecoder(PayloadDecoder.ZERO_COPY)
-                .bind(RdmaServerTransport.create(RdmaServer.create().host("127.0.0.1").port(port).runOn(resources), resources))
+                .bind(RdmaServerTransport.create(RdmaServer.create().host("127.0.0.1").port(port).runOn(resources)))
                 .block(Duration.ofSeconds(30));
         System.out.println("READY " + server.address().getPort());
         System.out.flush();

@@ -100,8 +100,12 @@ public final class LazyRdmaClientTransport implements ClientTransport, Disposabl
         }
         RdmaResources built = Objects.requireNonNull(resourcesSupplier.get(), "the resources supplier returned null");
         try {
-            RdmaClientTransport t = RdmaClientTransport.create(Objects.requireNonNull(clientFactory.apply(built),
-                    "the client factory returned null"), built);
+            RdmaClient client = Objects.requireNonNull(clientFactory.apply(built), "the client factory returned null");
+            if (client.resources() != built) {
+                throw new IllegalStateException("the client factory must return a client that runs on the resources it is given "
+                        + "(runOn(resources)), not on " + (client.resources() == null ? "none" : client.resources().name()));
+            }
+            RdmaClientTransport t = RdmaClientTransport.create(client);
             if (t.maxFrameLength() < maxFrameLength) {
                 throw new IllegalStateException("the resources " + built.name() + " carry frames of at most " + t.maxFrameLength()
                         + " bytes, but this transport declared " + maxFrameLength + "; raise the engine's maximum message size "

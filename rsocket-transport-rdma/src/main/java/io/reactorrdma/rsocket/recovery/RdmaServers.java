@@ -16,7 +16,7 @@ import java.util.Objects;
  * {@link FallbackClientTransport}) reaches the same service over TCP.
  *
  * <pre>{@code
- * DualServer server = RdmaServers.dual(acceptor, RdmaServerTransport.create(rdmaServer, resources),
+ * DualServer server = RdmaServers.dual(acceptor, RdmaServerTransport.create(rdmaServer),
  *         new InetSocketAddress("0.0.0.0", 7001)).block();
  * }</pre>
  *

@@ -95,11 +95,11 @@ class CapacityGateTest {
                         return Mono.empty();
                     }
                 }))
-                .bind(RdmaServerTransport.create(RdmaServer.create().port(0).runOn(serverResources), serverResources))
+                .bind(RdmaServerTransport.create(RdmaServer.create().port(0).runOn(serverResources)))
                 .block(Duration.ofSeconds(30));
         client = RSocketConnector.create()
                 .interceptors(registry -> registry.forRequester(CapacityGate.create()))
-                .connect(RdmaClientTransport.create(RdmaClient.create().port(server.address().getPort()).runOn(clientResources), clientResources))
+                .connect(RdmaClientTransport.create(RdmaClient.create().port(server.address().getPort()).runOn(clientResources)))
                 .block(Duration.ofSeconds(30));
         ByteBufAllocator alloc = clientResources.allocator().byteBufAllocator();
         long baseline = clientResources.allocator().local().statistics().liveBytes();

@@ -89,7 +89,7 @@ class CapacityGateWakeTest {
     }
 
     private RdmaClientTransport clientTransport() {
-        return RdmaClientTransport.create(RdmaClient.create().port(server.address().getPort()).runOn(clientResources), clientResources);
+        return RdmaClientTransport.create(RdmaClient.create().port(server.address().getPort()).runOn(clientResources));
     }
 
     @Test
@@ -106,7 +106,7 @@ class CapacityGateWakeTest {
                     }
                 }))
                 .lease(spec -> spec.sender(leases::asFlux))
-                .bind(RdmaServerTransport.create(RdmaServer.create().port(0).runOn(serverResources), serverResources))
+                .bind(RdmaServerTransport.create(RdmaServer.create().port(0).runOn(serverResources)))
                 .block(Duration.ofSeconds(30));
         client = RSocketConnector.create().lease().connect(clientTransport()).block(Duration.ofSeconds(30));
         RSocket gated = new CapacityGatedRSocket(client, timer, TimeUnit.MILLISECONDS.toNanos(1), 256);
@@ -138,7 +138,7 @@ class CapacityGateWakeTest {
                         return Mono.empty();
                     }
                 }))
-                .bind(RdmaServerTransport.create(RdmaServer.create().port(0).runOn(serverResources), serverResources))
+                .bind(RdmaServerTransport.create(RdmaServer.create().port(0).runOn(serverResources)))
                 .block(Duration.ofSeconds(30));
         client = RSocketConnector.create().connect(clientTransport()).block(Duration.ofSeconds(30));
         RSocket gated = new CapacityGatedRSocket(client, timer, TimeUnit.MILLISECONDS.toNanos(1), 256);

@@ -40,7 +40,7 @@ public final class DualServerMain {
         RdmaResources resources = resources(soft, built);
         CountingServer counting = new CountingServer();
         DualServer server = RdmaServers.dual(counting.server(),
-                        RdmaServerTransport.create(RdmaServer.create().host("127.0.0.1").port(0).runOn(resources), resources),
+                        RdmaServerTransport.create(RdmaServer.create().host("127.0.0.1").port(0).runOn(resources)),
                         new InetSocketAddress("127.0.0.1", 0))
                 .block(Duration.ofSeconds(30));
         int rdmaPort = server.rdmaAddress().getPort();
@@ -59,7 +59,7 @@ public final class DualServerMain {
                 case "open-rdma" -> {
                     resources = resources(soft, built);
                     reopened = counting.server().bind(RdmaServerTransport.create(
-                            RdmaServer.create().host("127.0.0.1").port(rdmaPort).runOn(resources), resources)).block(Duration.ofSeconds(30));
+                            RdmaServer.create().host("127.0.0.1").port(rdmaPort).runOn(resources))).block(Duration.ofSeconds(30));
                     System.out.println("OK");
                 }
                 default -> System.out.println("UNKNOWN " + line);

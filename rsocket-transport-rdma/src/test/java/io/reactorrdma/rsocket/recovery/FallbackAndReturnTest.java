@@ -65,11 +65,11 @@ class FallbackAndReturnTest {
         serverResources = RdmaResources.builder("fallback-server").provider("loopback").threads(1).idle(IdleStrategy.BACK_OFF).build();
         clientResources = RdmaResources.builder("fallback-client").provider("loopback").threads(1).idle(IdleStrategy.BACK_OFF).build();
         server = RdmaServers.dual(counting.server(),
-                        RdmaServerTransport.create(RdmaServer.create().port(0).runOn(serverResources), serverResources),
+                        RdmaServerTransport.create(RdmaServer.create().port(0).runOn(serverResources)),
                         new InetSocketAddress("127.0.0.1", 0))
                 .block(WAIT);
         rdma = new GatedTransport(RdmaClientTransport.create(RdmaClient.create().port(server.rdmaAddress().getPort())
-                .runOn(clientResources), clientResources), false);
+                .runOn(clientResources)), false);
         tcp = new GatedTransport(TcpClientTransport.create(server.tcpAddress()), true);
     }
 

@@ -70,7 +70,7 @@ class FanOutTest {
                         return Mono.just(DefaultPayload.create("re:" + d));
                     }
                 }))
-                .bind(RdmaServerTransport.create(RdmaServer.create().port(0).runOn(serverResources), serverResources))
+                .bind(RdmaServerTransport.create(RdmaServer.create().port(0).runOn(serverResources)))
                 .block(Duration.ofSeconds(30));
     }
 
@@ -91,7 +91,7 @@ class FanOutTest {
         Map<Integer, RSocketClient> shards = new LinkedHashMap<>();
         for (int i = 0; i < n; i++) {
             RSocket c = RSocketConnector.create().payloadDecoder(PayloadDecoder.ZERO_COPY)
-                    .connect(RdmaClientTransport.create(RdmaClient.create().port(server.address().getPort()).runOn(clientResources), clientResources))
+                    .connect(RdmaClientTransport.create(RdmaClient.create().port(server.address().getPort()).runOn(clientResources)))
                     .block(Duration.ofSeconds(30));
             connections.add(c);
             shards.put(i, RSocketClient.from(c));

@@ -65,10 +65,10 @@ class GuardedConnectTest {
                         return Mono.just(DefaultPayload.create("re:" + d));
                     }
                 }))
-                .bind(RdmaServerTransport.create(RdmaServer.create().port(0).runOn(serverResources), serverResources))
+                .bind(RdmaServerTransport.create(RdmaServer.create().port(0).runOn(serverResources)))
                 .block(WAIT);
         server = bound;
-        transport = RdmaClientTransport.create(RdmaClient.create().port(bound.address().getPort()).runOn(clientResources), clientResources);
+        transport = RdmaClientTransport.create(RdmaClient.create().port(bound.address().getPort()).runOn(clientResources));
     }
 
     @AfterEach

@@ -31,7 +31,7 @@ class LazyRdmaClientTransportTest {
     @Test
     void retriesTheSupplierUntilTheProviderOpensThenKeepsTheResources() {
         RdmaResources serverResources = loopback("lazy-server");
-        RdmaServerTransport.Bound server = RdmaServerTransport.create(RdmaServer.create().port(0).runOn(serverResources), serverResources)
+        RdmaServerTransport.Bound server = RdmaServerTransport.create(RdmaServer.create().port(0).runOn(serverResources))
                 .start(c -> c.onClose()).block(WAIT);
         AtomicInteger attempts = new AtomicInteger();
         List<RdmaResources> built = new ArrayList<>();

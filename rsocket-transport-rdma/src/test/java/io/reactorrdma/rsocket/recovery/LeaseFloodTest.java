@@ -103,10 +103,10 @@ class LeaseFloodTest {
                         }).subscribeOn(slowWorker);
                     }
                 })))
-                .bind(RdmaServerTransport.create(RdmaServer.create().port(0).runOn(serverResources), serverResources))
+                .bind(RdmaServerTransport.create(RdmaServer.create().port(0).runOn(serverResources)))
                 .block(Duration.ofSeconds(30));
         client = RSocketConnector.create().lease()
-                .connect(RdmaClientTransport.create(RdmaClient.create().port(server.address().getPort()).runOn(clientResources), clientResources))
+                .connect(RdmaClientTransport.create(RdmaClient.create().port(server.address().getPort()).runOn(clientResources)))
                 .block(Duration.ofSeconds(30));
         ByteBufAllocator alloc = clientResources.allocator().byteBufAllocator();
         LiveBufferWait.until(Duration.ofSeconds(10), () -> leases.connections() == 1);

@@ -67,7 +67,7 @@ class LeaseLoadbalanceTest {
                         return delay.isZero() ? answer : Mono.delay(delay).then(answer);
                     }
                 })))
-                .bind(RdmaServerTransport.create(RdmaServer.create().port(0).runOn(resources), resources))
+                .bind(RdmaServerTransport.create(RdmaServer.create().port(0).runOn(resources)))
                 .block(Duration.ofSeconds(30));
     }
 
@@ -85,8 +85,8 @@ class LeaseLoadbalanceTest {
         slow = replica(slowLeases, slowResources, Duration.ofMillis(50), servedBySlow);
         fast = replica(fastLeases, fastResources, Duration.ZERO, servedByFast);
         List<LoadbalanceTarget> targets = List.of(
-                LoadbalanceTarget.from("slow", RdmaClientTransport.create(RdmaClient.create().port(slow.address().getPort()).runOn(clientResources), clientResources)),
-                LoadbalanceTarget.from("fast", RdmaClientTransport.create(RdmaClient.create().port(fast.address().getPort()).runOn(clientResources), clientResources)));
+                LoadbalanceTarget.from("slow", RdmaClientTransport.create(RdmaClient.create().port(slow.address().getPort()).runOn(clientResources))),
+                LoadbalanceTarget.from("fast", RdmaClientTransport.create(RdmaClient.create().port(fast.address().getPort()).runOn(clientResources))));
         client = LoadbalanceRSocketClient.builder(Mono.just(targets))
                 .connector(RSocketConnector.create().lease())
                 .weightedLoadbalanceStrategy()

@@ -42,7 +42,7 @@ class RdmaServersTest {
     }
 
     private RdmaServerTransport rdmaTransport() {
-        return RdmaServerTransport.create(RdmaServer.create().port(0).runOn(resources), resources);
+        return RdmaServerTransport.create(RdmaServer.create().port(0).runOn(resources));
     }
 
     @Test
@@ -53,7 +53,7 @@ class RdmaServersTest {
         assertThat(server.tcpAddress().getPort()).isPositive();
 
         RSocket overRdma = RSocketConnector.connectWith(RdmaClientTransport.create(
-                RdmaClient.create().port(server.rdmaAddress().getPort()).runOn(resources), resources)).block(WAIT);
+                RdmaClient.create().port(server.rdmaAddress().getPort()).runOn(resources))).block(WAIT);
         RSocket overTcp = RSocketConnector.connectWith(TcpClientTransport.create(server.tcpAddress())).block(WAIT);
         assertThat(overRdma.requestResponse(DefaultPayload.create("r")).map(CountingServer::data).block(WAIT)).isEqualTo("re:r");
         assertThat(overTcp.requestResponse(DefaultPayload.create("t")).map(CountingServer::data).block(WAIT)).isEqualTo("re:t");
@@ -78,7 +78,7 @@ class RdmaServersTest {
         first.dispose();
         first.onClose().block(WAIT);
         try (ServerSocket taken = new ServerSocket(0, 50, java.net.InetAddress.getByName("127.0.0.1"))) {
-            RdmaServerTransport rdma = RdmaServerTransport.create(RdmaServer.create().port(rdmaPort).runOn(resources), resources);
+            RdmaServerTransport rdma = RdmaServerTransport.create(RdmaServer.create().port(rdmaPort).runOn(resources));
             assertThatThrownBy(() -> RdmaServers.dual(new CountingServer().server(), rdma,
                     new InetSocketAddress("127.0.0.1", taken.getLocalPort())).block(WAIT))
                     .isInstanceOf(IllegalStateException.class)
@@ -88,7 +88,7 @@ class RdmaServersTest {
         }
         // the RDMA port was released: the same port binds again
         DualServer again = RdmaServers.dual(new CountingServer().server(),
-                RdmaServerTransport.create(RdmaServer.create().port(rdmaPort).runOn(resources), resources),
+                RdmaServerTransport.create(RdmaServer.create().port(rdmaPort).runOn(resources)),
                 new InetSocketAddress("127.0.0.1", 0)).block(WAIT);
         assertThat(again.rdmaAddress().getPort()).isEqualTo(rdmaPort);
         again.dispose();
@@ -100,7 +100,7 @@ class RdmaServersTest {
         DualServer first = RdmaServers.dual(new CountingServer().server(), rdmaTransport(), new InetSocketAddress("127.0.0.1", 0)).block(WAIT);
         try {
             RdmaServerTransport samePort = RdmaServerTransport.create(RdmaServer.create().port(first.rdmaAddress().getPort())
-                    .runOn(resources), resources);
+                    .runOn(resources));
             int tcpPort;
             try (ServerSocket s = new ServerSocket(0)) {
                 tcpPort = s.getLocalPort();
@@ -149,7 +149,7 @@ class RdmaServersTest {
                 }));
         java.util.concurrent.atomic.AtomicReference<DualServer> delivered = new java.util.concurrent.atomic.AtomicReference<>();
         reactor.core.Disposable binding = RdmaServers.dual(new CountingServer().server(),
-                        RdmaServerTransport.create(RdmaServer.create().port(rdmaPort).runOn(resources), resources), tcp)
+                        RdmaServerTransport.create(RdmaServer.create().port(rdmaPort).runOn(resources)), tcp)
                 .subscribe(delivered::set, e -> { });
         try {
             assertThat(tcpBinding.await(30, TimeUnit.SECONDS)).as("the TCP side started binding").isTrue();

@@ -81,13 +81,13 @@ class ReceiveCapacityLeasesTest {
         serverResources = RdmaResources.builder("lease-server").provider("loopback").threads(1).idle(IdleStrategy.BACK_OFF).engine(engine).build();
         clientResources = RdmaResources.builder("lease-client").provider("loopback").threads(1).idle(IdleStrategy.BACK_OFF).build();
         server = slowServer(leases)
-                .bind(RdmaServerTransport.create(RdmaServer.create().port(0).runOn(serverResources), serverResources))
+                .bind(RdmaServerTransport.create(RdmaServer.create().port(0).runOn(serverResources)))
                 .block(Duration.ofSeconds(30));
     }
 
     private RSocket connectRdma() {
         return RSocketConnector.create().lease()
-                .connect(RdmaClientTransport.create(RdmaClient.create().port(server.address().getPort()).runOn(clientResources), clientResources))
+                .connect(RdmaClientTransport.create(RdmaClient.create().port(server.address().getPort()).runOn(clientResources)))
                 .block(Duration.ofSeconds(30));
     }
 

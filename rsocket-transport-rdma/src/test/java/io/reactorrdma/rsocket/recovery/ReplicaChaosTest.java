@@ -102,7 +102,7 @@ class ReplicaChaosTest {
         for (int port : ports) addresses.add(new InetSocketAddress("127.0.0.1", port));
         client = ShardClient.builder().replicas(addresses)
                 .transport(a -> RdmaClientTransport.create(RdmaClient.create().host(a.getHostString()).port(a.getPort())
-                        .connectTimeout(Duration.ofSeconds(3)).runOn(resources), resources))
+                        .connectTimeout(Duration.ofSeconds(3)).runOn(resources)))
                 .connector(c -> c.payloadDecoder(PayloadDecoder.ZERO_COPY))
                 .meterRegistry(meters)
                 .idempotentByDefault(true)

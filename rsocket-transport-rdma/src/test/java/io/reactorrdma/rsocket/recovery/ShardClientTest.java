@@ -95,7 +95,7 @@ class ShardClientTest {
                     }
                 }))
                 .payloadDecoder(PayloadDecoder.ZERO_COPY)
-                .bind(RdmaServerTransport.create(RdmaServer.create().port(0).runOn(serverResources), serverResources))
+                .bind(RdmaServerTransport.create(RdmaServer.create().port(0).runOn(serverResources)))
                 .block(Duration.ofSeconds(30));
         servers.add(bound);
         return new InetSocketAddress("127.0.0.1", bound.address().getPort());
@@ -104,7 +104,7 @@ class ShardClientTest {
     private ShardClient.Builder shard(List<InetSocketAddress> replicas) {
         return ShardClient.builder().replicas(replicas)
                 .transport(a -> RdmaClientTransport.create(RdmaClient.create().host(a.getHostString()).port(a.getPort())
-                        .runOn(clientResources), clientResources))
+                        .runOn(clientResources)))
                 .connector(c -> c.payloadDecoder(PayloadDecoder.ZERO_COPY))
                 .meterRegistry(meters);
     }
@@ -160,7 +160,7 @@ class ShardClientTest {
         client = shard(all).hedging(false)
                 .transport(a -> {
                     ClientTransport rdma = RdmaClientTransport.create(RdmaClient.create().host(a.getHostString()).port(a.getPort())
-                            .runOn(clientResources), clientResources);
+                            .runOn(clientResources));
                     return a.equals(saturated) ? () -> rdma.connect().map(c -> new ReportedAvailability(c, 0.05)) : rdma;
                 })
                 .build();

@@ -77,7 +77,7 @@ class PsShardJarIT {
                     shard = RSocketConnector.create()
                             .metadataMimeType(WellKnownMimeType.MESSAGE_RSOCKET_COMPOSITE_METADATA.getString())
                             .dataMimeType(WellKnownMimeType.APPLICATION_JSON.getString())
-                            .connect(RdmaClientTransport.create(RdmaClient.create().host("127.0.0.1").port(7000).runOn(resources), resources))
+                            .connect(RdmaClientTransport.create(RdmaClient.create().host("127.0.0.1").port(7000).runOn(resources)))
                             .block(WAIT);
                 } catch (RuntimeException notYet) {
                     if (System.nanoTime() > deadline) {

@@ -13,7 +13,7 @@ import io.reactorrdma.examples.ps.demo.measure.Timeline;
 import io.reactorrdma.examples.ps.demo.process.ShardAddresses;
 import io.reactorrdma.examples.ps.demo.process.ShardFleet;
 import io.reactorrdma.examples.ps.demo.process.ShardSpec;
-import io.reactorrdma.examples.ps.demo.process.ShmDirectory;
+import io.reactorrdma.examples.ps.demo.process.DemoShmDirectory;
 import io.reactorrdma.examples.ps.demo.report.HostInfo;
 import io.reactorrdma.examples.ps.shard.ShardConfig;
 import org.HdrHistogram.Histogram;
@@ -100,13 +100,13 @@ public final class DemoRun {
     /** Runs every phase and writes the report; 0 when all completed with no failure, else 1. */
     public int run() {
         Path outDir = options.out().toAbsolutePath();
-        ShmDirectory shm = null;
+        DemoShmDirectory shm = null;
         ShardFleet fleet = null;
         ClientResources main = null;
         memory = MemorySampler.start(() -> Meters.sum(registry, "rdma.memory.registered.bytes"));
         try {
             if (options.provider().equals("shm") && options.hosts() == null) {
-                shm = ShmDirectory.create();
+                shm = DemoShmDirectory.create();
             }
             Path shmDir = shm == null ? null : shm.path();
             ShardAddresses shards;
@@ -152,7 +152,7 @@ public final class DemoRun {
         return 1;
     }
 
-    private void closeAll(ClientResources main, ShardFleet fleet, ShmDirectory shm) {
+    private void closeAll(ClientResources main, ShardFleet fleet, DemoShmDirectory shm) {
         if (main != null) {
             try {
                 main.close();

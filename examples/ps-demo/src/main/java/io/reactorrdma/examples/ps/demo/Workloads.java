@@ -4,7 +4,7 @@ import io.netty.buffer.ByteBufAllocator;
 import io.reactorrdma.examples.ps.ranker.Ranker;
 import io.reactorrdma.examples.ps.ranker.RankerConfig;
 import io.reactorrdma.examples.ps.trainer.Trainer;
-import io.reactorrdma.examples.ps.trainer.TrainerConfig;
+import io.reactorrdma.examples.ps.trainer.TrainerSettings;
 import io.reactorrdma.rsocket.recovery.ShardClient;
 import reactor.core.publisher.Mono;
 
@@ -66,12 +66,12 @@ final class Workloads {
     }
 
     /**
-     * A {@link Trainer} over each trainer's connections (the default {@link TrainerConfig} on the demo's
-     * table size, {@link TrainerConfig#forTrainer} each), writing with {@code alloc}, their pushes seen by {@code pushes}.
+     * A {@link Trainer} over each trainer's connections (the default {@link TrainerSettings} on the demo's
+     * table size, {@link TrainerSettings#forTrainer} each), writing with {@code alloc}, their pushes seen by {@code pushes}.
      */
     static Training training(List<ArmConnections> perTrainer, ByteBufAllocator alloc, Recorder pushes) {
         int count = perTrainer.size();
-        TrainerConfig config = TrainerConfig.defaults().withDimension(DemoRun.DEFAULT_DIMENSION).withRowsPerShard(DemoRun.DEFAULT_ROWS);
+        TrainerSettings config = TrainerSettings.defaults().withDimension(DemoRun.DEFAULT_DIMENSION).withRowsPerShard(DemoRun.DEFAULT_ROWS);
         Trainer[] trainers = new Trainer[count];
         Training training = new Training(trainers);
         try {

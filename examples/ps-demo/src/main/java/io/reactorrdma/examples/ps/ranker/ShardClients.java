@@ -102,8 +102,7 @@ public final class ShardClients {
 
     /** RDMA transports on {@code resources} to each shard's replicas. */
     public static List<List<ClientTransport>> rdma(List<List<InetSocketAddress>> replicas, RdmaResources resources) {
-        return map(replicas, a -> RdmaClientTransport.create(RdmaClient.create().host(a.getHostString()).port(a.getPort()).runOn(resources),
-                resources));
+        return map(replicas, a -> RdmaClientTransport.create(RdmaClient.create().host(a.getHostString()).port(a.getPort()).runOn(resources)));
     }
 
     /** TCP transports to each shard's replicas. */

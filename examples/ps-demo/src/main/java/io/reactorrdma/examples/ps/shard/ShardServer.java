@@ -55,7 +55,7 @@ public final class ShardServer {
             ShardResponder responder = new ShardResponder(shard, resources.allocator().byteBufAllocator());
             RSocketServer rsocket = RSocketServer.create(SocketAcceptor.with(responder)).payloadDecoder(PayloadDecoder.ZERO_COPY);
             RdmaServerTransport rdmaTransport = RdmaServerTransport.create(
-                    RdmaServer.create().host(rdma.getHostString()).port(rdma.getPort()).runOn(resources), resources);
+                    RdmaServer.create().host(rdma.getHostString()).port(rdma.getPort()).runOn(resources));
             return RdmaServers.dual(rsocket, rdmaTransport, TcpServerTransport.create(tcp))
                     .doOnError(e -> shard.release())
                     .doOnCancel(shard::release)

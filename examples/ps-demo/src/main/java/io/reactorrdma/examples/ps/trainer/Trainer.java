@@ -21,9 +21,9 @@ import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The training side of a parameter server. {@link #step()}: fetch {@link TrainerConfig#fetchRows()}
+ * The training side of a parameter server. {@link #step()}: fetch {@link TrainerSettings#fetchRows()}
  * rows from every shard ({@link FanOut#requestResponse}, idempotent), run a synthetic
- * forward/backward pass of real CPU for {@link TrainerConfig#computeNanos()} over them (on a Reactor
+ * forward/backward pass of real CPU for {@link TrainerSettings#computeNanos()} over them (on a Reactor
  * parallel thread, never on an I/O thread), then push one gradient batch to every shard — each of
  * a {@link PushSizes} size, rows {@code first..first+n} of the shard — over a long-lived push stream
  * (request-channel) per shard, and complete once every shard acked. {@link PushObserver} sees each
@@ -38,7 +38,7 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class Trainer implements AutoCloseable {
 
     private final Map<Integer, ? extends RSocketClient> shards;
-    private final TrainerConfig config;
+    private final TrainerSettings config;
     private final ByteBufAllocator alloc;
     private final PushChannel[] channels;
     private final PushSizes sizes;
@@ -53,12 +53,12 @@ public final class Trainer implements AutoCloseable {
     private volatile double sink;
 
     /** A trainer writing requests with {@link ByteBufAllocator#DEFAULT}. */
-    public Trainer(Map<Integer, ? extends RSocketClient> shards, TrainerConfig config, PushObserver observer) {
+    public Trainer(Map<Integer, ? extends RSocketClient> shards, TrainerSettings config, PushObserver observer) {
         this(shards, config, observer, ByteBufAllocator.DEFAULT);
     }
 
     /** A trainer writing requests and batches with {@code alloc} (on RDMA: the client's registered allocator). */
-    public Trainer(Map<Integer, ? extends RSocketClient> shards, TrainerConfig config, PushObserver observer, ByteBufAllocator alloc) {
+    public Trainer(Map<Integer, ? extends RSocketClient> shards, TrainerSettings config, PushObserver observer, ByteBufAllocator alloc) {
         this.shards = Map.copyOf(Objects.requireNonNull(shards, "shards"));
         this.config = Objects.requireNonNull(config, "config");
         this.alloc = Objects.requireNonNull(alloc, "alloc");

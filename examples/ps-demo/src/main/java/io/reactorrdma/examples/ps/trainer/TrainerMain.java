@@ -45,16 +45,16 @@ public final class TrainerMain {
     /** Runs the trainers; returns the exit status. */
     public static int run(String[] args, PrintStream out, PrintStream err) {
         MainOptions o;
-        TrainerConfig config;
+        TrainerSettings config;
         Duration duration;
         int count;
         try {
             o = MainOptions.parse(args, OPTIONS);
-            config = TrainerConfig.defaults().withDimension(o.integer("dim", TrainerConfig.DEFAULT_DIMENSION, 1))
-                    .withRowsPerShard(o.integer("rows", TrainerConfig.DEFAULT_ROWS_PER_SHARD, 1))
-                    .withFetchRows(o.integer("fetch-rows", TrainerConfig.DEFAULT_FETCH_ROWS, 1))
-                    .withComputeNanos(o.longValue("compute-us", TrainerConfig.DEFAULT_COMPUTE_NANOS / 1000, 0) * 1000)
-                    .withSeed(o.longValue("seed", TrainerConfig.DEFAULT_SEED, Long.MIN_VALUE));
+            config = TrainerSettings.defaults().withDimension(o.integer("dim", TrainerSettings.DEFAULT_DIMENSION, 1))
+                    .withRowsPerShard(o.integer("rows", TrainerSettings.DEFAULT_ROWS_PER_SHARD, 1))
+                    .withFetchRows(o.integer("fetch-rows", TrainerSettings.DEFAULT_FETCH_ROWS, 1))
+                    .withComputeNanos(o.longValue("compute-us", TrainerSettings.DEFAULT_COMPUTE_NANOS / 1000, 0) * 1000)
+                    .withSeed(o.longValue("seed", TrainerSettings.DEFAULT_SEED, Long.MIN_VALUE));
             duration = o.duration("duration", DEFAULT_DURATION);
             count = o.integer("trainers", DEFAULT_TRAINERS, 1);
         } catch (IllegalArgumentException e) {
@@ -79,7 +79,7 @@ public final class TrainerMain {
         }
     }
 
-    private static int runTrainers(MainOptions o, TrainerConfig config, Duration duration, int count, ShardConnections shards,
+    private static int runTrainers(MainOptions o, TrainerSettings config, Duration duration, int count, ShardConnections shards,
                                    List<Trainer> trainers, PrintStream out, PrintStream err) {
         try {
             Recorder pushes = new Recorder(3);

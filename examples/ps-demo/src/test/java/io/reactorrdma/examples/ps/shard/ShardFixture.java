@@ -48,8 +48,7 @@ public final class ShardFixture implements AutoCloseable {
 
     /** The RDMA transport to shard {@code i}. */
     public ClientTransport rdma(int i) {
-        return RdmaClientTransport.create(RdmaClient.create().host("127.0.0.1").port(servers.get(i).rdmaPort()).runOn(clientResources),
-                clientResources);
+        return RdmaClientTransport.create(RdmaClient.create().host("127.0.0.1").port(servers.get(i).rdmaPort()).runOn(clientResources));
     }
 
     /** The TCP transport to shard {@code i}. */

@@ -64,7 +64,7 @@ class TrainerTest {
         clients = ShardClients.plain(t);
         AtomicLong pushes = new AtomicLong();
         AtomicLong rows = new AtomicLong();
-        TrainerConfig config = TrainerConfig.defaults().withDimension(DIM).withRowsPerShard(ROWS).withFetchRows(8).withSeed(SEED)
+        TrainerSettings config = TrainerSettings.defaults().withDimension(DIM).withRowsPerShard(ROWS).withFetchRows(8).withSeed(SEED)
                 .withComputeNanos(100_000).withPushSizes(4096, 10_000);
         try (Trainer trainer = new Trainer(clients, config, (nanos, bytes) -> {
             pushes.incrementAndGet();

@@ -14,7 +14,7 @@ import java.util.stream.Stream;
  * a shutdown hook. A demo killed with SIGKILL runs no hook: its directory is named after its pid
  * ({@code ps-demo-<pid>-*}), and the next demo deletes the directories of demos no longer running.
  */
-public final class ShmDirectory implements AutoCloseable {
+public final class DemoShmDirectory implements AutoCloseable {
 
     /** Where the directory is made: /dev/shm (tmpfs), or the temp directory where there is none. */
     public static final Path DEFAULT_PARENT = Path.of("/dev/shm");
@@ -23,11 +23,11 @@ public final class ShmDirectory implements AutoCloseable {
     private final Path path;
     private final Thread hook;
 
-    private ShmDirectory(Path path) {
+    private DemoShmDirectory(Path path) {
         this(path, true);
     }
 
-    private ShmDirectory(Path path, boolean hooked) {
+    private DemoShmDirectory(Path path, boolean hooked) {
         this.path = path;
         this.hook = new Thread(this::delete, "ps-demo-remove-shm");
         if (hooked) {
@@ -36,11 +36,11 @@ public final class ShmDirectory implements AutoCloseable {
     }
 
     /** A new directory {@code ps-demo-<pid>-*} under {@link #DEFAULT_PARENT}, after deleting those of dead demos. */
-    public static ShmDirectory create() {
+    public static DemoShmDirectory create() {
         try {
             Path parent = Files.isDirectory(DEFAULT_PARENT) ? DEFAULT_PARENT : Path.of(System.getProperty("java.io.tmpdir"));
             deleteOrphans(parent);
-            return new ShmDirectory(Files.createTempDirectory(parent, PREFIX + ProcessHandle.current().pid() + "-"));
+            return new DemoShmDirectory(Files.createTempDirectory(parent, PREFIX + ProcessHandle.current().pid() + "-"));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create the demo's shm directory under " + DEFAULT_PARENT + ": " + e.getMessage(), e);
         }
@@ -64,7 +64,7 @@ public final class ShmDirectory implements AutoCloseable {
                 } catch (NumberFormatException e) {
                     return; // not one of ours
                 }
-                new ShmDirectory(d, false).delete();
+                new DemoShmDirectory(d, false).delete();
             });
         } catch (IOException | RuntimeException e) {
             // best effort: a directory we cannot read or delete is another user's or in use

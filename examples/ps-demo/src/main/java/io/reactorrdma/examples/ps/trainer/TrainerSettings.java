@@ -11,7 +11,7 @@ import java.time.Duration;
  * to every shard. {@code dimension} and {@code rowsPerShard} must match the shards'. Draws come from
  * {@code seed}: give each trainer its own ({@link #forTrainer}). Immutable; {@code with*} return copies.
  */
-public final class TrainerConfig {
+public final class TrainerSettings {
 
     /** CPU per step: 200 µs. */
     public static final long DEFAULT_COMPUTE_NANOS = 200_000;
@@ -35,7 +35,7 @@ public final class TrainerConfig {
     private final double pushMeanBytes;
     private final double pushP99Bytes;
 
-    private TrainerConfig(long computeNanos, int dimension, int rowsPerShard, int fetchRows, long seed, Duration deadline,
+    private TrainerSettings(long computeNanos, int dimension, int rowsPerShard, int fetchRows, long seed, Duration deadline,
                           double pushMeanBytes, double pushP99Bytes) {
         if (computeNanos < 0 || dimension < 1 || rowsPerShard < 1 || fetchRows < 1 || fetchRows > rowsPerShard) {
             throw new IllegalArgumentException("computeNanos must be >= 0, dimension, rowsPerShard and fetchRows >= 1, fetchRows <= rowsPerShard;"
@@ -56,48 +56,48 @@ public final class TrainerConfig {
     }
 
     /** Every setting at its default. */
-    public static TrainerConfig defaults() {
-        return new TrainerConfig(DEFAULT_COMPUTE_NANOS, DEFAULT_DIMENSION, DEFAULT_ROWS_PER_SHARD, DEFAULT_FETCH_ROWS, DEFAULT_SEED,
+    public static TrainerSettings defaults() {
+        return new TrainerSettings(DEFAULT_COMPUTE_NANOS, DEFAULT_DIMENSION, DEFAULT_ROWS_PER_SHARD, DEFAULT_FETCH_ROWS, DEFAULT_SEED,
                 DEFAULT_DEADLINE, PushSizes.DEFAULT_MEAN_BYTES, PushSizes.DEFAULT_P99_BYTES);
     }
 
     /** A copy spending {@code v} ns of CPU per step. */
-    public TrainerConfig withComputeNanos(long v) {
-        return new TrainerConfig(v, dimension, rowsPerShard, fetchRows, seed, deadline, pushMeanBytes, pushP99Bytes);
+    public TrainerSettings withComputeNanos(long v) {
+        return new TrainerSettings(v, dimension, rowsPerShard, fetchRows, seed, deadline, pushMeanBytes, pushP99Bytes);
     }
 
     /** A copy for rows of {@code v} floats. */
-    public TrainerConfig withDimension(int v) {
-        return new TrainerConfig(computeNanos, v, rowsPerShard, fetchRows, seed, deadline, pushMeanBytes, pushP99Bytes);
+    public TrainerSettings withDimension(int v) {
+        return new TrainerSettings(computeNanos, v, rowsPerShard, fetchRows, seed, deadline, pushMeanBytes, pushP99Bytes);
     }
 
     /** A copy for shards of {@code v} rows. */
-    public TrainerConfig withRowsPerShard(int v) {
-        return new TrainerConfig(computeNanos, dimension, v, fetchRows, seed, deadline, pushMeanBytes, pushP99Bytes);
+    public TrainerSettings withRowsPerShard(int v) {
+        return new TrainerSettings(computeNanos, dimension, v, fetchRows, seed, deadline, pushMeanBytes, pushP99Bytes);
     }
 
     /** A copy fetching {@code v} rows per shard per step. */
-    public TrainerConfig withFetchRows(int v) {
-        return new TrainerConfig(computeNanos, dimension, rowsPerShard, v, seed, deadline, pushMeanBytes, pushP99Bytes);
+    public TrainerSettings withFetchRows(int v) {
+        return new TrainerSettings(computeNanos, dimension, rowsPerShard, v, seed, deadline, pushMeanBytes, pushP99Bytes);
     }
 
     /** A copy drawing from seed {@code v}. */
-    public TrainerConfig withSeed(long v) {
-        return new TrainerConfig(computeNanos, dimension, rowsPerShard, fetchRows, v, deadline, pushMeanBytes, pushP99Bytes);
+    public TrainerSettings withSeed(long v) {
+        return new TrainerSettings(computeNanos, dimension, rowsPerShard, fetchRows, v, deadline, pushMeanBytes, pushP99Bytes);
     }
 
     /** A copy whose fetches and push acks must come within {@code v}. */
-    public TrainerConfig withDeadline(Duration v) {
-        return new TrainerConfig(computeNanos, dimension, rowsPerShard, fetchRows, seed, v, pushMeanBytes, pushP99Bytes);
+    public TrainerSettings withDeadline(Duration v) {
+        return new TrainerSettings(computeNanos, dimension, rowsPerShard, fetchRows, seed, v, pushMeanBytes, pushP99Bytes);
     }
 
     /** Push sizes with this mean and p99 (bytes). */
-    public TrainerConfig withPushSizes(double meanBytes, double p99Bytes) {
-        return new TrainerConfig(computeNanos, dimension, rowsPerShard, fetchRows, seed, deadline, meanBytes, p99Bytes);
+    public TrainerSettings withPushSizes(double meanBytes, double p99Bytes) {
+        return new TrainerSettings(computeNanos, dimension, rowsPerShard, fetchRows, seed, deadline, meanBytes, p99Bytes);
     }
 
     /** This config for trainer number {@code i}: its own seed, derived from this one. */
-    public TrainerConfig forTrainer(int i) {
+    public TrainerSettings forTrainer(int i) {
         return withSeed(seed * 1_000_003L + i);
     }
 
@@ -132,7 +132,7 @@ public final class TrainerConfig {
 
     @Override
     public String toString() {
-        return "TrainerConfig{computeNanos=" + computeNanos + ", dimension=" + dimension + ", rowsPerShard=" + rowsPerShard
+        return "TrainerSettings{computeNanos=" + computeNanos + ", dimension=" + dimension + ", rowsPerShard=" + rowsPerShard
                 + ", fetchRows=" + fetchRows + ", seed=" + seed + ", deadline=" + deadline + ", pushMeanBytes=" + pushMeanBytes
                 + ", pushP99Bytes=" + pushP99Bytes + "}";
     }

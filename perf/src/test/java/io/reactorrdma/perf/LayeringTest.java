@@ -1,0 +1,51 @@
+package io.reactorrdma.perf;
+
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.junit.AnalyzeClasses;
+import com.tngtech.archunit.junit.ArchTest;
+import com.tngtech.archunit.lang.ArchRule;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+/** The layering of the perf tools (README, "Layering"). */
+@AnalyzeClasses(packages = "io.reactorrdma.perf", importOptions = ImportOption.DoNotIncludeTests.class)
+class LayeringTest {
+
+    static final String[] SCENARIOS = {"io.reactorrdma.perf.echo..", "io.reactorrdma.perf.verbs..", "io.reactorrdma.perf.rsocket..",
+            "io.reactorrdma.perf.fanout..", "io.reactorrdma.perf.soak..", "io.reactorrdma.perf.floor.."};
+    static final String[] SUPPORT = {"io.reactorrdma.perf.cli..", "io.reactorrdma.perf.measure..", "io.reactorrdma.perf.report..",
+            "io.reactorrdma.perf.peer.."};
+    static final String INCAST = "io.reactorrdma.perf.incast..";
+
+    @ArchTest
+    static final ArchRule perfMeasuresWhatUsersGet = noClasses().that().resideInAPackage("io.reactorrdma.perf..")
+            .should().dependOnClassesThat().resideInAnyPackage("io.reactorrdma.engine..", "io.reactorrdma.verbs.disni..")
+            .because("the benchmarks measure what an application gets, through the public API and the verbs SPI, "
+                    + "never the engine's insides");
+
+    @ArchTest
+    static final ArchRule theSimulatorModelsItDoesNotDriveTheTransport = noClasses().that().resideInAPackage(INCAST)
+            .should().dependOnClassesThat().resideInAnyPackage("io.reactorrdma", "io.reactorrdma.engine..", "io.reactorrdma.verbs..",
+                    "io.reactorrdma.memory..", "io.reactorrdma.rsocket..")
+            .allowEmptyShould(true)
+            .because("the incast simulator models the fabric and the send window (backpressure, the engine's settings); "
+                    + "it does not drive the transport");
+
+    @ArchTest
+    static final ArchRule theSimulatorIsStandalone = noClasses().that().resideInAPackage(INCAST)
+            .should().dependOnClassesThat().resideInAnyPackage(SCENARIOS)
+            .allowEmptyShould(true)
+            .because("the simulator runs on its own, without the end-to-end scenarios");
+
+    @ArchTest
+    static final ArchRule scenariosDoNotKnowTheDispatcher = noClasses().that().resideInAnyPackage(SCENARIOS)
+            .should().dependOnClassesThat().resideInAPackage("io.reactorrdma.perf")
+            .allowEmptyShould(true)
+            .because("a scenario runs from any entry point; only the command line knows all of them");
+
+    @ArchTest
+    static final ArchRule supportIsBelowScenarios = noClasses().that().resideInAnyPackage(SUPPORT)
+            .should().dependOnClassesThat().resideInAnyPackage(SCENARIOS)
+            .allowEmptyShould(true)
+            .because("options, meters, reports and peers serve every scenario and know none");
+}
