@@ -1,6 +1,7 @@
 package io.reactorrdma;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.netty.buffer.ByteBufAllocator;
 import io.micrometer.core.instrument.Tags;
 import io.reactorrdma.config.EngineConfig;
 import io.reactorrdma.config.IdleStrategy;
@@ -134,6 +135,14 @@ public final class RdmaResources implements Disposable {
     /** The registered allocator: {@code allocator().byteBufAllocator()} gives buffers that need no copy to send. */
     public RegisteredAllocator allocator() {
         return memory;
+    }
+
+    /**
+     * The registered allocator's Netty view, like {@link RdmaConnection#alloc()}: buffers from it need
+     * no copy to send on any connection of these resources.
+     */
+    public ByteBufAllocator alloc() {
+        return memory.byteBufAllocator();
     }
 
     public EngineConfig engineConfig() {

@@ -24,5 +24,3 @@
  * </ul>
  */
 package io.reactorrdma.engine;
-
-import io.reactorrdma.config.EngineConfig;

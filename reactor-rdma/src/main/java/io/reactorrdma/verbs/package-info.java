@@ -16,6 +16,8 @@
  * allocate nothing in steady state. A queue pair's post calls must come from one thread at a time
  * (the engine's I/O thread), as must a completion queue's poll calls.
  *
- * <p>Providers are opened by name through {@link io.reactorrdma.verbs.Providers}.
+ * <p>Providers are opened by name through {@link io.reactorrdma.verbs.Providers}. Each registers
+ * itself with a {@link io.reactorrdma.verbs.VerbsProviderFactory} in {@code META-INF/services}, so
+ * this package names no provider.
  */
 package io.reactorrdma.verbs;

@@ -18,9 +18,9 @@ public class ProviderUnavailableFailureAnalyzer extends AbstractFailureAnalyzer<
     protected FailureAnalysis analyze(Throwable rootFailure, ProviderUnavailableException cause) {
         String description = "The RDMA provider (reactor.rdma.provider) cannot be used here: "
                 + RdmaResourcesFactory.inBootTerms(cause).getMessage()
-                + System.lineSeparator() + "Hardware probe: " + probe();
+                + System.lineSeparator() + "Provider probes: " + probe();
         String action = "Install and configure the RDMA hardware (rdma-core and your NIC's RDMA driver) and libdisni, "
-                + "as the hardware probe above says, or set reactor.rdma.provider=shm "
+                + "as the disni probe above says, or set reactor.rdma.provider=shm "
                 + "(software RDMA between processes on this host) or auto (hardware where present, else shm); "
                 + "set reactor.rdma.enabled=false to switch the RDMA auto-configuration off.";
         return new FailureAnalysis(description, action, cause);

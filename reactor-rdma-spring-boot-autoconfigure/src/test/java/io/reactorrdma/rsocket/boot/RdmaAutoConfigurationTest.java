@@ -295,7 +295,7 @@ class RdmaAutoConfigurationTest {
             assertThat(context).hasFailed();
             assertThat(context.getStartupFailure()).hasRootCauseInstanceOf(ProviderUnavailableException.class);
             FailureAnalysis analysis = new ProviderUnavailableFailureAnalyzer().analyze(context.getStartupFailure());
-            assertThat(analysis.getDescription()).contains("cannot be used here", "Hardware probe:");
+            assertThat(analysis.getDescription()).contains("cannot be used here", "Provider probes: disni: ");
             assertThat(analysis.getAction()).contains("reactor.rdma.provider=shm");
         });
     }

@@ -3,9 +3,10 @@
  * needs the native libdisni, an RDMA device, {@code --add-exports java.base/sun.nio.ch=ALL-UNNAMED}
  * and a locked-memory limit large enough for registration (docs/HARDWARE.md).
  *
- * <p>Layout: {@link io.reactorrdma.verbs.disni.DisniEnvironment} checks those needs without
- * loading DiSNI and {@link io.reactorrdma.verbs.disni.DisniProvider} opens the provider — the only
- * classes the rest of the library touches, so the soft path never loads a DiSNI class.
+ * <p>Layout: {@link io.reactorrdma.verbs.disni.DisniProviderFactory} registers the provider
+ * ({@code META-INF/services}), {@link io.reactorrdma.verbs.disni.DisniEnvironment} checks those needs
+ * without loading DiSNI and {@link io.reactorrdma.verbs.disni.DisniProvider} opens the provider — the
+ * only classes the rest of the library touches, none using a DiSNI type, so the soft path never loads a DiSNI class.
  * Pure translation, unit-tested without the native library: {@code DisniCodes} (access flags,
  * opcodes, statuses, immediate byte order), {@code WrTokens} and {@code PostedWork} (the provider's
  * wr_id and what each queue pair has outstanding), {@code CompletionMapper} ({@code IbvWC} →

@@ -18,7 +18,9 @@
  * the peer's receive queue; when there is none, the request waits and the provider thread retries
  * after the RNR delay. Byte layouts of everything shared are in {@link io.reactorrdma.verbs.soft.QpLayout},
  * {@link io.reactorrdma.verbs.soft.CqLayout} and {@link io.reactorrdma.verbs.soft.RegionTableLayout};
- * every tunable is in {@link io.reactorrdma.config.SoftConfig}.
+ * every tunable is in {@link io.reactorrdma.config.SoftConfig}, the fixed limits in
+ * {@link io.reactorrdma.verbs.soft.SoftLimits}; {@link io.reactorrdma.verbs.soft.SoftProviderFactory}
+ * registers the provider.
  *
  * <p>Wake-ups: a poller arms its completion queue ({@code requestNotification}: a flag in the queue
  * and one in the shared header of every queue pair it receives for, 1 for every completion, 2 for
@@ -49,5 +51,3 @@
  * Out of scope: a same-user process that truncates our files (it could as well ptrace us).
  */
 package io.reactorrdma.verbs.soft;
-
-import io.reactorrdma.config.SoftConfig;

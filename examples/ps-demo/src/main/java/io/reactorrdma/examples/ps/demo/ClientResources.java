@@ -54,7 +54,7 @@ final class ClientResources implements AutoCloseable {
                 registry.remove(m);
             }
         }
-        long live = resources.allocator().liveBuffers();
+        long live = resources.statistics().liveBuffers();
         if (live != 0) {
             throw new IllegalStateException("the demo's registered allocator '" + resources.name() + "' still holds " + live
                     + " buffers after its arm: a payload was not released (run with -Dio.netty.leakDetection.level=paranoid)");

@@ -324,7 +324,7 @@ public final class DemoRun {
                     perTrainer.add(ArmConnections.connect(shards, tcp ? "tcp" : "rdma", res == null ? null : res.resources(), registry));
                 }
                 try (Workloads.Training work = Workloads.training(perTrainer,
-                        tcp ? ByteBufAllocator.DEFAULT : res.resources().allocator().byteBufAllocator(), pushes)) {
+                        tcp ? ByteBufAllocator.DEFAULT : res.resources().alloc(), pushes)) {
                     memory("training " + arm);
                     Lanes.run(options.trainers(), options.warmup(), work, null);
                     stalls0 = tcp ? 0 : Meters.count(registry, "rdma.window.stalls", "resources", name);
@@ -470,7 +470,7 @@ public final class DemoRun {
 
     /** Where requests are written: on RDMA the registered allocator (sent without a copy), on TCP Netty's default. */
     private static ByteBufAllocator allocator(String transport, ClientResources resources) {
-        return transport.equals("rdma") ? resources.resources().allocator().byteBufAllocator() : ByteBufAllocator.DEFAULT;
+        return transport.equals("rdma") ? resources.resources().alloc() : ByteBufAllocator.DEFAULT;
     }
 
     private static long delta(long a, long b) {

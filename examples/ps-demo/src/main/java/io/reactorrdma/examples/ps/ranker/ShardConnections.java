@@ -71,7 +71,7 @@ public final class ShardConnections implements AutoCloseable {
 
     /** Where requests should be written: the registered allocator on RDMA, the default one on TCP. */
     public ByteBufAllocator allocator() {
-        return resources == null ? ByteBufAllocator.DEFAULT : resources.allocator().byteBufAllocator();
+        return resources == null ? ByteBufAllocator.DEFAULT : resources.alloc();
     }
 
     /** The engine's {@code rdma.*} and the shard clients' {@code rdma.recovery.*} meters. */

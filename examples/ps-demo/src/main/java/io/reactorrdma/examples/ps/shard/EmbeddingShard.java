@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * One shard's rows of the embedding table: {@code rows x dimension} floats in ONE buffer from the
- * allocator given — on RDMA the registered allocator ({@code resources.allocator().byteBufAllocator()}),
+ * allocator given — on RDMA the registered allocator ({@code resources.alloc()}),
  * so fetch replies can be sent straight from the table. Key {@code k} lives on shard
  * {@code k % count} at row {@code k / count}; a key this shard does not hold is an
  * {@link IllegalArgumentException} naming the shard that does. Row {@code r} starts with the values

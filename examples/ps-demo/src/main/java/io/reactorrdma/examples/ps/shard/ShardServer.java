@@ -51,8 +51,8 @@ public final class ShardServer {
         Objects.requireNonNull(rdma, "rdma");
         Objects.requireNonNull(tcp, "tcp");
         return Mono.defer(() -> {
-            EmbeddingShard shard = new EmbeddingShard(config, resources.allocator().byteBufAllocator());
-            ShardResponder responder = new ShardResponder(shard, resources.allocator().byteBufAllocator());
+            EmbeddingShard shard = new EmbeddingShard(config, resources.alloc());
+            ShardResponder responder = new ShardResponder(shard, resources.alloc());
             RSocketServer rsocket = RSocketServer.create(SocketAcceptor.with(responder)).payloadDecoder(PayloadDecoder.ZERO_COPY);
             RdmaServerTransport rdmaTransport = RdmaServerTransport.create(
                     RdmaServer.create().host(rdma.getHostString()).port(rdma.getPort()).runOn(resources));
