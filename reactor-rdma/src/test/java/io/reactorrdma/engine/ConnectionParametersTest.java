@@ -208,7 +208,7 @@ class ConnectionParametersTest {
     void version4CarriesThePullCapabilityAndTheReadLimitAtTheirOffsets() {
         ConnectionParameters p = new ConnectionParameters(ConnectionParameters.VERSION, 64, 8192, 16 << 20, 8, ConnectionParameters.PULL, 4);
         java.nio.ByteBuffer wire = p.encode().order(java.nio.ByteOrder.LITTLE_ENDIAN);
-        assertThat(ConnectionParameters.VERSION).isEqualTo((short) 4);
+        assertThat(ConnectionParameters.VERSION).isEqualTo((short) 5);
         assertThat(wire.getInt(0)).isEqualTo(ConnectionParameters.MAGIC);
         assertThat(wire.getShort(4)).isEqualTo(ConnectionParameters.VERSION);
         assertThat(wire.getInt(24)).isEqualTo(ConnectionParameters.PULL);
