@@ -60,6 +60,11 @@ final class LeaseHandOver {
         return lease;
     }
 
+    /** Whether a LEASE of the new connection is kept. */
+    boolean keeps() {
+        return held != null;
+    }
+
     /** Releases a kept LEASE (the new connection closed, or the whole connection). */
     void release() {
         if (held != null) {

@@ -646,6 +646,13 @@ final class SwitchingDuplexConnection implements DuplexConnection {
         }
     }
 
+    /** Whether a LEASE of the connection switched to is kept until the move (for tests and logs). */
+    boolean leaseKept() {
+        synchronized (lock) {
+            return leases.keeps();
+        }
+    }
+
     /** Streams open on any connection (for tests and logs). */
     int openStreams() {
         synchronized (lock) {

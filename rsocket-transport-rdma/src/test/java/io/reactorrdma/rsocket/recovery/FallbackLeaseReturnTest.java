@@ -12,6 +12,7 @@ import io.rsocket.Payload;
 import io.rsocket.RSocket;
 import io.rsocket.core.RSocketConnector;
 import io.rsocket.frame.decoder.PayloadDecoder;
+import io.rsocket.plugins.DuplexConnectionInterceptor;
 import io.rsocket.transport.netty.client.TcpClientTransport;
 import io.rsocket.util.DefaultPayload;
 import org.junit.jupiter.api.AfterEach;
@@ -53,11 +54,17 @@ class FallbackLeaseReturnTest {
     private GatedTransport tcp;
     private RSocket client;
 
+    private final AtomicReference<DuplexConnection> source = new AtomicReference<>();
+
     @BeforeEach
     void start() {
         serverResources = RdmaResources.builder("lease-return-server").provider("loopback").threads(1).idle(IdleStrategy.BACK_OFF).build();
         clientResources = RdmaResources.builder("lease-return-client").provider("loopback").threads(1).idle(IdleStrategy.BACK_OFF).build();
-        leases = ReceiveCapacityLeases.builder().meterRegistry(serverMeters).maxInFlight(2)
+    }
+
+    /** A dual server that grants leases for at most {@code maxInFlight} requests in flight, never lending idle grants in a test. */
+    private void serve(int maxInFlight) {
+        leases = ReceiveCapacityLeases.builder().meterRegistry(serverMeters).maxInFlight(maxInFlight)
                 .idleGrantTimeout(Duration.ofHours(1)).build();
         server = RdmaServers.dual(leases.applyTo(counting.server()),
                         RdmaServerTransport.create(RdmaServer.create().port(0).runOn(serverResources), serverResources),
@@ -68,14 +75,63 @@ class FallbackLeaseReturnTest {
         tcp = new GatedTransport(TcpClientTransport.create(server.tcpAddress()), true);
     }
 
+    /** A leased client over the fallback transport, on TCP while RDMA is closed. */
+    private void connect() {
+        client = RSocketConnector.create().lease().setupPayload(DefaultPayload.create("hello-setup")).payloadDecoder(PayloadDecoder.ZERO_COPY)
+                .interceptors(r -> r.forConnection((type, c) -> {
+                    if (type == DuplexConnectionInterceptor.Type.SOURCE) {
+                        source.set(c);
+                    }
+                    return c;
+                }))
+                .connect(FallbackClientTransport.builder(rdma, tcp).firstProbeDelay(Duration.ofMillis(50)).probeInterval(Duration.ofMillis(200))
+                        .meterRegistry(clientMeters).build())
+                .block(WAIT);
+    }
+
+    /** Opens a channel on TCP, which holds one request of the lease and keeps TCP open across the return, and waits for its first echo. */
+    private Channel channel() {
+        Channel ch = new Channel();
+        client.requestChannel(ch.out.asFlux()).map(CountingServer::data).subscribe(ch.echoed::add, ch.failed::set, () -> ch.completed.set(true));
+        ch.out.tryEmitNext(DefaultPayload.create("m0"));
+        LiveBufferWait.until(WAIT, () -> ch.echoed.contains("ch:m0"), "the channel's first echo over TCP");
+        return ch;
+    }
+
+    private static final class Channel {
+        final Sinks.Many<Payload> out = Sinks.many().unicast().onBackpressureBuffer();
+        final List<String> echoed = new CopyOnWriteArrayList<>();
+        final AtomicBoolean completed = new AtomicBoolean();
+        final AtomicReference<Throwable> failed = new AtomicReference<>();
+
+        /** Ends the channel, after one more echo on the draining TCP connection, and waits until TCP closed. */
+        void endAndAwaitTcpClosed(DuplexConnection tcpConnection) {
+            out.tryEmitNext(DefaultPayload.create("m1"));
+            LiveBufferWait.until(WAIT, () -> echoed.contains("ch:m1"), "the channel still echoing on the draining TCP connection");
+            out.tryEmitComplete();
+            LiveBufferWait.until(WAIT, completed::get, "the channel's completion");
+            LiveBufferWait.until(WAIT, tcpConnection::isDisposed, "TCP closed after its last stream");
+            assertThat(failed.get()).isNull();
+        }
+    }
+
+    private void returnToRdma() {
+        rdma.open.set(true);
+        LiveBufferWait.until(WAIT, () -> counting.setups.size() == 2 && leases.connections() == 2,
+                "the SETUP replayed on RDMA, with TCP still open for the channel");
+        assertThat(leases.available()).as("nothing for the RDMA connection: the channel and TCP's unused grant hold the capacity").isZero();
+    }
+
     @AfterEach
     void stop() {
         if (client != null) {
             client.dispose();
             client.onClose().onErrorResume(e -> Mono.empty()).block(WAIT);
         }
-        server.dispose();
-        server.onClose().block(WAIT);
+        if (server != null) {
+            server.dispose();
+            server.onClose().block(WAIT);
+        }
         clientResources.dispose();
         serverResources.dispose();
         LiveBufferWait.awaitZero(clientResources, serverResources);
@@ -96,23 +152,11 @@ class FallbackLeaseReturnTest {
      */
     @Test
     void requestsAfterTheSetupReplayWaitForTheRdmaLeaseInsteadOfBeingRejected() {
-        client = RSocketConnector.create().lease().setupPayload(DefaultPayload.create("hello-setup")).payloadDecoder(PayloadDecoder.ZERO_COPY)
-                .connect(FallbackClientTransport.builder(rdma, tcp).firstProbeDelay(Duration.ofMillis(50)).probeInterval(Duration.ofMillis(200))
-                        .meterRegistry(clientMeters).build())
-                .block(WAIT);
+        serve(2);
+        connect();
         LiveBufferWait.until(WAIT, () -> leases.connections() == 1 && leases.available() == 0, "the TCP connection's lease of two requests");
-        Sinks.Many<Payload> out = Sinks.many().unicast().onBackpressureBuffer();
-        List<String> echoed = new CopyOnWriteArrayList<>();
-        AtomicBoolean completed = new AtomicBoolean();
-        AtomicReference<Throwable> failed = new AtomicReference<>();
-        client.requestChannel(out.asFlux()).map(CountingServer::data).subscribe(echoed::add, failed::set, () -> completed.set(true));
-        out.tryEmitNext(DefaultPayload.create("m0"));
-        LiveBufferWait.until(WAIT, () -> echoed.contains("ch:m0"), "the channel's first echo over TCP");
-
-        rdma.open.set(true);
-        LiveBufferWait.until(WAIT, () -> counting.setups.size() == 2 && leases.connections() == 2,
-                "the SETUP replayed on RDMA, with TCP still open for the channel");
-        assertThat(leases.available()).as("nothing for the RDMA connection: the channel and TCP's unused grant hold the capacity").isZero();
+        Channel channel = channel();
+        returnToRdma();
 
         assertThat(rr("b")).as("a request counted under the TCP lease").isEqualTo("re:b");
         assertThat(counting.tcpRequests.get()).as("the channel and rr b went over TCP, whose lease they used").isEqualTo(2);
@@ -122,14 +166,37 @@ class FallbackLeaseReturnTest {
         assertThat(counting.rdmaRequests.get()).as("it went over RDMA").isEqualTo(1);
         assertThat(returns()).isEqualTo(1.0);
 
-        out.tryEmitNext(DefaultPayload.create("m1"));
-        LiveBufferWait.until(WAIT, () -> echoed.contains("ch:m1"), "the channel still echoing on the draining TCP connection");
-        out.tryEmitComplete();
-        LiveBufferWait.until(WAIT, completed::get, "the channel's completion");
-        DuplexConnection tcpConnection = tcp.connections.get(0);
-        LiveBufferWait.until(WAIT, tcpConnection::isDisposed, "TCP closed after its last stream");
-        assertThat(failed.get()).isNull();
+        channel.endAndAwaitTcpClosed(tcp.connections.get(0));
         assertThat(rr("d")).as("once TCP closed, its grant no longer holds the capacity").isEqualTo("re:d");
+        assertThat(counting.rdmaRequests.get()).isEqualTo(2);
+        assertThat(serverMeters.counter("rdma.recovery.lease.rejected").count()).as("requests the server rejected for lack of a lease").isZero();
+    }
+
+    /**
+     * The RDMA lease comes while the client still has a request of its TCP lease: it is kept until
+     * that request is sent, inside RSocket's lease tracker, and then handed over from another thread
+     * (handled within the tracker, RSocket would count that request down from the new lease's count
+     * after handling it, leaving the RDMA lease's request unusable).
+     */
+    @Test
+    void theRequestThatUsesTheTcpLeaseUpHandsTheKeptRdmaLeaseOver() {
+        serve(3);
+        connect();
+        LiveBufferWait.until(WAIT, () -> leases.connections() == 1 && leases.available() == 0, "the TCP connection's lease of three requests");
+        SwitchingDuplexConnection switching = (SwitchingDuplexConnection) source.get();
+        Channel channel = channel();
+        returnToRdma();
+
+        assertThat(rr("b")).isEqualTo("re:b"); // its end frees a request: the RDMA connection's lease of one
+        LiveBufferWait.until(WAIT, switching::leaseKept, "the RDMA lease kept while the client has a request of its TCP lease");
+        assertThat(rr("c")).as("the last request of the TCP lease").isEqualTo("re:c");
+        assertThat(counting.tcpRequests.get()).as("the channel, rr b and rr c went over TCP").isEqualTo(3);
+        assertThat(returns()).isEqualTo(1.0);
+
+        assertThat(rr("d")).as("the request of the RDMA lease").isEqualTo("re:d");
+        assertThat(counting.rdmaRequests.get()).as("it went over RDMA").isEqualTo(1);
+        channel.endAndAwaitTcpClosed(tcp.connections.get(0));
+        assertThat(rr("e")).isEqualTo("re:e");
         assertThat(counting.rdmaRequests.get()).isEqualTo(2);
         assertThat(serverMeters.counter("rdma.recovery.lease.rejected").count()).as("requests the server rejected for lack of a lease").isZero();
     }
