@@ -45,7 +45,8 @@ import java.util.function.Supplier;
  * exponential back-off (10 % jitter) capped at the probe interval. When a probe connects, the
  * connection replays RSocket's SETUP on it, sends new requests over RDMA, lets the streams open on
  * TCP finish, then closes TCP (at the latest after the drain timeout); counted as
- * {@code rdma.returns}. An RDMA connection that fails mid-run closes with the transport's
+ * {@code rdma.returns}. A client that honours leases moves with its lease: new requests go over
+ * TCP until the lease it has there is used up and RDMA's first lease has come. An RDMA connection that fails mid-run closes with the transport's
  * {@code ClosedChannelException} naming the peer (RSocket 1.1.5 fails the calls in flight with its
  * own, cause-less one; {@link ShardClient} replaces it with a {@link PeerClosedChannelException}); the next
  * connect (RSocket's reconnect, the load balancer's pool) falls back the same way. A session with
