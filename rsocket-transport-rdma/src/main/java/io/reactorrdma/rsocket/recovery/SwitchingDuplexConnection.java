@@ -30,6 +30,8 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import reactor.util.Logger;
+import reactor.util.Loggers;
 
 /**
  * The connection {@link FallbackClientTransport} hands RSocket while it runs on TCP: it starts on
@@ -50,7 +52,7 @@ import java.util.Set;
  */
 final class SwitchingDuplexConnection implements DuplexConnection {
 
-    private static final System.Logger LOG = System.getLogger(SwitchingDuplexConnection.class.getName());
+    private static final Logger LOG = Loggers.getLogger(SwitchingDuplexConnection.class);
 
     /** What the transport learns of a switch. */
     interface Listener {
@@ -106,7 +108,7 @@ final class SwitchingDuplexConnection implements DuplexConnection {
      * {@code interval}, until a connection is switched to or this connection closes.
      */
     void probe(Mono<DuplexConnection> connect, Duration firstDelay, Duration interval) {
-        Disposable p = connect.doOnError(e -> LOG.log(System.Logger.Level.DEBUG, () -> "probe from " + this + " failed: " + e))
+        Disposable p = connect.doOnError(e -> LOG.debug("probe from {} failed: {}", this, e.toString()))
                 .flatMap(next -> switchTo(next) ? Mono.just(next)
                         : Mono.<DuplexConnection>error(new IllegalStateException("not switched yet: no SETUP sent")))
                 .retryWhen(Retry.backoff(Long.MAX_VALUE, firstDelay).maxBackoff(interval).jitter(0.1)
@@ -155,7 +157,7 @@ final class SwitchingDuplexConnection implements DuplexConnection {
         watch(next);
         receiveIfSubscribed(next);
         room.signal(); // another connection, another availability
-        LOG.log(System.Logger.Level.DEBUG, () -> "moved to " + next + "; " + previous + (previousIdle ? " closes now (no stream open)" : " drains"));
+        LOG.debug("moved to {}; {}{}", next, previous, previousIdle ? " closes now (no stream open)" : " drains");
         listener.returned(previous, next);
         if (previousIdle) {
             previous.dispose();
@@ -169,7 +171,7 @@ final class SwitchingDuplexConnection implements DuplexConnection {
             still = draining.contains(c);
         }
         if (still) {
-            LOG.log(System.Logger.Level.DEBUG, () -> c + " still had streams after the drain timeout of " + drainTimeout + "; closing it");
+            LOG.debug("{} still had streams after the drain timeout of {}; closing it", c, drainTimeout);
             c.dispose();
         }
     }
@@ -206,8 +208,8 @@ final class SwitchingDuplexConnection implements DuplexConnection {
                     resumable = SetupFrameCodec.resumeEnabled(frame);
                     if (resumable) {
                         stopProbe();
-                        LOG.log(System.Logger.Level.INFO, () -> this + ": resumption is enabled, so this session stays on "
-                                + current + " and will not return to RDMA; reconnect to return");
+                        LOG.info("{}: resumption is enabled, so this session stays on {} and will not return to RDMA; reconnect to return",
+                                this, current);
                     }
                 }
                 target = current;
@@ -414,8 +416,8 @@ final class SwitchingDuplexConnection implements DuplexConnection {
             }
         } else {
             if (!synthetic.isEmpty()) {
-                LOG.log(System.Logger.Level.DEBUG, () -> c + " closed with " + synthetic.size() + " stream(s) still open"
-                        + (error != null ? " (" + error + ")" : "") + "; ending them");
+                LOG.debug("{} closed with {} stream(s) still open{}; ending them", c, synthetic.size(),
+                        error != null ? " (" + error + ")" : "");
             }
             synthetic.forEach(this::deliver);
         }
