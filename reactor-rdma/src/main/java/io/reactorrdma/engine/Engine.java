@@ -24,8 +24,8 @@ import reactor.util.Logger;
 import reactor.util.Loggers;
 
 /**
- * An engine: one RC queue pair to one peer and everything that rides on it (paper §5.3–§6,
- * DESIGN.md §4) — the work-request chain, receive buffers and receive credits, eager and
+ * An engine: one RC queue pair to one peer and everything that rides on it (paper §5.3–§6)
+ * — the work-request chain, receive buffers and receive credits, eager and
  * rendezvous messages, the send window, and the sockets multiplexed on it. Every method but
  * {@link #socketReady} runs on its thread domain's I/O thread, so nothing here locks.
  *

@@ -33,7 +33,7 @@ import reactor.util.Loggers;
 
 /**
  * A thread domain: one I/O thread with its own completion queue and the engines it drives
- * (DESIGN.md §4). Other threads hand work over through {@link #execute}; the I/O thread polls
+ * (docs/ARCHITECTURE.md, "Threads"). Other threads hand work over through {@link #execute}; the I/O thread polls
  * the completion queue, runs handed-over tasks, and gives each engine a scheduling turn. Sockets
  * to the same destination opened in one domain share one engine (QP multiplexing, paper §6.1).
  */
