@@ -23,6 +23,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import reactor.util.Logger;
+import reactor.util.Loggers;
 
 /**
  * What RDMA servers and clients run on, like Reactor Netty's {@code LoopResources}: a verbs
@@ -34,6 +36,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * }</pre>
  */
 public final class RdmaResources implements Disposable {
+
+    private static final Logger LOG = Loggers.getLogger(RdmaResources.class);
 
     /** How long {@link #dispose()} waits for the I/O threads to end (all together, not each). */
     public static final Duration DISPOSE_TIMEOUT = Duration.ofSeconds(10);
@@ -190,14 +194,14 @@ public final class RdmaResources implements Disposable {
     public void dispose() {
         Mono<Void> closing = disposeLater();
         if (onIoThread()) {
-            closing.subscribe(null, e -> System.err.println("reactor-rdma: disposing resources " + name + " failed: " + e));
+            closing.subscribe(null, e -> LOG.warn("disposing resources " + name + " failed: " + e, e));
             return;
         }
         try {
             closing.block(DISPOSE_TIMEOUT);
         } catch (IllegalStateException timeout) {
             if (!disposal.isDone()) {
-                System.err.println("reactor-rdma: resources " + name + ": an I/O thread is still busy " + DISPOSE_TIMEOUT.toSeconds()
+                LOG.warn("resources " + name + ": an I/O thread is still busy " + DISPOSE_TIMEOUT.toSeconds()
                         + " s after dispose (a task that blocks it?); the allocator and provider context close when it ends");
             } else {
                 throw timeout;

@@ -25,9 +25,9 @@ import static io.reactorrdma.TestMessages.message;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Which memory a message is sent from and received into (issue 10): a buffer of another
- * {@link RdmaResources} is copied, never gathered with keys of another context (finding 3); each
- * peer's rendezvous destinations come from memory registered for that peer only (finding 14).
+ * Which memory a message is sent from and received into: a buffer of another
+ * {@link RdmaResources} is copied, never gathered with keys of another context; each
+ * peer's rendezvous destinations come from memory registered for that peer only.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class MemoryIdentityTest {

@@ -20,10 +20,12 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
+import reactor.util.Logger;
+import reactor.util.Loggers;
 
 /**
- * An engine: one RC queue pair to one peer and everything that rides on it (paper §5.3–§6,
- * DESIGN.md §4) — the work-request chain, receive buffers and receive credits, eager and
+ * An engine: one RC queue pair to one peer and everything that rides on it (paper §5.3–§6)
+ * — the work-request chain, receive buffers and receive credits, eager and
  * rendezvous messages, the send window, and the sockets multiplexed on it. Every method but
  * {@link #socketReady} runs on its thread domain's I/O thread, so nothing here locks.
  *
@@ -49,7 +51,7 @@ public final class Engine {
     private static final int INLINE_NOTICE_TOKENS = (HEADER_SLOT - WireHeader.SIZE) / WireHeader.PULL_DONE_TOKEN;
     /** The wr id of the receive a draining engine posts to learn, from its flush, that the peer stopped copying. */
     static final long DRAIN_WR_ID = Long.MAX_VALUE;
-    private static final System.Logger LOG = System.getLogger(Engine.class.getName());
+    private static final Logger LOG = Loggers.getLogger(Engine.class);
     final ThreadDomain domain;
     final EngineConfig config;
     private final CmConnection connection;
@@ -1288,7 +1290,7 @@ public final class Engine {
             qp.postRecv(recvBatch, 0, 1);
             drainReceivePosted = true;
         } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "engine to {0}: could not post the drain receive ({1}); destroying the queue pair "
+            LOG.warn("engine to {}: could not post the drain receive ({}); destroying the queue pair "
                     + "and releasing its memory without a flush", peerName, e.toString());
             releaseAll();
         }
@@ -1309,8 +1311,8 @@ public final class Engine {
      */
     void checkDrainDeadline(long now) {
         if (!released && now - drainDeadline > 0) {
-            LOG.log(System.Logger.Level.WARNING, "engine to {0}: its queue pair gave no flush completions within {1} ms of the failure "
-                    + "({2} sends and {3} receives outstanding); destroying it and releasing its buffers (EngineConfig.withDrainTimeout)",
+            LOG.warn("engine to {}: its queue pair gave no flush completions within {} ms of the failure "
+                    + "({} sends and {} receives outstanding); destroying it and releasing its buffers (EngineConfig.withDrainTimeout)",
                     peerName, config.drainTimeout().toMillis(), chain.inFlight(), postedReceives() + (drainReceivePosted ? 1 : 0));
             releaseAll();
         }

@@ -1,6 +1,6 @@
 package io.reactorrdma.engine;
 
-/** What an I/O thread does when a loop turn found nothing to do (DESIGN.md §4, thread domains). */
+/** What an I/O thread does when a loop turn found nothing to do. */
 public enum IdleStrategy {
     /** Spin: lowest latency, one core per thread domain. */
     BUSY_SPIN,

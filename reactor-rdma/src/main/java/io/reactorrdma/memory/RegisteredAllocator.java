@@ -7,7 +7,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * bemalloc: the registered-memory allocator of one protection domain (DESIGN.md §3, paper §5.2).
+ * bemalloc: the registered-memory allocator of one protection domain (paper §5.2).
  *
  * <p>Two pools, so that a peer's rkey never opens send buffers to remote writes:
  * <ul>

@@ -9,6 +9,8 @@ import io.reactorrdma.verbs.soft.SoftContext;
 
 import java.util.List;
 import java.util.Locale;
+import reactor.util.Logger;
+import reactor.util.Loggers;
 
 /**
  * Opens a verbs provider by name:
@@ -31,7 +33,7 @@ public final class Providers {
     /** The names {@link #open(String)} accepts. */
     public static final List<String> NAMES = List.of("auto", "soft", "shm", "loopback", "disni");
 
-    private static final System.Logger LOG = System.getLogger(Providers.class.getName());
+    private static final Logger LOG = Loggers.getLogger(Providers.class);
 
     private Providers() {
     }
@@ -61,10 +63,10 @@ public final class Providers {
             case "auto": {
                 DisniProbe probe = environment.probe();
                 if (probe.hardwarePresent()) {
-                    LOG.log(System.Logger.Level.INFO, "provider auto: RDMA devices {0} and libdisni found, opening disni", probe.devices());
+                    LOG.info("provider auto: RDMA devices {} and libdisni found, opening disni", probe.devices());
                     return DisniProvider.open(environment, disniConfig);
                 }
-                LOG.log(System.Logger.Level.DEBUG, "provider auto: using shm, because {0}", probe.summary());
+                LOG.debug("provider auto: using shm, because {}", probe.summary());
                 return SoftContext.openShm(softConfig);
             }
             case "soft":

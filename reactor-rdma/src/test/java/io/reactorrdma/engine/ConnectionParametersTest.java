@@ -20,7 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * What the two ends agree on at connect (issue 10, finding 5), end to end over loopback with
+ * What the two ends agree on at connect, end to end over loopback with
  * different configurations on each side.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)

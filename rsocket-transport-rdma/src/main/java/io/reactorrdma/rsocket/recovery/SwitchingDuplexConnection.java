@@ -32,6 +32,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.RejectedExecutionException;
+import reactor.util.Logger;
+import reactor.util.Loggers;
 
 /**
  * The connection {@link FallbackClientTransport} hands RSocket while it runs on TCP: it starts on
@@ -59,7 +61,7 @@ import java.util.concurrent.RejectedExecutionException;
  */
 final class SwitchingDuplexConnection implements DuplexConnection {
 
-    private static final System.Logger LOG = System.getLogger(SwitchingDuplexConnection.class.getName());
+    private static final Logger LOG = Loggers.getLogger(SwitchingDuplexConnection.class);
 
     /** What the transport learns of a switch. */
     interface Listener {
@@ -122,7 +124,7 @@ final class SwitchingDuplexConnection implements DuplexConnection {
      * {@code interval}, until a connection is switched to or this connection closes.
      */
     void probe(Mono<DuplexConnection> connect, Duration firstDelay, Duration interval) {
-        Disposable p = connect.doOnError(e -> LOG.log(System.Logger.Level.DEBUG, () -> "probe from " + this + " failed: " + e))
+        Disposable p = connect.doOnError(e -> LOG.debug("probe from {} failed: {}", this, e.toString()))
                 .flatMap(next -> switchTo(next) ? Mono.just(next)
                         : Mono.<DuplexConnection>error(new IllegalStateException("not switched yet: no SETUP sent")))
                 .retryWhen(Retry.backoff(Long.MAX_VALUE, firstDelay).maxBackoff(interval).jitter(0.1)
@@ -176,7 +178,7 @@ final class SwitchingDuplexConnection implements DuplexConnection {
         if (now) {
             moved(previous, next, previousIdle);
         } else {
-            LOG.log(System.Logger.Level.DEBUG, () -> "SETUP replayed on " + next + "; new requests stay on " + previous
+            LOG.debug("SETUP replayed on " + next + "; new requests stay on " + previous
                     + " until the client's lease there is used up and " + next + " has sent its first lease");
         }
         return true;
@@ -199,7 +201,7 @@ final class SwitchingDuplexConnection implements DuplexConnection {
     /** After {@link #moveUnderLock}, outside the lock. */
     private void moved(DuplexConnection previous, DuplexConnection next, boolean previousIdle) {
         room.signal(); // another connection, another availability
-        LOG.log(System.Logger.Level.DEBUG, () -> "moved to " + next + "; " + previous + (previousIdle ? " closes now (no stream open)" : " drains"));
+        LOG.debug("moved to {}; {}{}", next, previous, previousIdle ? " closes now (no stream open)" : " drains");
         listener.returned(previous, next);
         if (previousIdle) {
             previous.dispose();
@@ -212,7 +214,7 @@ final class SwitchingDuplexConnection implements DuplexConnection {
             still = draining.contains(c);
         }
         if (still) {
-            LOG.log(System.Logger.Level.DEBUG, () -> c + " still had streams after the drain timeout of " + drainTimeout + "; closing it");
+            LOG.debug("{} still had streams after the drain timeout of {}; closing it", c, drainTimeout);
             c.dispose();
         }
     }
@@ -257,8 +259,8 @@ final class SwitchingDuplexConnection implements DuplexConnection {
                     leased = SetupFrameCodec.honorLease(frame);
                     if (resumable) {
                         stopProbe();
-                        LOG.log(System.Logger.Level.INFO, () -> this + ": resumption is enabled, so this session stays on "
-                                + current + " and will not return to RDMA; reconnect to return");
+                        LOG.info("{}: resumption is enabled, so this session stays on {} and will not return to RDMA; reconnect to return",
+                                this, current);
                     }
                 }
                 target = current;
@@ -506,7 +508,7 @@ final class SwitchingDuplexConnection implements DuplexConnection {
             }
         }
         if (probeAgain != null) {
-            LOG.log(System.Logger.Level.DEBUG, () -> c + " closed before its first lease" + (error != null ? " (" + error + ")" : "")
+            LOG.debug(c + " closed before its first lease" + (error != null ? " (" + error + ")" : "")
                     + "; the session stays on " + current() + " and probes again");
             probeAgain.run();
         }
@@ -520,8 +522,8 @@ final class SwitchingDuplexConnection implements DuplexConnection {
             }
         } else {
             if (!synthetic.isEmpty()) {
-                LOG.log(System.Logger.Level.DEBUG, () -> c + " closed with " + synthetic.size() + " stream(s) still open"
-                        + (error != null ? " (" + error + ")" : "") + "; ending them");
+                LOG.debug("{} closed with {} stream(s) still open{}; ending them", c, synthetic.size(),
+                        error != null ? " (" + error + ")" : "");
             }
             synthetic.forEach(this::deliver);
         }
