@@ -23,6 +23,8 @@ import java.lang.invoke.VarHandle;
 import java.nio.channels.ClosedChannelException;
 import java.util.Queue;
 import java.util.concurrent.atomic.AtomicReference;
+import reactor.util.Logger;
+import reactor.util.Loggers;
 
 /**
  * One logical RDMA connection (an engine socket): an {@link RdmaInbound} and an
@@ -31,7 +33,7 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 public final class RdmaConnection implements RdmaInbound, Disposable {
 
-    private static final System.Logger LOG = System.getLogger(RdmaConnection.class.getName());
+    private static final Logger LOG = Loggers.getLogger(RdmaConnection.class);
 
     private final EngineSocket socket;
     private final ByteBufAllocator alloc;
@@ -106,7 +108,7 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
                 } else {
                     // a pulled message counts as sent once the peer was told of it, so the send that
                     // offered it may have completed before the peer refused it: say so, not silently
-                    LOG.log(System.Logger.Level.WARNING, "connection to {0}: message {1} was refused after its send completed: {2}",
+                    LOG.warn("connection to {}: message {} was refused after its send completed: {}",
                             socket.peer(), ordinal, error.getMessage());
                 }
             }

@@ -28,6 +28,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
+import reactor.util.Logger;
+import reactor.util.Loggers;
 
 /**
  * What RDMA servers and clients run on, like Reactor Netty's {@code LoopResources}: a verbs
@@ -39,6 +41,8 @@ import java.util.function.Function;
  * }</pre>
  */
 public final class RdmaResources implements Disposable {
+
+    private static final Logger LOG = Loggers.getLogger(RdmaResources.class);
 
     /** How long {@link #dispose()} waits for the I/O threads to end (all together, not each). */
     public static final Duration DISPOSE_TIMEOUT = Duration.ofSeconds(10);
@@ -145,6 +149,15 @@ public final class RdmaResources implements Disposable {
         return memory.byteBufAllocator();
     }
 
+    /**
+     * The Netty view of memory every connected peer may READ: allocate here what the application
+     * serves to many peers in large pieces (an embedding table, a tensor) and send slices of it; a
+     * peer pulls them where they lie, with no copy and no wake-up of the sender. Never remote-writable.
+     */
+    public ByteBufAllocator allocRemoteReadable() {
+        return memory.remoteReadableByteBufAllocator();
+    }
+
     public EngineConfig engineConfig() {
         return engineConfig;
     }
@@ -223,14 +236,14 @@ public final class RdmaResources implements Disposable {
     public void dispose() {
         Mono<Void> closing = disposeLater();
         if (onIoThread()) {
-            closing.subscribe(null, e -> System.err.println("reactor-rdma: disposing resources " + name + " failed: " + e));
+            closing.subscribe(null, e -> LOG.warn("disposing resources " + name + " failed: " + e, e));
             return;
         }
         try {
             closing.block(DISPOSE_TIMEOUT);
         } catch (IllegalStateException timeout) {
             if (!disposal.isDone()) {
-                System.err.println("reactor-rdma: resources " + name + ": an I/O thread is still busy " + DISPOSE_TIMEOUT.toSeconds()
+                LOG.warn("resources " + name + ": an I/O thread is still busy " + DISPOSE_TIMEOUT.toSeconds()
                         + " s after dispose (a task that blocks it?); the allocator and provider context close when it ends");
             } else {
                 throw timeout;

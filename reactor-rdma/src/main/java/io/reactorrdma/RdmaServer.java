@@ -11,6 +11,8 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.function.BiFunction;
+import reactor.util.Logger;
+import reactor.util.Loggers;
 
 /**
  * An RDMA server, configured like Reactor Netty's {@code TcpServer}: immutable, each call
@@ -26,6 +28,8 @@ import java.util.function.BiFunction;
  * completes, the connection is closed.
  */
 public final class RdmaServer {
+
+    private static final Logger LOG = Loggers.getLogger(RdmaServer.class);
 
     private static final java.util.function.Function<RdmaConnection, Publisher<Void>> NOTHING = c -> Mono.never();
 
@@ -150,7 +154,7 @@ public final class RdmaServer {
                         });
                     } catch (RuntimeException e) {
                         // ThreadDomain.accept rejected the request with this reason where it still could
-                        System.err.println("reactor-rdma: accepting a connection on " + listener.localAddress() + " failed: " + e);
+                        LOG.warn("accepting a connection on {} failed: {}", listener.localAddress(), e.toString());
                     }
                 }
             } finally {

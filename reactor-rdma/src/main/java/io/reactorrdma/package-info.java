@@ -1,5 +1,5 @@
 /**
- * The public Reactor API over RDMA (DESIGN.md §6), modelled on Reactor Netty's TcpServer and
+ * The public Reactor API over RDMA, modelled on Reactor Netty's TcpServer and
  * TcpClient: {@link io.reactorrdma.RdmaResources} (provider, thread domains, allocator, meters),
  * {@link io.reactorrdma.RdmaServer} and {@link io.reactorrdma.RdmaClient} (immutable builders),
  * {@link io.reactorrdma.RdmaConnection} with its {@link io.reactorrdma.RdmaInbound} (a

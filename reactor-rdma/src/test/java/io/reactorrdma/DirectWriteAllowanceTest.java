@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Direct writes ({@link RdmaConnection#writeNow}) take none of the per-socket message allowance (issue 10, finding 4). */
+/** Direct writes ({@link RdmaConnection#writeNow}) take none of the per-socket message allowance. */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class DirectWriteAllowanceTest {
 

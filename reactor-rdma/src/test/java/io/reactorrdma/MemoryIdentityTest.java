@@ -25,9 +25,9 @@ import static io.reactorrdma.TestMessages.message;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Which memory a message is sent from and received into (issue 10): a buffer of another
- * {@link RdmaResources} is copied, never gathered with keys of another context (finding 3); each
- * peer's rendezvous destinations come from memory registered for that peer only (finding 14).
+ * Which memory a message is sent from and received into: a buffer of another
+ * {@link RdmaResources} is copied, never gathered with keys of another context; each
+ * peer's rendezvous destinations come from memory registered for that peer only.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class MemoryIdentityTest {
@@ -113,6 +113,43 @@ class MemoryIdentityTest {
         }
         assertThat(clientResources.domains()[0].metrics().copiesOnSend() - copiesBefore)
                 .as("copies on send: each message holding memory of another RdmaResources, once").isEqualTo(messages.size());
+        c.dispose();
+    }
+
+    @Test
+    void dataReadableInAnotherResourcesIsNeverPulledWithItsKey() {
+        // pull on (the default), copies off: a frame whose data lies in this connection's remote-readable memory is pulled
+        // where it lies; the same frame with its data readable in another RdmaResources (another context: its key names
+        // other memory here, or none) is copied once and goes by WRITE rendezvous
+        start(engine());
+        RdmaConnection c = connect();
+        List<ByteBuf> messages = new ArrayList<>();
+        for (RdmaResources owner : List.of(clientResources, otherResources)) {
+            byte[] data = new byte[300_000];
+            new Random(owner == clientResources ? 5 : 6).nextBytes(data);
+            messages.add(c.alloc().compositeDirectBuffer(2)
+                    .addComponent(true, message(c, 40, 7))
+                    .addComponent(true, owner.allocator().remoteReadableByteBufAllocator().directBuffer(data.length).writeBytes(data)));
+        }
+        long[] sums = new long[messages.size()];
+        for (int m = 0; m < messages.size(); m++) {
+            sums[m] = crc(messages.get(m));
+        }
+        long copiesBefore = clientResources.domains()[0].metrics().copiesOnSend();
+        long pulledBefore = serverResources.domains()[0].metrics().messagesPulled();
+        Mono<List<ByteBuf>> echoes = c.inbound().receive().take(messages.size()).collectList();
+        c.outbound().send(Flux.fromIterable(messages)).then().block(Duration.ofSeconds(60));
+        List<ByteBuf> received = echoes.block(Duration.ofSeconds(60));
+        try {
+            for (int m = 0; m < received.size(); m++) {
+                assertThat(crc(received.get(m))).as("message %d bytes", m).isEqualTo(sums[m]);
+            }
+        } finally {
+            received.forEach(ByteBuf::release);
+        }
+        assertThat(serverResources.domains()[0].metrics().messagesPulled() - pulledBefore).as("pulled by the server: the first only")
+                .isEqualTo(1);
+        assertThat(clientResources.domains()[0].metrics().copiesOnSend() - copiesBefore).as("copied: the second, once").isEqualTo(1);
         c.dispose();
     }
 

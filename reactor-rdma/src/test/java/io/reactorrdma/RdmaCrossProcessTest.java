@@ -110,7 +110,7 @@ class RdmaCrossProcessTest {
     static final long STREAM_BYTES = Long.getLong("reactor.rdma.test.shmStreamBytes", 128L << 20);
 
     /**
-     * Issue 10 #6: messages above the pool's block size get a dedicated region each, on both sides
+     * Messages above the pool's block size get a dedicated region each, on both sides
      * (the receiver's destination, which the echo sends back from). The sender maps the receiver's
      * region to write into it; once the receiver frees and unlinks it, that mapping must go, or
      * every message's tmpfs pages stay alive. Measured as the bytes both processes still map of

@@ -17,7 +17,7 @@ import static io.reactorrdma.TestMessages.message;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Issue 10, finding 1 through the public API: a server that cannot allocate a large message's
+ * Through the public API: a server that cannot allocate a large message's
  * destination refuses it, the client's {@code send} fails with the server's reason, and the
  * connection goes on.
  */

@@ -20,7 +20,7 @@ import static io.reactorrdma.TestMessages.message;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Issue 10 finding 15: a server thread domain takes {@code maxEnginesPerThread} engines; a client
+ * Server capacity: a server thread domain takes {@code maxEnginesPerThread} engines; a client
  * beyond that must be rejected at once with a reason its error shows — not left waiting for its
  * connect timeout while the server leaks the request.
  */

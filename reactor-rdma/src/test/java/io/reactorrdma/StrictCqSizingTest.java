@@ -16,7 +16,7 @@ import static io.reactorrdma.TestMessages.message;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Issue 16 finding 2: every receive-queue slot may hold a completion too, so a thread domain's
+ * Strict mode, completion-queue sizing: every receive-queue slot may hold a completion too, so a thread domain's
  * completion queue must be sized for send + receive depths of all its engines. Strict soft
  * contexts reserve both, as an RNIC needs (and the disni provider does).
  */

@@ -15,7 +15,7 @@ import static io.reactorrdma.TestMessages.message;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Issue 16 finding 1: on hardware a queue pair's number is 0 until connect/accept attaches it, and
+ * Strict mode, early completions: on hardware a queue pair's number is 0 until connect/accept attaches it, and
  * the server's accept returns milliseconds after the client may send. A SOCKET_OPEN that arrives
  * before the server's engine is registered must be kept under a number valid then, not dropped.
  */

@@ -3,7 +3,7 @@ package io.reactorrdma.backpressure;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The per-engine send window (DESIGN.md §4, paper §6.3): a bound on bytes posted and not yet
+ * The per-engine send window (paper §6.3): a bound on bytes posted and not yet
  * completed. Fragments wait while it is full, which limits how much one engine injects into the
  * fabric during an incast. It is separate from receive credits, which protect the peer's receive
  * queue ({@link CreditCounter}).

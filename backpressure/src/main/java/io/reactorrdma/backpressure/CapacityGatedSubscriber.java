@@ -17,7 +17,7 @@ import reactor.core.publisher.Sinks;
 import reactor.util.context.Context;
 
 /**
- * The outbound Reactive Streams bridge (DESIGN.md §5): subscribes to a publisher and requests from
+ * The outbound Reactive Streams bridge: subscribes to a publisher and requests from
  * it only what the engine can take now, so a slow network or a slow peer slows the publisher and
  * nothing queues without bound.
  *

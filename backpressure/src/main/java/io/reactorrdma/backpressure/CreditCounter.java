@@ -3,7 +3,7 @@ package io.reactorrdma.backpressure;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The sender's view of its peer's receive credits (DESIGN.md §4, paper §5.4.2): one credit is one
+ * The sender's view of its peer's receive credits (paper §5.4.2): one credit is one
  * receive buffer the peer has posted and not yet seen consumed. A SEND or WRITE_WITH_IMM costs one
  * credit; a plain WRITE costs none; without a credit the sender waits.
  *

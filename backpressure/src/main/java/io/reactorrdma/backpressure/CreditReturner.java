@@ -3,7 +3,7 @@ package io.reactorrdma.backpressure;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The receiver's half of receive-credit flow control, driven by demand (DESIGN.md §4–5, paper
+ * The receiver's half of receive-credit flow control, driven by demand (paper
  * §5.4.2): it decides when consumed receive buffers go back to the peer as credits.
  *
  * <p>The peer starts with {@code depth} credits (our receive-queue depth). Every message it sends

@@ -1,5 +1,5 @@
 /**
- * Flow control as Reactive Streams demand (DESIGN.md §4–5, paper §5.4.2 and §6.3): the receive
+ * Flow control as Reactive Streams demand (paper §5.4.2 and §6.3): the receive
  * credits and the send window, and the bridges that turn them into {@code request(n)}. No RDMA
  * types; the engine plugs these in.
  *

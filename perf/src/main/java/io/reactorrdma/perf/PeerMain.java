@@ -1,5 +1,6 @@
 package io.reactorrdma.perf;
 
+import io.reactorrdma.perf.cli.Log;
 import io.reactorrdma.perf.cli.PollMode;
 import io.reactorrdma.perf.echo.RdmaEchoServer;
 import io.reactorrdma.perf.echo.TcpEchoServer;
@@ -52,8 +53,7 @@ public final class PeerMain {
         try {
             code = run(args);
         } catch (Throwable t) {
-            System.err.println("[peer] failed: " + t);
-            t.printStackTrace();
+            Log.failure("peer failed", t);
             code = 1;
         }
         System.out.flush();

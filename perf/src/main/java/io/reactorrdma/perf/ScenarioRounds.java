@@ -80,9 +80,7 @@ final class ScenarioRounds {
         } catch (RuntimeException | LinkageError e) {
             summary.add(t, round, null);
             Log.info(t.id() + " failed: " + describe(e));
-            if (Boolean.getBoolean("perf.debug")) {
-                e.printStackTrace();
-            }
+            Log.stackTrace(t.id() + " failed", e);
             return false;
         }
     }

@@ -44,7 +44,7 @@ public record EngineConfig(int sendQueueDepth,
      * client of many servers whose replies are small.
      */
     public static final int DEFAULT_CLIENT_EAGER_SIZE = 64 * 1024;
-    /** Rendezvous WRITE fragment size S: the scheduler's unit of interleaving (DESIGN §4: 64 KiB). */
+    /** Rendezvous WRITE fragment size S: the scheduler's unit of interleaving (default 64 KiB). */
     public static final int DEFAULT_FRAGMENT_SIZE = 64 * 1024;
     /** Per-engine bound on bytes posted and not completed (the incast send window, paper §6.3). */
     public static final long DEFAULT_SEND_WINDOW_BYTES = 4L * 1024 * 1024;

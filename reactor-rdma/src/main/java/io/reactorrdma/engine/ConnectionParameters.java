@@ -41,9 +41,10 @@ record ConnectionParameters(short version, int recvDepth, int eagerSize, int max
     /**
      * 1: depth and eager size; 2: also max message size and socket window, and reasoned refusals;
      * 3: socket grants ride on DATA (WireHeader.FLAG_GRANT), and the eager size is the receiver's;
-     * 4: also capabilities (pull rendezvous) and the READs a peer may have outstanding.
+     * 4: also capabilities (pull rendezvous) and the READs a peer may have outstanding;
+     * 5: a PULL_REQUEST may carry the message's head inline (WireHeader.PULL_HEAD_MAX).
      */
-    static final short VERSION = 4;
+    static final short VERSION = 5;
     static final int SIZE = 32;
     /** Capability bit: pull rendezvous (RDMA READ of the sender's readable memory). */
     static final int PULL = 1;

@@ -21,10 +21,12 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
+import reactor.util.Logger;
+import reactor.util.Loggers;
 
 /**
- * An engine: one RC queue pair to one peer and everything that rides on it (paper §5.3–§6,
- * DESIGN.md §4) — the work-request chain, receive buffers and receive credits, eager and
+ * An engine: one RC queue pair to one peer and everything that rides on it (paper §5.3–§6)
+ * — the work-request chain, receive buffers and receive credits, eager and
  * rendezvous messages, the send window, and the sockets multiplexed on it. Every method but
  * {@link #socketReady} runs on its thread domain's I/O thread, so nothing here locks.
  *
@@ -50,7 +52,7 @@ public final class Engine {
     private static final int INLINE_NOTICE_TOKENS = (HEADER_SLOT - WireHeader.SIZE) / WireHeader.PULL_DONE_TOKEN;
     /** The wr id of the receive a draining engine posts to learn, from its flush, that the peer stopped copying. */
     static final long DRAIN_WR_ID = Long.MAX_VALUE;
-    private static final System.Logger LOG = System.getLogger(Engine.class.getName());
+    private static final Logger LOG = Loggers.getLogger(Engine.class);
     final ThreadDomain domain;
     final EngineConfig config;
     private final CmConnection connection;
@@ -102,6 +104,8 @@ public final class Engine {
     private final Rendezvous rendezvous;
     /** The pull rendezvous, both directions (in use when both sides offered it at connect). */
     private final Pull pull;
+    /** Where the message being named for pull lies (I/O thread, reused). */
+    private final PayloadGather.Piece lastPiece = new PayloadGather.Piece();
     /** Both sides offered pull rendezvous: large messages in {@link #readables} go by pull. */
     private final boolean pullOn;
     /** READs this engine keeps outstanding on its queue pair: ours and the peer's limit, the smaller. */
@@ -221,6 +225,16 @@ public final class Engine {
         public boolean pullRefused(int token, int length, String text) {
             return pull.onRefused(token, length, text);
         }
+
+        @Override
+        public ByteBuf pullDestination(int size) {
+            return Engine.this.pullDestination(size);
+        }
+    }
+
+    /** Where a pulled message is read into: our local pool, nothing of it exposed to the peer (I/O thread). */
+    private ByteBuf pullDestination(int size) {
+        return memory.byteBufAllocator().directBuffer(size, size);
     }
 
     /**
@@ -465,7 +479,8 @@ public final class Engine {
                     if (n < WireHeader.PULL_REQUEST_SIZE) {
                         throw new ProtocolException(peerName + " sent a " + n + "-byte pull request");
                     }
-                    pull.onRequest(socketId, length, token, buf.getLongLE(base + WireHeader.OFF_ADDRESS), buf.getIntLE(base + WireHeader.OFF_RKEY));
+                    pull.onRequest(socketId, length, token, buf.getLongLE(base + WireHeader.OFF_ADDRESS), buf.getIntLE(base + WireHeader.OFF_RKEY),
+                            buf, base + WireHeader.PULL_REQUEST_SIZE, n - WireHeader.PULL_REQUEST_SIZE);
                     break;
                 case WireHeader.PULL_DONE:
                     pull.onDone(buf, base, n, length);
@@ -864,21 +879,21 @@ public final class Engine {
             metrics.sent(bytes);
             return true;
         }
-        boolean readable = pullOn && isReadableHere(msg);
-        if (readable || (pullOn && size <= config.pullCopyLimit())) {
+        int inlineHead = pullOn ? pullHead(msg, size) : -1;
+        if (inlineHead >= 0 || (pullOn && size <= config.pullCopyLimit())) {
             // the bytes the peer may READ count against this engine's send window, as WRITEs would
             if (!pull.reserveExposure(size)) {
                 metrics.windowStall();
                 return false;
             }
-            if (readable) {
+            if (inlineHead >= 0) {
                 s.pollOutbound();
-                return preparePullRequest(s, msg, size);
+                return preparePullRequest(s, msg, size, inlineHead);
             }
             ByteBuf copy = readableCopyDestination(size);
             if (copy != null) {
                 s.pollOutbound(); // taken (OutboundListener.onTaken) before it is copied and released
-                return preparePullRequest(s, copyForPull(msg, copy, size), size);
+                return preparePullRequest(s, copyForPull(msg, copy, size), size, 0);
             }
             pull.unreserveExposure(size); // no readable memory now: the WRITE rendezvous needs none
         }
@@ -933,33 +948,53 @@ public final class Engine {
         }
     }
 
-    /** Whether {@code msg} lies in one contiguous piece of this engine's readable pool. */
-    private boolean isReadableHere(ByteBuf msg) {
-        if (msg instanceof io.netty.buffer.CompositeByteBuf || msg.nioBufferCount() != 1 || !msg.hasMemoryAddress()) {
-            return false;
+    /**
+     * How many leading bytes of {@code msg} a PULL_REQUEST must carry inline for the peer to READ
+     * the rest where it lies, or -1 when the message cannot go by pull without a copy. The last
+     * piece (all of the message when it is contiguous) must lie in memory this peer may read: this
+     * engine's readable pool, or the allocator's memory readable by every peer
+     * ({@code RegisteredAllocator.remoteReadable}). The pieces before it (RSocket's frame header
+     * and metadata) travel in the request: at most {@link WireHeader#PULL_HEAD_MAX} bytes, within
+     * the peer's eager size.
+     */
+    private int pullHead(ByteBuf msg, int size) {
+        if (!PayloadGather.inPlace(msg, memory.protectionDomain())) {
+            return -1;
         }
-        io.reactorrdma.memory.Chunk chunk = RegisteredByteBufAllocator.regionOf(msg);
-        return chunk != null && chunk.pool() == readables.pool();
+        PayloadGather.lastPiece(msg, lastPiece);
+        io.reactorrdma.memory.Chunk region = lastPiece.region;
+        if (region == null || (region.pool() != readables.pool() && region.pool() != memory.remoteReadable())) {
+            return -1;
+        }
+        int head = size - lastPiece.length;
+        return head <= Math.min(WireHeader.PULL_HEAD_MAX, peerEagerSize - WireHeader.PULL_REQUEST_SIZE) ? head : -1;
     }
 
     /**
-     * Names a message, taken from socket {@code s}, to the peer to pull (PULL_REQUEST, solicited): it counts as sent now (the
-     * sender's I/O thread does nothing more for it), and its source is held until the peer's
-     * PULL_DONE releases it. The socket's next messages go at once; the peer keeps the order.
+     * Names a message, taken from socket {@code s}, to the peer to pull (PULL_REQUEST, solicited):
+     * the source is its last piece, the {@code head} bytes before it travel in the request. It
+     * counts as sent now (the sender's I/O thread does nothing more for it), and the whole message
+     * is held until the peer's PULL_DONE releases it. The socket's next messages go at once; the
+     * peer keeps the order.
      */
-    private boolean preparePullRequest(EngineSocket s, ByteBuf msg, int size) {
+    private boolean preparePullRequest(EngineSocket s, ByteBuf msg, int size, int head) {
         int token = rendezvous.nextToken();
+        PayloadGather.lastPiece(msg, lastPiece);
         SendWr wr = chain.prepare(null, 0); // control traffic: the peer's READs count against its window
         int at = (int) (wr.wrId() % chain.depth()) * HEADER_SLOT;
         WireHeader.write(headerArea, at, WireHeader.PULL_REQUEST, takeCreditsToReturn(), s.id, size, token);
-        headerArea.setLongLE(at + WireHeader.OFF_ADDRESS, RegisteredByteBufAllocator.addressOf(msg));
-        headerArea.setIntLE(at + WireHeader.OFF_RKEY, RegisteredByteBufAllocator.regionOf(msg).rkey());
+        headerArea.setLongLE(at + WireHeader.OFF_ADDRESS, lastPiece.address);
+        headerArea.setIntLE(at + WireHeader.OFF_RKEY, lastPiece.region.rkey());
         wr.opcode(WrOpcode.SEND).addSge(headerAddress + at, WireHeader.PULL_REQUEST_SIZE, headerLkey);
+        if (head > 0) {
+            // held with the source until PULL_DONE, which comes only after the peer received this SEND
+            PayloadGather.addSges(wr, msg, 0, head);
+        }
         batchWakesPeer = true; // the peer starts reading at once
         credits.tryAcquireData(); // available, checked by the caller, on this thread
         s.takeAllowance();
         pull.expose(token, s, msg);
-        metrics.sent(WireHeader.PULL_REQUEST_SIZE);
+        metrics.sent(WireHeader.PULL_REQUEST_SIZE + head);
         s.sent(1);
         return true;
     }
@@ -974,8 +1009,12 @@ public final class Engine {
         Pull.Inbound p;
         while (chain.free() > 0 && pull.readsInFlight() < maxReads && (p = pull.nextToRead()) != null) {
             if (p.destination == null) {
+                if (p.refusal != null) {
+                    pull.refuse(p, p.refusal); // its inline head had no destination when it arrived
+                    continue;
+                }
                 try {
-                    p.destination = memory.byteBufAllocator().directBuffer(p.size, p.size);
+                    p.destination = pullDestination(p.size);
                 } catch (RuntimeException | OutOfMemoryError e) {
                     pull.refuse(p, e.getMessage() != null ? e.getMessage() : e.toString());
                     continue;
@@ -1252,7 +1291,7 @@ public final class Engine {
             qp.postRecv(recvBatch, 0, 1);
             drainReceivePosted = true;
         } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "engine to {0}: could not post the drain receive ({1}); destroying the queue pair "
+            LOG.warn("engine to {}: could not post the drain receive ({}); destroying the queue pair "
                     + "and releasing its memory without a flush", peerName, e.toString());
             releaseAll();
         }
@@ -1273,8 +1312,8 @@ public final class Engine {
      */
     void checkDrainDeadline(long now) {
         if (!released && now - drainDeadline > 0) {
-            LOG.log(System.Logger.Level.WARNING, "engine to {0}: its queue pair gave no flush completions within {1} ms of the failure "
-                    + "({2} sends and {3} receives outstanding); destroying it and releasing its buffers (EngineConfig.withDrainTimeout)",
+            LOG.warn("engine to {}: its queue pair gave no flush completions within {} ms of the failure "
+                    + "({} sends and {} receives outstanding); destroying it and releasing its buffers (EngineConfig.withDrainTimeout)",
                     peerName, config.drainTimeout().toMillis(), chain.inFlight(), postedReceives() + (drainReceivePosted ? 1 : 0));
             releaseAll();
         }

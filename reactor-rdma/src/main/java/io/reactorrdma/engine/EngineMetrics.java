@@ -7,7 +7,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 
 /**
- * A thread domain's counters (DESIGN.md §8), written by its I/O thread only (plain fields: a
+ * A thread domain's counters, written by its I/O thread only (plain fields: a
  * reader on another thread may see a slightly stale value, never a torn one) and published to
  * Micrometer under {@code rdma.}.
  */

@@ -9,6 +9,8 @@ import java.lang.invoke.VarHandle;
 import java.util.Queue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import reactor.util.Logger;
+import reactor.util.Loggers;
 
 /**
  * A socket: one logical connection (one RSocket connection, one {@code RdmaConnection}) carried by
@@ -24,6 +26,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * across the wire, and the receiver never holds more than its window of unread messages per socket.
  */
 public final class EngineSocket {
+
+    private static final Logger LOG = Loggers.getLogger(EngineSocket.class);
 
     private static final VarHandle DELIVERED;
     private static final VarHandle GRANTED;
@@ -631,7 +635,7 @@ public final class EngineSocket {
                 in.onClose(error);
             } catch (RuntimeException | Error e) {
                 // the socket has ended already; nothing is left to fail, and the I/O thread must go on
-                System.err.println("reactor-rdma: the onClose callback of " + this + " threw " + e);
+                LOG.warn("the onClose callback of " + this + " threw " + e, e);
             }
         }
     }

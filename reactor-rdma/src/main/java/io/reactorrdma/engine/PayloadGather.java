@@ -75,6 +75,54 @@ final class PayloadGather {
         return true;
     }
 
+    /** Where the last piece of a message lies ({@link #lastPiece}): one instance per engine, reused on its I/O thread. */
+    static final class Piece {
+        /** The provider address of the piece's first byte. */
+        long address;
+        /** Its bytes: the message's last ones. */
+        int length;
+        /** The registered region holding it. */
+        Chunk region;
+    }
+
+    /**
+     * Where the last piece of {@code msg}'s readable bytes lies ({@link #inPlace} holds): the whole
+     * message when it is contiguous, else the last non-empty piece of the composite. A pull with an
+     * inline head names that piece to the peer and carries the bytes before it in its request.
+     */
+    static void lastPiece(ByteBuf msg, Piece out) {
+        if (!(msg instanceof CompositeByteBuf)) {
+            out.address = RegisteredByteBufAllocator.addressOf(msg);
+            out.length = msg.readableBytes();
+            out.region = RegisteredByteBufAllocator.regionOf(msg);
+            return;
+        }
+        CompositeByteBuf c = (CompositeByteBuf) msg;
+        if (CompositeComponents.AVAILABLE) {
+            int to = c.writerIndex();
+            int last = c.toComponentIndex(to - 1); // the last component holding a readable byte: never an empty one
+            int pos = Math.max(c.readerIndex(), c.toByteIndex(last));
+            Object component = CompositeComponents.of(c)[last];
+            ByteBuf piece = CompositeComponents.buf(component);
+            out.length = to - pos;
+            out.address = RegisteredByteBufAllocator.addressAt(piece, pos + CompositeComponents.adjustment(component));
+            out.region = RegisteredByteBufAllocator.regionOf(piece);
+        } else {
+            lastPieceBySlices(c, out);
+        }
+    }
+
+    /** {@link #lastPiece} of a composite through Netty's public view of its pieces. */
+    static void lastPieceBySlices(CompositeByteBuf c, Piece out) {
+        int to = c.writerIndex();
+        int last = c.toComponentIndex(to - 1);
+        int pos = Math.max(c.readerIndex(), c.toByteIndex(last));
+        ByteBuf piece = c.internalComponent(last);
+        out.length = to - pos;
+        out.address = RegisteredByteBufAllocator.addressOf(piece) + (pos - c.toByteIndex(last));
+        out.region = RegisteredByteBufAllocator.regionOf(piece);
+    }
+
     /** Adds the entries for {@code length} bytes at {@code offset} into {@code msg}'s readable bytes ({@link #inPlace} holds). */
     static void addSges(SendWr wr, ByteBuf msg, int offset, int length) {
         if (!(msg instanceof CompositeByteBuf)) {

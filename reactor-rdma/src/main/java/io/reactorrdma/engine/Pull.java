@@ -27,6 +27,9 @@ final class Pull {
 
         /** The open socket with this id, or null. */
         EngineSocket socket(int id);
+
+        /** A destination for a {@code size}-byte message from our local pool; throws when there is no room. */
+        ByteBuf pullDestination(int size);
     }
 
     /** A message of ours the peer may READ: held, unchanged, until the peer releases it. */
@@ -53,10 +56,16 @@ final class Pull {
         final EngineSocket socket;
         final int token;
         final int size;
+        /** Where byte 0 of the message would lie at the source: its first READ starts {@link #posted} bytes in. */
         final long sourceAddress;
         final int rkey;
-        /** Allocated from our local pool when its first READ is prepared; null before and once released. */
+        /**
+         * Allocated from our local pool when its first READ is prepared, or as the request arrives
+         * when it carried the message's head inline; null before and once released.
+         */
         ByteBuf destination;
+        /** Why no destination could be had for the head it carried: it is refused when its turn comes; null normally. */
+        String refusal;
         /** Bytes handed to READs. */
         int posted;
         /** Bytes of READs that completed. */
@@ -67,12 +76,15 @@ final class Pull {
         /** Its token is released (or the engine failed): nothing more to do but free the destination. */
         boolean finished;
 
-        Inbound(EngineSocket socket, int token, int size, long sourceAddress, int rkey) {
+        /** A message whose first {@code head} bytes came inline: its READs cover the rest, from {@code tailAddress}. */
+        Inbound(EngineSocket socket, int token, int size, long tailAddress, int rkey, int head) {
             this.socket = socket;
             this.token = token;
             this.size = size;
-            this.sourceAddress = sourceAddress;
+            this.sourceAddress = tailAddress - head;
             this.rkey = rkey;
+            this.posted = head;
+            this.read = head;
         }
 
         /** Whether every byte arrived and it waits only for its turn in the socket's order. */
@@ -234,10 +246,18 @@ final class Pull {
 
     // ------------------------------------------------------------------ receiver
 
-    /** PULL_REQUEST: the peer offers a message to pull. */
-    void onRequest(int socketId, int size, int token, long address, int rkey) {
+    /**
+     * PULL_REQUEST: the peer offers a message to pull. Its first {@code head} bytes came in the
+     * request ({@code headBytes} from {@code headIndex}, valid during this call only); the rest is
+     * read from {@code address}.
+     */
+    void onRequest(int socketId, int size, int token, long address, int rkey, ByteBuf headBytes, int headIndex, int head) {
         if (size <= 0 || size > config.maxMessageSize()) {
             throw new ProtocolException(peerName + " offered a " + size + "-byte message to pull; the maximum is " + config.maxMessageSize());
+        }
+        if (head < 0 || head >= size || head > WireHeader.PULL_HEAD_MAX) {
+            throw new ProtocolException(peerName + " sent a pull request with a " + head + "-byte inline head for a " + size
+                    + "-byte message (at most " + WireHeader.PULL_HEAD_MAX + " bytes, and less than the message)");
         }
         if (pulling.containsKey(token)) {
             throw new ProtocolException(peerName + " reused pull token " + token + " while it was in use");
@@ -250,7 +270,20 @@ final class Pull {
             addNotice(token); // nobody to deliver to: release it unread
             return;
         }
-        Inbound p = new Inbound(s, token, size, address, rkey);
+        Inbound p = new Inbound(s, token, size, address, rkey, head);
+        if (head > 0) {
+            // the receive buffer goes back to the queue after this call: the head is kept in the destination now
+            try {
+                p.destination = host.pullDestination(size);
+                p.destination.setBytes(0, headBytes, headIndex, head);
+            } catch (RuntimeException | OutOfMemoryError e) {
+                if (p.destination != null) {
+                    p.destination.release();
+                    p.destination = null;
+                }
+                p.refusal = e.getMessage() != null ? e.getMessage() : e.toString();
+            }
+        }
         pulling.put(token, p);
         s.awaitPull(p);
         toRead.add(p);

@@ -30,10 +30,12 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
+import reactor.util.Logger;
+import reactor.util.Loggers;
 
 /**
  * A thread domain: one I/O thread with its own completion queue and the engines it drives
- * (DESIGN.md §4). Other threads hand work over through {@link #execute}; the I/O thread polls
+ * (docs/ARCHITECTURE.md, "Threads"). Other threads hand work over through {@link #execute}; the I/O thread polls
  * the completion queue, runs handed-over tasks, and gives each engine a scheduling turn. Sockets
  * to the same destination opened in one domain share one engine (QP multiplexing, paper §6.1).
  */
@@ -44,7 +46,7 @@ public final class ThreadDomain implements AutoCloseable {
     private static final int BACK_OFF_SPIN_TURNS = 1000;
     /** Empty loop turns {@link IdleStrategy#BLOCK} spins before it blocks: just enough to skip arming for a near-miss. */
     private static final int BLOCK_SPIN_TURNS = 50;
-    private static final System.Logger LOG = System.getLogger(ThreadDomain.class.getName());
+    private static final Logger LOG = Loggers.getLogger(ThreadDomain.class);
 
     private final String name;
     private final VerbsContext context;
@@ -264,7 +266,7 @@ public final class ThreadDomain implements AutoCloseable {
             request.reject(ConnectionParameters.refusal(protocolVersion,
                     theirs != 0 && theirs != protocolVersion ? ConnectionParameters.REFUSED_VERSION : ConnectionParameters.REFUSED_PARAMETERS,
                     theirs));
-            LOG.log(System.Logger.Level.WARNING, "{0} refused a connection: {1}", name, e.getMessage());
+            LOG.warn("{} refused a connection: {}", name, e.getMessage());
             return;
         }
         PreparedQp prepared;
@@ -470,8 +472,7 @@ public final class ThreadDomain implements AutoCloseable {
                     idle();
                 }
             } catch (Throwable t) {
-                System.err.println("reactor-rdma: thread domain " + name + " caught " + t);
-                t.printStackTrace();
+                LOG.error("thread domain " + name + " caught " + t + "; its loop goes on", t);
             }
         }
         for (Engine e : new ArrayList<>(engines)) {
@@ -484,8 +485,7 @@ public final class ThreadDomain implements AutoCloseable {
                     block(1_000_000L);
                 }
             } catch (Throwable t) {
-                System.err.println("reactor-rdma: thread domain " + name + " caught " + t + " while its engines drained");
-                t.printStackTrace();
+                LOG.error("thread domain " + name + " caught " + t + " while its engines drained", t);
             }
         }
         terminated = true;
@@ -546,7 +546,7 @@ public final class ThreadDomain implements AutoCloseable {
                 try {
                     e.onCompletion(wc); // catches what handling throws; this guards the rest of the batch if failing throws too
                 } catch (RuntimeException | Error t) {
-                    System.err.println("reactor-rdma: thread domain " + name + ": " + e + " threw " + t + " on a completion; the batch goes on");
+                    LOG.error("thread domain " + name + ": " + e + " threw " + t + " on a completion; the batch goes on", t);
                 }
             } else if (connecting.contains(wc.qpNum()) || unnumbered.get() > 0) {
                 keepEarly(wc); // its engine is about to be registered (or may be: a number not known yet)

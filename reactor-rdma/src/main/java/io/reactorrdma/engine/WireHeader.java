@@ -23,7 +23,10 @@ import io.netty.buffer.ByteBuf;
  *                       DATA with FLAG_GRANT: messages granted on its socket
  *                       (a SOCKET_CREDIT riding on data that goes anyway)
  * 16  ...    DATA: payload; RNDV_ANSWER: long address, int rkey (the destination);
- *            PULL_REQUEST: long address, int rkey (the source: readable memory of the sender);
+ *            PULL_REQUEST: long address, int rkey (the source: readable memory of the sender),
+ *            then the message's first bytes when they travel inline (its head, at most
+ *            {@link #PULL_HEAD_MAX}: the received length less {@link #PULL_REQUEST_SIZE});
+ *            the source then holds the bytes after the head;
  *            RNDV_REFUSE: the refusal body below; PULL_DONE: n ints, the tokens released
  * </pre>
  * Pull rendezvous (both sides offered it at connect): PULL_REQUEST (sender to receiver,
@@ -64,8 +67,17 @@ final class WireHeader {
 
     static final int SIZE = 16;
     static final int RNDV_ANSWER_SIZE = SIZE + 12;
-    /** PULL_REQUEST: the header, the source's address and rkey (the offsets of RNDV_ANSWER's). */
+    /**
+     * PULL_REQUEST: the header, the source's address and rkey (the offsets of RNDV_ANSWER's); the
+     * message's first bytes may follow inline (its head: the received length less this).
+     */
     static final int PULL_REQUEST_SIZE = SIZE + 12;
+    /**
+     * Most bytes of a message a PULL_REQUEST carries inline: room for RSocket's frame header and
+     * metadata (typically tens of bytes), whose pieces lie apart from the data that is pulled. A
+     * message with a larger head goes by copy or by the WRITE rendezvous.
+     */
+    static final int PULL_HEAD_MAX = 1024;
     /** Bytes per token of a PULL_DONE. */
     static final int PULL_DONE_TOKEN = 4;
     /** RNDV_REFUSE without its text. */

@@ -1,5 +1,5 @@
 /**
- * The RDMA engine (DESIGN.md §4, paper §5.3–§6): from logical sockets to RC queue pairs.
+ * The RDMA engine (paper §5.3–§6; docs/ARCHITECTURE.md): from logical sockets to RC queue pairs.
  *
  * <ul>
  *   <li>{@link io.reactorrdma.engine.ThreadDomain} — one I/O thread, its completion queue, the

@@ -34,6 +34,7 @@ public final class AllocatorMetrics implements MeterBinder {
     public void bindTo(MeterRegistry registry) {
         bind(registry, allocator.local().name(), allocator.local(), RegisteredPool::statistics, true);
         bind(registry, allocator.remoteWritable().name(), allocator.remoteWritable(), RegisteredPool::statistics, true);
+        bind(registry, allocator.remoteReadable().name(), allocator.remoteReadable(), RegisteredPool::statistics, true);
         bind(registry, "destinations", allocator, RegisteredAllocator::destinationStatistics, false);
     }
 

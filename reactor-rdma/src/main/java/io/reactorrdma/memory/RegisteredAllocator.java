@@ -9,7 +9,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * bemalloc: the registered-memory allocator of one protection domain (DESIGN.md §3, paper §5.2).
+ * bemalloc: the registered-memory allocator of one protection domain (paper §5.2).
  *
  * <p>Two pools, so that a peer's rkey never opens send buffers to remote writes:
  * <ul>
@@ -28,6 +28,11 @@ import java.util.concurrent.atomic.LongAdder;
  *       peer): the messages that engine's peer pulls (RDMA READ). Blocks of its own, as a
  *       destination pool's, so the rkey one peer gets covers only memory holding messages
  *       addressed to it; never remote-writable.</li>
+ *   <li>{@link #remoteReadable()} — {@code LOCAL_WRITE | REMOTE_READ}, shared by all peers: memory
+ *       an application chooses to let every connected peer read, such as the tables or tensors it
+ *       serves ({@link #remoteReadableByteBufAllocator()}). A message whose large part lies there
+ *       is pulled by the peer without a copy; the key of these blocks covers all of them, so keep
+ *       nothing there that any peer must not see.</li>
  * </ul>
  */
 public final class RegisteredAllocator implements AutoCloseable {
@@ -42,7 +47,9 @@ public final class RegisteredAllocator implements AutoCloseable {
     private final ProtectionDomain pd;
     private final RegisteredPool local;
     private final RegisteredPool remoteWritable;
+    private final RegisteredPool remoteReadable;
     private final RegisteredByteBufAllocator byteBufAllocator;
+    private final RegisteredByteBufAllocator remoteReadableAllocator;
     private final AllocatorConfig destinationConfig;
     /** Open destination pools, and closed ones whose buffers are not all back yet. */
     private final Set<RegisteredPool> destinationPools = ConcurrentHashMap.newKeySet();
@@ -56,7 +63,9 @@ public final class RegisteredAllocator implements AutoCloseable {
         this.pd = pd;
         this.local = new RegisteredPool("local", pd, LOCAL_ACCESS, config);
         this.remoteWritable = new RegisteredPool("remote-writable", pd, REMOTE_WRITABLE_ACCESS, config);
+        this.remoteReadable = new RegisteredPool("readable by every peer", pd, REMOTE_READABLE_ACCESS, config);
         this.byteBufAllocator = new RegisteredByteBufAllocator(local);
+        this.remoteReadableAllocator = new RegisteredByteBufAllocator(remoteReadable);
         this.destinationConfig = config.forDestinations();
     }
 
@@ -77,6 +86,24 @@ public final class RegisteredAllocator implements AutoCloseable {
     /** Rendezvous destinations: peers may WRITE into these. */
     public RegisteredPool remoteWritable() {
         return remoteWritable;
+    }
+
+    /**
+     * Memory every connected peer may READ ({@code LOCAL_WRITE | REMOTE_READ}, shared): registered
+     * nothing until its first allocation. A message sent over pull rendezvous whose bytes (all but
+     * a small head, such as RSocket's frame header and metadata) lie here in one piece is read by
+     * the peer where it is: no copy, and the sender is not woken to move it.
+     */
+    public RegisteredPool remoteReadable() {
+        return remoteReadable;
+    }
+
+    /**
+     * Netty's view of {@link #remoteReadable()}: allocate here what the application serves to many
+     * peers and sends often in large pieces (an embedding table, a tensor), then send slices of it.
+     */
+    public RegisteredByteBufAllocator remoteReadableByteBufAllocator() {
+        return remoteReadableAllocator;
     }
 
     /**
@@ -158,8 +185,8 @@ public final class RegisteredAllocator implements AutoCloseable {
 
     /** Live buffers of all pools, the destination and readable pools included. */
     public long liveBuffers() {
-        return local.statistics().liveBuffers() + remoteWritable.statistics().liveBuffers() + destinationStatistics().liveBuffers()
-                + readableLiveBuffers();
+        return local.statistics().liveBuffers() + remoteWritable.statistics().liveBuffers() + remoteReadable.statistics().liveBuffers()
+                + destinationStatistics().liveBuffers() + readableLiveBuffers();
     }
 
     /**
@@ -169,7 +196,7 @@ public final class RegisteredAllocator implements AutoCloseable {
      * @return live buffers at close
      */
     public long closeAndReport() {
-        long live = local.closeAndReport() + remoteWritable.closeAndReport();
+        long live = local.closeAndReport() + remoteWritable.closeAndReport() + remoteReadable.closeAndReport();
         for (RegisteredPool p : destinationPools) {
             live += p.closeAndReport();
         }

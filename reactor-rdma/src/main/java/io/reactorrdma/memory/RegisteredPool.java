@@ -9,6 +9,8 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
+import reactor.util.Logger;
+import reactor.util.Loggers;
 
 /**
  * Registered memory of one access kind, allocated like a general-purpose allocator (paper §5.2):
@@ -37,7 +39,7 @@ import java.util.concurrent.atomic.LongAdder;
  */
 public final class RegisteredPool implements AutoCloseable {
 
-    private static final System.Logger LOG = System.getLogger(RegisteredPool.class.getName());
+    private static final Logger LOG = Loggers.getLogger(RegisteredPool.class);
 
     private final String name;
     /** The protection domain of every block: read by {@link Chunk#protectionDomain()} on the send path. */
@@ -187,7 +189,7 @@ public final class RegisteredPool implements AutoCloseable {
     private void freeAfterClose() {
         if (liveBuffers.sum() == 0 && released.compareAndSet(false, true)) {
             releaseAll();
-            LOG.log(System.Logger.Level.INFO, "registered pool {0}: the last live buffer came back after close; all blocks released", name);
+            LOG.info("registered pool {}: the last live buffer came back after close; all blocks released", name);
         }
     }
 
@@ -251,7 +253,7 @@ public final class RegisteredPool implements AutoCloseable {
             }
             return 0;
         }
-        LOG.log(System.Logger.Level.WARNING, "registered pool {0} closed with {1} live buffers ({2} bytes); their memory stays "
+        LOG.warn("registered pool {} closed with {} live buffers ({} bytes); their memory stays "
                 + "registered until they are released", name, live, liveBytes.sum());
         return live;
     }

@@ -1,5 +1,5 @@
 /**
- * bemalloc, the registered-memory allocator (DESIGN.md §3, paper §5.2): every buffer it hands out
+ * bemalloc, the registered-memory allocator (paper §5.2): every buffer it hands out
  * is already registered, so zero-copy RDMA needs no per-message registration.
  *
  * <p>{@link io.reactorrdma.memory.RegisteredAllocator} holds two

@@ -10,6 +10,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
 
+import reactor.util.Logger;
+import reactor.util.Loggers;
+
 /**
  * Opens a verbs provider by name. The providers register themselves
  * ({@link VerbsProviderFactory}, found with {@link ServiceLoader}); those of reactor-rdma are:
@@ -29,7 +32,7 @@ import java.util.ServiceLoader;
  */
 public final class Providers {
 
-    private static final System.Logger LOG = System.getLogger(Providers.class.getName());
+    private static final Logger LOG = Loggers.getLogger(Providers.class);
 
     private Providers() {
     }
@@ -93,9 +96,9 @@ public final class Providers {
             String name = f.names().get(0);
             if (probe.usable()) {
                 if (passedOver.isEmpty()) {
-                    LOG.log(System.Logger.Level.INFO, "provider auto: {0}, opening {1}", probe.summary(), name);
+                    LOG.info("provider auto: {}, opening {}", probe.summary(), name);
                 } else {
-                    LOG.log(System.Logger.Level.DEBUG, "provider auto: using {0}, because {1}", name, String.join("; ", passedOver));
+                    LOG.debug("provider auto: using {}, because {}", name, String.join("; ", passedOver));
                 }
                 return f.open(name, config);
             }

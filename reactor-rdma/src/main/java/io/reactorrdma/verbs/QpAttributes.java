@@ -9,7 +9,7 @@ import java.util.Objects;
  */
 public final class QpAttributes {
 
-    /** Default send-queue depth: the engine's work-request chain length (DESIGN.md section 4). */
+    /** Default send-queue depth: the engine's work-request chain length. */
     public static final int DEFAULT_SEND_DEPTH = 32;
     /** Default receive-queue depth. */
     public static final int DEFAULT_RECV_DEPTH = 32;

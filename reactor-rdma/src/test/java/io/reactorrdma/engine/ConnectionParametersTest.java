@@ -22,7 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * What the two ends agree on at connect (issue 10, finding 5), end to end over loopback with
+ * What the two ends agree on at connect, end to end over loopback with
  * different configurations on each side.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -210,7 +210,7 @@ class ConnectionParametersTest {
     void version4CarriesThePullCapabilityAndTheReadLimitAtTheirOffsets() {
         ConnectionParameters p = new ConnectionParameters(ConnectionParameters.VERSION, 64, 8192, 16 << 20, 8, ConnectionParameters.PULL, 4);
         java.nio.ByteBuffer wire = p.encode().order(java.nio.ByteOrder.LITTLE_ENDIAN);
-        assertThat(ConnectionParameters.VERSION).isEqualTo((short) 4);
+        assertThat(ConnectionParameters.VERSION).isEqualTo((short) 5);
         assertThat(wire.getInt(0)).isEqualTo(ConnectionParameters.MAGIC);
         assertThat(wire.getShort(4)).isEqualTo(ConnectionParameters.VERSION);
         assertThat(wire.getInt(24)).isEqualTo(ConnectionParameters.PULL);

@@ -38,7 +38,7 @@ import static io.reactorrdma.engine.EngineRendezvousFaultTest.waitFor;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Issue 10, finding 2: an interrupted large transfer frees the receiver's destination (the sender
+ * An interrupted large transfer frees the receiver's destination (the sender
  * tells it to abandon the token), a peer that asks and never writes pins at most the configured
  * bytes, and an answered destination that sees no data within the write timeout is revoked —
  * the sender's message fails cleanly, the memory is reused only after the sender gave the token up.

@@ -22,7 +22,7 @@ import java.util.function.Supplier;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Issue 10, finding 1: a receiver that cannot allocate a rendezvous destination refuses the
+ * A receiver that cannot allocate a rendezvous destination refuses the
  * message (the sender's message fails with the cause, the connection goes on), a throwing user
  * callback fails its socket only, and a completion batch is never cut short by either. The
  * server's I/O thread is held while the client posts, so the failing completion and the

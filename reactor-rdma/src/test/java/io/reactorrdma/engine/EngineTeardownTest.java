@@ -25,7 +25,7 @@ import java.util.function.Consumer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Issue 10 finding 9: an engine that fails must not return its receive buffers and rendezvous
+ * Teardown: an engine that fails must not return its receive buffers and rendezvous
  * destinations to the pool while the peer may still copy into them. The peer (the client context)
  * is frozen by the soft provider's fault hook after its checks and just before its copy — a DMA
  * under way — and the server engine fails meanwhile; whatever the server allocates next must not

@@ -106,6 +106,44 @@ class PayloadGatherTest {
     }
 
     @Test
+    void theLastPieceIsWhereTheLastEntryOfTheWholeMessagePoints() {
+        ByteBuf whole = alloc.directBuffer(100).writeZero(100);
+        CompositeByteBuf mixed = alloc.compositeDirectBuffer().addComponents(true,
+                alloc.buffer().writeLong(1), Unpooled.EMPTY_BUFFER, whole.retainedSlice(10, 30));
+        ByteBuf contiguous = whole.retainedSlice(5, 50);
+        whole.release();
+        try {
+            for (ByteBuf m : new ByteBuf[]{frame(), mixed, contiguous}) {
+                int start = m.readerIndex();
+                for (int skip : new int[]{0, 3, m.readableBytes() - 2}) {
+                    ByteBuf view = m.readerIndex(start + skip);
+                    SendWr wr = new SendWr(8);
+                    PayloadGather.addSges(wr, view, 0, view.readableBytes());
+                    int last = wr.numSge() - 1;
+                    PayloadGather.Piece piece = new PayloadGather.Piece();
+                    PayloadGather.lastPiece(view, piece);
+                    assertThat(piece.address).as("address, %d bytes skipped", skip).isEqualTo(wr.sgeAddress(last));
+                    assertThat(piece.length).as("length, %d bytes skipped", skip).isEqualTo(wr.sgeLength(last));
+                    assertThat(piece.region.lkey()).isEqualTo(wr.sgeLkey(last));
+                    if (view instanceof CompositeByteBuf) {
+                        PayloadGather.Piece bySlices = new PayloadGather.Piece();
+                        PayloadGather.lastPieceBySlices((CompositeByteBuf) view, bySlices);
+                        assertThat(bySlices.address).isEqualTo(piece.address);
+                        assertThat(bySlices.length).isEqualTo(piece.length);
+                        assertThat(bySlices.region).isSameAs(piece.region);
+                    }
+                    m.readerIndex(start);
+                }
+                m.release();
+            }
+        } finally {
+            if (mixed.refCnt() > 0) {
+                mixed.release();
+            }
+        }
+    }
+
+    @Test
     void aCompositeWithForeignOrTooManyPiecesIsNotGatheredInPlace() {
         CompositeByteBuf heap = alloc.compositeDirectBuffer().addComponents(true, alloc.buffer().writeInt(1),
                 Unpooled.buffer(4).writeInt(2));

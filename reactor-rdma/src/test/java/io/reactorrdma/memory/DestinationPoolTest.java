@@ -15,7 +15,7 @@ import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Per-engine remote-writable pools (issue 10, finding 14): separate regions, lazy, bounded, and gone with their engine. */
+/** Per-engine remote-writable pools: separate regions, lazy, bounded, and gone with their engine. */
 class DestinationPoolTest {
 
     private VerbsContext ctx;

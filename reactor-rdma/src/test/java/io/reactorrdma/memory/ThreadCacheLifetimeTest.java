@@ -16,7 +16,7 @@ import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** A dying thread's cache goes back to the shared pools (issue 10, finding 7). */
+/** A dying thread's cache goes back to the shared pools. */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class ThreadCacheLifetimeTest {
 

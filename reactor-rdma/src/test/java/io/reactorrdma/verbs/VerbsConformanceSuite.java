@@ -24,7 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * The semantics every verbs provider must honour (DESIGN.md section 2), one test per rule. A
+ * The semantics every verbs provider must honour (docs/VERBS.md), one test per rule. A
  * subclass per provider/fabric supplies contexts and a way to make a peer vanish. Timeouts are
  * generous: CI is a busy 2-core machine; nothing here asserts on speed.
  */

@@ -5,13 +5,13 @@ package io.reactorrdma.perf.incast;
  * {@code DEFAULT_*} constant and validated here; installed with {@link Simulation#congestionControl}. Units are in the
  * names: bytes, picoseconds, bits per second.
  *
- * <p>The defaults are one column of the model notes' table (shared/reference/incast-model.md §1), the DCQCN paper's
+ * <p>The defaults are one column of the DCQCN parameter tables of the sources in docs/INCAST.md, the DCQCN paper's
  * as htsim implements it (S3 {@code dcqcn.cpp}; Zhu et al., SIGCOMM 2015, S4), at 25 Gb/s host links: it is the only
- * column with the issue's CNP interval of 50 µs and the paper's rate recovery (timer, byte counter, F stages). The
+ * column with a CNP interval of 50 µs and the paper's rate recovery (timer, byte counter, F stages). The
  * HPCC column (S1) has values for 25G but flags every ACK instead of pacing CNPs, and a 1 µs α timer. Where the
  * paper gives a range (Kmin 5–10 KB) the low end is taken; "KB" is read as 1000 bytes. RAI and RHAI are htsim's
  * rate/20 and rate/10 at 25 Gb/s. The minimum rate is not in the table: ours is 100 Mb/s, so 346 senders at the
- * minimum still exceed a 25 Gb/s link, as the notes expect.
+ * minimum still exceed a 25 Gb/s link, as an incast at that scale should.
  *
  * @param enabled              whether DCQCN runs at all (default true; {@link #off()} is false, and then the model
  *                             behaves as without congestion control)
@@ -61,7 +61,7 @@ public record DcqcnConfig(boolean enabled, long kminBytes, long kmaxBytes, doubl
     public static final long DEFAULT_RAI_BITS_PER_SECOND = 1_250_000_000L;
     /** RHAI = 25 Gb/s / 10 (htsim's rate/10). */
     public static final long DEFAULT_RHAI_BITS_PER_SECOND = 2_500_000_000L;
-    /** At most one CNP per QP per 50 µs (the issue, the paper, ns3-rdma). */
+    /** At most one CNP per QP per 50 µs (the DCQCN paper, ns3-rdma). */
     public static final long DEFAULT_CNP_INTERVAL_PS = 50_000_000L;
     /** 100 Mb/s floor (our choice; 346 × 100 Mb/s &gt; 25 Gb/s). */
     public static final long DEFAULT_MIN_RATE_BITS_PER_SECOND = 100_000_000L;

@@ -97,7 +97,7 @@ public final class Simulation {
     }
 
     /**
-     * Installs DCQCN (issue 15, docs/INCAST.md "DCQCN"): ECN marking at every switch egress, CNPs from the receivers,
+     * Installs DCQCN (docs/INCAST.md "DCQCN"): ECN marking at every switch egress, CNPs from the receivers,
      * a rate limiter per flow (QP) starting at line rate; {@code seed} seeds the marking. Call it before the first run;
      * flows added before or after get a rate limiter. A config with {@code enabled} false changes nothing: the model
      * then behaves exactly as without this call. Returns this simulation.

@@ -7,7 +7,7 @@ import io.reactorrdma.config.EngineConfig;
  * and whether the trainers wait for each other. Each parameter declared once ({@code DEFAULT_*}) and validated here.
  *
  * @param iterations      iterations per trainer (default {@value #DEFAULT_ITERATIONS}: with the default compute time,
- *                        about the issue's 50 ms run at paper scale)
+ *                        about a 50 ms run at paper scale)
  * @param computePs       how long a trainer computes before it pushes, ps (default {@value #DEFAULT_COMPUTE_PS} =
  *                        2.2 ms). The paper gives no compute time. At paper scale one iteration brings each PS
  *                        346 × 20 KB = 6.9 MB, which its 25 Gb/s link drains in 2.2 ms (model notes §4); computing

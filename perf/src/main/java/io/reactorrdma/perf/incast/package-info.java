@@ -1,5 +1,5 @@
 /**
- * incast-sim's packet-level discrete-event model of a RoCE fabric (issue 15; docs/INCAST.md).
+ * incast-sim's packet-level discrete-event model of a RoCE fabric (docs/INCAST.md).
  *
  * <p>Units: simulated time is a {@code long} of picoseconds; sizes are bytes; rates bits per second. A byte takes
  * 8e12 / rate picoseconds on a link (320 ps at 25 Gb/s), so serialization, propagation and therefore every result of

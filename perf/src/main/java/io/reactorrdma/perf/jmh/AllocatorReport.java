@@ -316,8 +316,7 @@ public final class AllocatorReport {
             Log.info("wrote " + o.table + ", " + o.csv + ", " + throughput + ", " + peak);
             return ExitStatus.OK;
         } catch (RunnerException | IOException | RuntimeException e) {
-            Log.info("allocator-report failed: " + e);
-            e.printStackTrace();
+            Log.failure("allocator-report failed", e);
             return ExitStatus.FAILED;
         }
     }

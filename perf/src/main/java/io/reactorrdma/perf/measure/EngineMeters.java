@@ -9,7 +9,7 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The engine's {@code rdma.*} counters (DESIGN.md §8), and the allocator's block registrations, as
+ * The engine's {@code rdma.*} counters, and the allocator's block registrations, as
  * one side of an echo run saw them: a
  * snapshot summed over thread domains, the difference of two snapshots, and the line the run
  * prints. Travels from a forked peer as text: {@code name=value} pairs separated by spaces.
@@ -88,7 +88,7 @@ public final class EngineMeters {
      * messages: doorbells and posts per message, the signaled fraction of posts, the stalls, RNR
      * events, rendezvous round trips, messages pulled (pull rendezvous) and payloads copied to be pulled,
      * copies on send, registrations of new memory blocks (0 in
-     * a steady state, DESIGN.md §3), the I/O thread's idle waits per message (how often a message
+     * a steady state), the I/O thread's idle waits per message (how often a message
      * found it blocked; 0 with spin) and, under back-off, its idle episodes that spun in full (with the
      * share of those spins that paid) or skipped the spin, per message.
      */

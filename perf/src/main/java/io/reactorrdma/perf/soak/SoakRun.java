@@ -1,5 +1,6 @@
 package io.reactorrdma.perf.soak;
 
+import io.reactorrdma.perf.cli.Log;
 import io.reactorrdma.RdmaClient;
 import io.reactorrdma.RdmaConnection;
 import io.reactorrdma.RdmaResources;
@@ -122,7 +123,7 @@ public final class SoakRun {
             ledger.violation("interrupted");
         } catch (RuntimeException e) {
             ledger.violation("the soak itself failed: " + e);
-            e.printStackTrace();
+            Log.failure("the soak itself failed", e);
         } finally {
             stopping = true;
             if (client != null) client.dispose();
@@ -193,7 +194,7 @@ public final class SoakRun {
             Thread.currentThread().interrupt();
         } catch (RuntimeException e) {
             ledger.violation(name + " failed: " + e);
-            e.printStackTrace();
+            Log.failure(name + " failed", e);
         }
     }
 

@@ -8,7 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 /**
- * The issue's validation 6 (two DCQCN flows on one bottleneck converge to about C/2 each) and DCQCN's effect on the
+ * Validation 6 (docs/INCAST.md) (two DCQCN flows on one bottleneck converge to about C/2 each) and DCQCN's effect on the
  * other guarantees: a flow alone is never marked and keeps line rate, DCQCN without marks is exactly the model
  * without it, one seed gives one output, the steady state allocates nothing, and the fabric drains (CNPs included).
  */

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * The issue's validations 1–4 on one switch, exact in integer picoseconds. Defaults: 25 Gb/s (320 ps per byte),
+ * Validations 1–4 (docs/INCAST.md) on one switch, exact in integer picoseconds. Defaults: 25 Gb/s (320 ps per byte),
  * 1 µs links, 1024 B payload + 82 B headers = 1106 wire bytes (353,920 ps), 86 B ACKs (27,520 ps). Store and forward
  * over two hops, so the base RTT of a packet of w wire bytes is 2·ser(w) + 2·ser(ACK) + 4·delay, and a flow of k
  * full packets completes after k·ser(1106) + (RTT − ser(1106)): the first hop's serialization of the first packet is

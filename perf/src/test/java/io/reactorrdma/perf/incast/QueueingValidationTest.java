@@ -8,7 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 /**
- * The issue's validations 5 (M/D/1 and Little's law) and 8 (one seed, one output; counters end at zero), and the
+ * Validations 5 (M/D/1 and Little's law) and 8 (one seed, one output; counters end at zero), and the
  * simulation's steady state allocating nothing per event.
  */
 class QueueingValidationTest {

@@ -8,7 +8,7 @@ import java.util.SplittableRandom;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The issue's validation 7: over many random small trainer workloads — push sizes from a byte to several fragments,
+ * Validation 7 (docs/INCAST.md): over many random small trainer workloads — push sizes from a byte to several fragments,
  * windows from 1 B to 1 MiB (smaller than a fragment included) or off, one to three trainers per host, synchronous or
  * asynchronous, a roomy or a PFC-pausing buffer — no engine ever has more than W bytes posted and not acknowledged
  * unless one fragment is alone (the window's oversize rule), no engine has more than the chain depth of work requests

@@ -11,7 +11,7 @@ import java.nio.charset.StandardCharsets;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The bounded soak of issue 10: {@link SoakRun} for 30 s with a fixed seed — two forked servers
+ * The bounded soak: {@link SoakRun} for 30 s with a fixed seed — two forked servers
  * over shm, 16 connections, random sizes up to 8 MiB, cancels, direct writes, one server frozen
  * and thawed, the other killed and restarted — and not one violation. Part of {@code mvn verify}.
  */

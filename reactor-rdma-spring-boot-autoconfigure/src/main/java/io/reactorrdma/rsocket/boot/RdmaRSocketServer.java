@@ -19,6 +19,8 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import reactor.util.Logger;
+import reactor.util.Loggers;
 
 /**
  * Boot's {@link org.springframework.boot.rsocket.server.RSocketServer} over RDMA (and TCP when a TCP
@@ -33,7 +35,7 @@ import java.util.function.Supplier;
  */
 public final class RdmaRSocketServer implements org.springframework.boot.rsocket.server.RSocketServer {
 
-    private static final System.Logger LOG = System.getLogger(RdmaRSocketServer.class.getName());
+    private static final Logger LOG = Loggers.getLogger(RdmaRSocketServer.class);
 
     private final Function<SocketAcceptor, RSocketServer> server;
     private final SocketAcceptor acceptor;
@@ -95,7 +97,7 @@ public final class RdmaRSocketServer implements org.springframework.boot.rsocket
         } catch (RuntimeException e) {
             throw failure(e);
         }
-        LOG.log(System.Logger.Level.INFO, "RSocket over RDMA serving on {0}{1}", rdmaAddress,
+        LOG.info("RSocket over RDMA serving on {}{}", rdmaAddress,
                 tcpAddress == null ? "" : " and over TCP on " + tcpAddress);
         awaitClose(serving);
     }
@@ -110,7 +112,7 @@ public final class RdmaRSocketServer implements org.springframework.boot.rsocket
             try {
                 closeable.onClose().block();
             } catch (RuntimeException e) {
-                LOG.log(System.Logger.Level.DEBUG, "the RSocket server closed with an error", e);
+                LOG.debug("the RSocket server closed with an error", e);
             }
         }, "rdma-rsocket-server-await");
         await.setDaemon(false);
@@ -123,7 +125,7 @@ public final class RdmaRSocketServer implements org.springframework.boot.rsocket
         tcpAddress = channel.address();
         rdmaUnavailable = unavailable;
         awaitClose(channel);
-        LOG.log(System.Logger.Level.WARNING, "RSocket serving over TCP only, on " + tcpAddress + ": the RDMA provider cannot be used here ("
+        LOG.warn("RSocket serving over TCP only, on " + tcpAddress + ": the RDMA provider cannot be used here ("
                 + unavailable.getMessage() + "). Clients with reactor.rdma.rsocket.client.tcp-fallback=true reach this server over TCP; "
                 + "fix the provider (see health 'rdma') or set reactor.rdma.provider, then restart to serve RDMA on port " + rdmaPort);
     }

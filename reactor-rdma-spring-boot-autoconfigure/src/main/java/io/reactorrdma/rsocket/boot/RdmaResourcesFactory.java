@@ -13,6 +13,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import reactor.util.Logger;
+import reactor.util.Loggers;
 
 /**
  * Turns {@link RdmaProperties} into {@link RdmaResources}. The settings are checked when the
@@ -163,7 +165,7 @@ public final class RdmaResourcesFactory {
                 throw inBootTerms(e);
             }
             lastFailure = null;
-            LOG.log(System.Logger.Level.INFO, "RDMA resources ''{0}'' on provider {1}, device {2} (reactor.rdma.provider={3})",
+            LOG.info("RDMA resources '{}' on provider {}, device {} (reactor.rdma.provider={})",
                     name, created.context().providerName(), created.context().deviceName(), provider);
             return created;
         } catch (RuntimeException e) {
@@ -185,7 +187,7 @@ public final class RdmaResourcesFactory {
     }
 
     private static final String SHM_DIR_SYSTEM_PROPERTY = "reactor.rdma.soft.shmDir";
-    private static final System.Logger LOG = System.getLogger(RdmaResourcesFactory.class.getName());
+    private static final Logger LOG = Loggers.getLogger(RdmaResourcesFactory.class);
 
     /** Why the last {@link #create()} failed (the provider's error), or null when it succeeded or was not called. */
     public RuntimeException lastFailure() {

@@ -21,6 +21,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.Supplier;
+import reactor.util.Logger;
+import reactor.util.Loggers;
 
 /**
  * The replicated shard clients configured under {@code reactor.rdma.rsocket.client.shards.<name>.replicas}
@@ -54,7 +56,7 @@ public class RdmaShardClients implements DisposableBean {
     /** The metadata MIME type of the replica connections: RSocket composite metadata, as Spring's requesters use for routes. */
     static final MimeType METADATA_MIME_TYPE = MimeType.valueOf("message/x.rsocket.composite-metadata.v0");
 
-    private static final System.Logger LOG = System.getLogger(RdmaShardClients.class.getName());
+    private static final Logger LOG = Loggers.getLogger(RdmaShardClients.class);
     private static final String AT = "reactor.rdma.rsocket.client.";
 
     private final Map<String, List<InetSocketAddress>> shards;
@@ -105,7 +107,7 @@ public class RdmaShardClients implements DisposableBean {
         }
         return clients.computeIfAbsent(name, n -> {
             ShardClient c = builder(n).build();
-            LOG.log(System.Logger.Level.DEBUG, () -> "shard " + n + ": client to replicas " + addresses(n));
+            LOG.debug("shard {}: client to replicas {}", n, addresses(n));
             return c;
         });
     }
@@ -153,7 +155,7 @@ public class RdmaShardClients implements DisposableBean {
         try {
             Mono.when(closing).block(CLOSE_TIMEOUT);
         } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "shard clients did not close within " + CLOSE_TIMEOUT + "; closing the context anyway", e);
+            LOG.warn("shard clients did not close within " + CLOSE_TIMEOUT + "; closing the context anyway", e);
         }
     }
 

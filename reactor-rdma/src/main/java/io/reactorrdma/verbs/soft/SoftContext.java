@@ -22,6 +22,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import reactor.util.Logger;
+import reactor.util.Loggers;
 
 /**
  * The soft provider's device context: a software RNIC with the semantics of a real one.
@@ -34,6 +36,8 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * peer's byte directly) and relaying the wake-ups of peers that have to use the control socket.
  */
 public final class SoftContext implements VerbsContext {
+
+    private static final Logger LOG = Loggers.getLogger(SoftContext.class);
 
     static final int MAX_QPS = 16384;
 
@@ -396,8 +400,7 @@ public final class SoftContext implements VerbsContext {
                 fabric.awaitEvents(Math.min(tick, untilRetry));
             } catch (Throwable t) {
                 // The provider thread must survive anything a peer does; report and go on.
-                System.err.println("reactor-rdma: soft provider thread of context " + id + " caught " + t);
-                t.printStackTrace();
+                LOG.error("soft provider thread of context " + id + " caught " + t + "; it goes on", t);
             }
         }
     }

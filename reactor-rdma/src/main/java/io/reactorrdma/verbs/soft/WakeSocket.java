@@ -11,6 +11,8 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Path;
 import java.util.function.Consumer;
+import reactor.util.Logger;
+import reactor.util.Loggers;
 
 /**
  * A completion queue's wake-up socket on the shm fabric: a UNIX-domain listener
@@ -28,7 +30,7 @@ import java.util.function.Consumer;
  */
 final class WakeSocket implements AutoCloseable {
 
-    private static final System.Logger LOG = System.getLogger(WakeSocket.class.getName());
+    private static final Logger LOG = Loggers.getLogger(WakeSocket.class);
     /** Pending connections the listener queues before the provider thread accepts them. */
     static final int DEFAULT_BACKLOG = 256;
     /**
@@ -87,7 +89,7 @@ final class WakeSocket implements AutoCloseable {
             selector = Selector.open();
             return new WakeSocket(server, path, selector);
         } catch (IOException | RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "completion queue cq{0}: no wake-up socket at {1} ({2}); its peers wake it "
+            LOG.warn("completion queue cq{}: no wake-up socket at {} ({}); its peers wake it "
                     + "through the provider thread (one more context switch per wake-up). A shorter reactor.rdma.soft.shmDir "
                     + "avoids this when the path is too long", cqNumber, path, e.toString());
             closeQuietly(selector);

@@ -13,7 +13,7 @@ import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Keys a peer cannot predict, and keys and addresses that do not collide across contexts (issue 10, findings 3 and 14). */
+/** Keys a peer cannot predict, and keys and addresses that do not collide across contexts. */
 class RegionKeysTest {
 
     private static final int ACCESS = AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE;

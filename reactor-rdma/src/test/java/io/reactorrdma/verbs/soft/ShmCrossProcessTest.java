@@ -147,7 +147,7 @@ class ShmCrossProcessTest {
     }
 
     /**
-     * Blocking ping-pong across processes (issue 10 #8): both sides arm their completion queue,
+     * Blocking ping-pong across processes: both sides arm their completion queue,
      * poll once more, and sleep; the side that completes a receive reads the other's armed flag
      * after publishing the completion. Without a full fence on both sides, the publisher's
      * store may still sit in its store buffer when it reads "not armed", while the waiter, having

@@ -17,7 +17,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * Memory that cannot be backed is an error, never a fault (issue 10 #10): region files are
+ * Memory that cannot be backed is an error, never a fault: region files are
  * preallocated, so a full tmpfs fails {@code allocate} with a clear {@link VerbsException}
  * instead of a SIGBUS when a page is first touched.
  */

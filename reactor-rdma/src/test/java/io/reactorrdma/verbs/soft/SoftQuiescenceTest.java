@@ -16,7 +16,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A queue pair in ERROR flushes its receives only once no request of the peer is still copying
- * into its memory (issue 10 finding 9): the flush is the owner's proof that it may reuse the
+ * into its memory: the flush is the owner's proof that it may reuse the
  * buffers. The peer (context A) is frozen by the fault hook after its checks, before its copy.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)

@@ -19,7 +19,7 @@ import static io.reactorrdma.verbs.VerbsFixture.send;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Issue 16 finding 7: verbs define {@code byte_len} only for receives, RDMA READ and atomics; mlx5
+ * Strict mode, byte_len: verbs define {@code byte_len} only for receives, RDMA READ and atomics; mlx5
  * leaves it stale for SEND and WRITE. Strict mode poisons it there, so nothing can come to rely on it.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)

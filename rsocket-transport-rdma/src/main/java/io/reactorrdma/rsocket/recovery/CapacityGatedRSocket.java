@@ -17,6 +17,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
+import reactor.util.Logger;
+import reactor.util.Loggers;
 
 /**
  * A requester that starts a request only when its connection has room ({@code availability() > 0}:
@@ -32,7 +34,7 @@ import java.util.function.Supplier;
  */
 final class CapacityGatedRSocket extends RSocketProxy {
 
-    private static final System.Logger LOG = System.getLogger(CapacityGate.class.getName());
+    private static final Logger LOG = Loggers.getLogger(CapacityGatedRSocket.class);
 
     private final Scheduler timer;
     private final long pollNanos;
@@ -222,7 +224,7 @@ final class CapacityGatedRSocket extends RSocketProxy {
             failed.add(s);
         }
         if (!failed.isEmpty()) {
-            LOG.log(System.Logger.Level.DEBUG, () -> failed.size() + " requests waiting for room on " + source + " fail: it closed");
+            LOG.debug("{} requests waiting for room on {} fail: it closed", failed.size(), source);
         }
         failed.forEach(f -> f.error(cause));
     }

@@ -7,6 +7,8 @@ import io.rsocket.lease.Lease;
 import io.rsocket.lease.TrackingLeaseSender;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Sinks;
+import reactor.util.Logger;
+import reactor.util.Loggers;
 
 /**
  * One server connection's side of {@link ReceiveCapacityLeases}: the leases RSocket sends on it,
@@ -15,7 +17,7 @@ import reactor.core.publisher.Sinks;
  */
 final class CapacityLeaseSender implements TrackingLeaseSender {
 
-    private static final System.Logger LOG = System.getLogger(ReceiveCapacityLeases.class.getName());
+    private static final Logger LOG = Loggers.getLogger(CapacityLeaseSender.class);
 
     private final ReceiveCapacity ledger;
     private final Counter rejected;
@@ -72,7 +74,7 @@ final class CapacityLeaseSender implements TrackingLeaseSender {
     @Override
     public void onReject(Throwable rejectionReason, FrameType requestType, ByteBuf metadata) {
         rejected.increment();
-        LOG.log(System.Logger.Level.DEBUG, () -> this + " rejected a " + requestType + ": " + rejectionReason.getMessage());
+        LOG.debug("{} rejected a {}: {}", this, requestType, rejectionReason.getMessage());
     }
 
     @Override

@@ -21,6 +21,8 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
+import reactor.util.Logger;
+import reactor.util.Loggers;
 
 /**
  * A {@link ClientTransport} that connects over RDMA and falls back to TCP when RDMA cannot connect,
@@ -45,7 +47,8 @@ import java.util.function.Supplier;
  * exponential back-off (10 % jitter) capped at the probe interval. When a probe connects, the
  * connection replays RSocket's SETUP on it, sends new requests over RDMA, lets the streams open on
  * TCP finish, then closes TCP (at the latest after the drain timeout); counted as
- * {@code rdma.returns}. An RDMA connection that fails mid-run closes with the transport's
+ * {@code rdma.returns}. A client that honours leases moves with its lease: new requests go over
+ * TCP until the lease it has there is used up and RDMA's first lease has come. An RDMA connection that fails mid-run closes with the transport's
  * {@code ClosedChannelException} naming the peer (RSocket 1.1.5 fails the calls in flight with its
  * own, cause-less one; {@link ShardClient} replaces it with a {@link PeerClosedChannelException}); the next
  * connect (RSocket's reconnect, the load balancer's pool) falls back the same way. A session with
@@ -64,7 +67,7 @@ public final class FallbackClientTransport implements ClientTransport {
     /** How long the TCP connection may keep its open streams after the return to RDMA before it is closed: 30 s. */
     public static final Duration DEFAULT_DRAIN_TIMEOUT = Duration.ofSeconds(30);
 
-    private static final System.Logger LOG = System.getLogger(FallbackClientTransport.class.getName());
+    private static final Logger LOG = Loggers.getLogger(FallbackClientTransport.class);
 
     private final ClientTransport rdma;
     private final ClientTransport tcp;
@@ -199,9 +202,9 @@ public final class FallbackClientTransport implements ClientTransport {
     private Mono<DuplexConnection> fallBack(Throwable rdmaError, long start) {
         Throwable cause = unwrap(rdmaError);
         String tag = cause.getClass().getSimpleName();
-        LOG.log(System.Logger.Level.WARNING, () -> "RDMA connect over " + rdma + " failed (" + cause + "); connecting over TCP ("
-                + tcp + ") instead, and probing RDMA every " + probeInterval + " at most to return");
-        LOG.log(System.Logger.Level.DEBUG, "the RDMA connect failure", cause);
+        LOG.warn("RDMA connect over {} failed ({}); connecting over TCP ({}) instead, and probing RDMA every {} at most to return",
+                rdma, cause, tcp, probeInterval);
+        LOG.debug("the RDMA connect failure", cause);
         return Mono.defer(tcp::connect)
                 .onErrorMap(e -> {
                     e.addSuppressed(rdmaError);
@@ -219,8 +222,8 @@ public final class FallbackClientTransport implements ClientTransport {
 
     private void returned(DuplexConnection previous, DuplexConnection returned) {
         returns.increment();
-        LOG.log(System.Logger.Level.INFO, () -> "RDMA answers again: new requests go over " + returned + "; " + previous
-                + " closes once its streams ended (at most after " + drainTimeout + ")");
+        LOG.info("RDMA answers again: new requests go over {}; {} closes once its streams ended (at most after {})",
+                returned, previous, drainTimeout);
     }
 
     private static Throwable unwrap(Throwable e) {

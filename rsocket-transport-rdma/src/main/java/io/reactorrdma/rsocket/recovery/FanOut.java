@@ -12,6 +12,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
+import reactor.util.Logger;
+import reactor.util.Loggers;
 
 /**
  * The parameter-server pattern: one request-response to each of many shards, in parallel, under
@@ -37,7 +39,7 @@ import java.util.function.Function;
  */
 public final class FanOut {
 
-    private static final System.Logger LOG = System.getLogger(FanOut.class.getName());
+    private static final Logger LOG = Loggers.getLogger(FanOut.class);
 
     private FanOut() {
     }
@@ -87,7 +89,7 @@ public final class FanOut {
                             .then()
                             .timeout(deadline, Mono.defer(() -> Mono.error(timedOut(List.of(e.getKey()), deadline, shards.size()))))
                             .onErrorResume(t -> {
-                                LOG.log(System.Logger.Level.DEBUG, () -> "fan-out: shard " + e.getKey() + " gave no answer: " + t);
+                                LOG.debug("fan-out: shard {} gave no answer: {}", e.getKey(), t.toString());
                                 answers.failed(e.getKey(), t);
                                 return Mono.empty();
                             }), Math.max(1, shards.size()))
@@ -108,12 +110,12 @@ public final class FanOut {
         if (cause instanceof FanOutException) {
             return (FanOutException) cause;
         }
-        LOG.log(System.Logger.Level.DEBUG, () -> "fan-out: shard " + shard + " failed, cancelling the other " + (of - 1) + ": " + cause);
+        LOG.debug("fan-out: shard {} failed, cancelling the other {}: {}", shard, of - 1, String.valueOf(cause));
         return new FanOutException("shard " + shard + " failed: " + cause, List.of(shard), false, cause);
     }
 
     private static FanOutException timedOut(List<?> shards, Duration deadline, int of) {
-        LOG.log(System.Logger.Level.DEBUG, () -> "fan-out: shards " + shards + " did not answer within " + deadline.toMillis() + " ms");
+        LOG.debug("fan-out: shards {} did not answer within {} ms", shards, deadline.toMillis());
         return new FanOutException((shards.size() == 1 ? "shard " + shards.get(0) : "shards " + shards) + " of " + of
                 + " did not answer within " + deadline.toMillis() + " ms", shards, true,
                 new TimeoutException("fan-out deadline " + deadline.toMillis() + " ms"));

@@ -13,6 +13,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
+import reactor.util.Logger;
+import reactor.util.Loggers;
 
 /**
  * One attempt of a hedged request-response: the primary copy starts at once; if it has not
@@ -25,7 +27,7 @@ import java.util.function.Supplier;
  */
 final class HedgedRace {
 
-    private static final System.Logger LOG = System.getLogger(ShardClient.class.getName());
+    private static final Logger LOG = Loggers.getLogger(HedgedRace.class);
 
     // state bits; the copies started and not yet ended count in the bits above them (IN_FLIGHT each)
     private static final int DONE = 1;           // the attempt has its verdict
@@ -82,7 +84,7 @@ final class HedgedRace {
             copy = hedge.get();
         } catch (RuntimeException e) {
             // counted in flight above: end it, or the attempt would wait for a copy that never started
-            LOG.log(System.Logger.Level.WARNING, "the hedge of a slow call could not be made; the call waits for its first copy", e);
+            LOG.warn("the hedge of a slow call could not be made; the call waits for its first copy", e);
             copy = null;
         }
         if (copy == null) {

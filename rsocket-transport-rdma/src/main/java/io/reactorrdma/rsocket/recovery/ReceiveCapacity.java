@@ -12,6 +12,8 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import reactor.util.Logger;
+import reactor.util.Loggers;
 
 /**
  * The server-wide ledger behind {@link ReceiveCapacityLeases}: how many requests the server's
@@ -33,7 +35,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class ReceiveCapacity {
 
-    private static final System.Logger LOG = System.getLogger(ReceiveCapacityLeases.class.getName());
+    private static final Logger LOG = Loggers.getLogger(ReceiveCapacity.class);
 
     /** A connection's contribution: its receive window, and the part of it free right now. */
     interface Source {
@@ -131,7 +133,7 @@ final class ReceiveCapacity {
                 grantWaiting();
                 if (waiting.contains(s)) {
                     exhausted.increment();
-                    LOG.log(System.Logger.Level.DEBUG, () -> s + " used its lease up and waits: " + this);
+                    LOG.debug("{} used its lease up and waits: {}", s, this);
                 }
             }
         }
@@ -214,7 +216,7 @@ final class ReceiveCapacity {
             outstanding += n;
             leasesGranted.increment();
             requestsGranted.increment(n);
-            LOG.log(System.Logger.Level.TRACE, () -> "lease of " + n + " to " + s);
+            LOG.trace("lease of {} to {}", n, s);
             s.emit(Lease.create(leaseTimeToLive, n));
         }
         if (heldByHeadroom && (recheck == null || recheck.isDisposed())) {
@@ -244,7 +246,7 @@ final class ReceiveCapacity {
                 h.lent = true;
                 outstanding -= h.remaining;
                 int lent = h.remaining;
-                LOG.log(System.Logger.Level.DEBUG, () -> h + " is idle on a lease of " + lent + ": lent to " + borrower + ", which holds none");
+                LOG.debug("{} is idle on a lease of {}: lent to {}, which holds none", h, lent, borrower);
                 available = available();
                 if (available >= 1) {
                     return available;

@@ -18,6 +18,8 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
+import reactor.util.Logger;
+import reactor.util.Loggers;
 
 /**
  * One replica of a shard: keeps one RSocket connection to it. When that connection closes (the
@@ -29,7 +31,7 @@ import java.util.function.Supplier;
  */
 final class Replica {
 
-    private static final System.Logger LOG = System.getLogger(ShardClient.class.getName());
+    private static final Logger LOG = Loggers.getLogger(Replica.class);
     /**
      * How long a call that failed with RSocket's cause-less {@code ClosedChannelException} waits for
      * its connection's close error, to name it: RSocket fails the calls from that very signal, so
@@ -97,11 +99,11 @@ final class Replica {
     /** Starts connecting (with back-off until it succeeds or the replica is disposed). */
     void start() {
         Retry backoff = Retry.backoff(Long.MAX_VALUE, minBackoff).maxBackoff(maxBackoff).jitter(0.5)
-                .doBeforeRetry(s -> LOG.log(System.Logger.Level.DEBUG, () -> "replica " + key() + ": connect attempt "
-                        + (s.totalRetries() + 1) + " failed (" + s.failure() + "), trying again with back-off"));
+                .doBeforeRetry(s -> LOG.debug("replica {}: connect attempt {} failed ({}), trying again with back-off",
+                        key(), s.totalRetries() + 1, String.valueOf(s.failure())));
         connecting = Mono.defer(this::connectOnce)
                 .retryWhen(backoff)
-                .subscribe(this::onConnected, e -> LOG.log(System.Logger.Level.DEBUG, "replica " + key() + " stopped connecting", e));
+                .subscribe(this::onConnected, e -> LOG.debug("replica " + key() + " stopped connecting", e));
     }
 
     private Mono<Connected> connectOnce() {
@@ -159,7 +161,7 @@ final class Replica {
         }
         boolean returned = everConnected;
         everConnected = true;
-        LOG.log(System.Logger.Level.DEBUG, () -> "replica " + key() + (returned ? " returned: it answers again" : " connected"));
+        LOG.debug("replica {}{}", key(), returned ? " returned: it answers again" : " connected");
         c.socket().onClose().subscribe(null, e -> onClosed(c, e), () -> onClosed(c, null));
     }
 
@@ -172,8 +174,10 @@ final class Replica {
             return;
         }
         ejections.increment();
-        LOG.log(System.Logger.Level.DEBUG, () -> "replica " + key() + " ejected: its connection closed"
-                + (cause == null ? "" : ": " + describe(cause)) + "; reconnecting with back-off");
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("replica {} ejected: its connection closed{}; reconnecting with back-off", key(),
+                    cause == null ? "" : ": " + describe(cause));
+        }
         start();
     }
 

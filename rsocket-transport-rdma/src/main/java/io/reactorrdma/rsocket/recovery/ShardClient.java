@@ -36,6 +36,8 @@ import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import reactor.util.Logger;
+import reactor.util.Loggers;
 
 /**
  * A client of one shard served by several replicas: an {@link RSocketClient} that balances
@@ -101,7 +103,7 @@ public final class ShardClient implements RSocketClient {
     /** Longest reconnect back-off: 2 s. */
     public static final Duration DEFAULT_RECONNECT_MAX_BACKOFF = Duration.ofSeconds(2);
 
-    private static final System.Logger LOG = System.getLogger(ShardClient.class.getName());
+    private static final Logger LOG = Loggers.getLogger(ShardClient.class);
     /** How often a call waiting for a live replica looks again. */
     private static final Duration SELECT_POLL = Duration.ofMillis(5);
     /** How fast a replica's latency estimate fades without samples, so a once-slow replica is probed again. */
@@ -128,7 +130,7 @@ public final class ShardClient implements RSocketClient {
         this.latency = new LatencyTracker(b.hedgeQuantile, b.hedgeFloor, b.hedgeInitialDelay, b.hedgeMinSamples,
                 b.latencyWindow, 8, b.latencyClock);
         this.targetSubscription = Flux.from(b.targets).subscribe(this::onTargets,
-                e -> LOG.log(System.Logger.Level.WARNING, "the replica list of the shard failed; keeping the replicas it had", e));
+                e -> LOG.warn("the replica list of the shard failed; keeping the replicas it had", e));
     }
 
     /** A builder with the defaults named by this class's {@code DEFAULT_*} constants. */
@@ -143,7 +145,7 @@ public final class ShardClient implements RSocketClient {
         Set<LoadbalanceTarget> wanted = Set.copyOf(targets);
         replicas.entrySet().removeIf(e -> {
             if (wanted.contains(e.getKey())) return false;
-            LOG.log(System.Logger.Level.DEBUG, () -> "replica " + e.getKey().getKey() + " left the shard's list: closing it");
+            LOG.debug("replica {} left the shard's list: closing it", e.getKey().getKey());
             e.getValue().dispose();
             return true;
         });
@@ -298,12 +300,13 @@ public final class ShardClient implements RSocketClient {
             }
             if (!budget.tryRetry()) {
                 meters.budgetExhausted.increment();
-                LOG.log(System.Logger.Level.DEBUG, () -> "retry budget used up: the call fails with " + error);
+                LOG.debug("retry budget used up: the call fails with {}", error.toString());
                 return Mono.error(error);
             }
             meters.retries.increment();
-            LOG.log(System.Logger.Level.DEBUG, () -> "retrying an idempotent call (attempt " + (n + 1) + ") away from "
-                    + keys(tried) + " after " + error);
+            if (LOG.isDebugEnabled()) {
+                LOG.debug("retrying an idempotent call (attempt {}) away from {} after {}", n + 1, keys(tried), error.toString());
+            }
             return attempt(n + 1);
         }
 
@@ -333,8 +336,9 @@ public final class ShardClient implements RSocketClient {
                 }
                 if (isHedge) {
                     meters.hedges.increment();
-                    LOG.log(System.Logger.Level.DEBUG, () -> "hedging a slow call on replica " + replica.key() + " (first copy on "
-                            + keys(tried) + ")");
+                    if (LOG.isDebugEnabled()) {
+                        LOG.debug("hedging a slow call on replica {} (first copy on {})", replica.key(), keys(tried));
+                    }
                 }
                 replica.onSend();
                 ReplicaStats stats = replica.stats();

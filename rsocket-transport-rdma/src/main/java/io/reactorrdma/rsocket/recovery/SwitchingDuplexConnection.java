@@ -18,6 +18,7 @@ import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Schedulers;
 import reactor.util.retry.Retry;
 
 import java.net.SocketAddress;
@@ -30,6 +31,9 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.RejectedExecutionException;
+import reactor.util.Logger;
+import reactor.util.Loggers;
 
 /**
  * The connection {@link FallbackClientTransport} hands RSocket while it runs on TCP: it starts on
@@ -45,12 +49,19 @@ import java.util.Set;
  * ERROR CANCELED (the server may have started them: never retried here) or, for streams the server
  * opened, a CANCEL, so that no call hangs.
  *
+ * <p>A session whose client honours leases moves its new requests only with their lease
+ * ({@link LeaseHandOver}): after the SETUP replay, the new connection's frames are taken but its
+ * LEASE is kept, and new requests stay on the old connection, while the client still has requests
+ * of the old connection's lease; once that lease is used up and the new connection's first lease
+ * has come, the connection moves and RSocket gets that lease. Until then the new connection gets
+ * copies of the KEEPALIVEs; if it closes first, the session stays where it is and probes again.
+ *
  * <p>A session with resumption enabled is never switched (RSocket's resume replays frames by
  * position on one connection): it stays on TCP, and the probe stops.
  */
 final class SwitchingDuplexConnection implements DuplexConnection {
 
-    private static final System.Logger LOG = System.getLogger(SwitchingDuplexConnection.class.getName());
+    private static final Logger LOG = Loggers.getLogger(SwitchingDuplexConnection.class);
 
     /** What the transport learns of a switch. */
     interface Listener {
@@ -91,6 +102,13 @@ final class SwitchingDuplexConnection implements DuplexConnection {
     private boolean resumable;
     private ByteBuf setup;
     private Disposable probe;
+    /** Probes again, as {@link #probe} was asked to, when {@link #incoming} closes before the move. */
+    private Runnable reprobe;
+    /** The SETUP says the client honours leases: new requests move with their lease ({@link #leases}). */
+    private boolean leased;
+    private final LeaseHandOver leases = new LeaseHandOver();
+    /** A leased session's connection switched to that is not current yet: it waits for its first lease. */
+    private DuplexConnection incoming;
 
     SwitchingDuplexConnection(DuplexConnection first, Duration drainTimeout, Listener listener) {
         this.current = first;
@@ -106,7 +124,7 @@ final class SwitchingDuplexConnection implements DuplexConnection {
      * {@code interval}, until a connection is switched to or this connection closes.
      */
     void probe(Mono<DuplexConnection> connect, Duration firstDelay, Duration interval) {
-        Disposable p = connect.doOnError(e -> LOG.log(System.Logger.Level.DEBUG, () -> "probe from " + this + " failed: " + e))
+        Disposable p = connect.doOnError(e -> LOG.debug("probe from {} failed: {}", this, e.toString()))
                 .flatMap(next -> switchTo(next) ? Mono.just(next)
                         : Mono.<DuplexConnection>error(new IllegalStateException("not switched yet: no SETUP sent")))
                 .retryWhen(Retry.backoff(Long.MAX_VALUE, firstDelay).maxBackoff(interval).jitter(0.1)
@@ -114,6 +132,7 @@ final class SwitchingDuplexConnection implements DuplexConnection {
                 .delaySubscription(firstDelay)
                 .subscribe(null, e -> { });
         synchronized (lock) {
+            reprobe = () -> probe(connect, firstDelay, interval);
             if (disposed || closing || resumable) {
                 p.dispose();
             } else {
@@ -124,29 +143,31 @@ final class SwitchingDuplexConnection implements DuplexConnection {
 
     private boolean isSwitchable() {
         synchronized (lock) {
-            return !disposed && !closing && !resumable;
+            return !disposed && !closing && !resumable && incoming == null;
         }
     }
 
-    /** Moves to {@code next}: false (and {@code next} closed) when this connection cannot switch now. */
+    /**
+     * Moves to {@code next}: false (and {@code next} closed) when this connection cannot switch now.
+     * A leased session only replays its SETUP there now and moves with the lease ({@link LeaseHandOver}).
+     */
     boolean switchTo(DuplexConnection next) {
         DuplexConnection previous;
-        boolean previousIdle;
+        boolean now;
+        boolean previousIdle = false;
         synchronized (lock) {
-            if (disposed || closing || resumable || setup == null) {
+            if (disposed || closing || resumable || setup == null || incoming != null) {
                 next.dispose();
                 return false;
             }
             // under the lock: no frame is routed to next, and none of its frames is read, before the SETUP went first
             next.sendFrame(0, setup.retainedDuplicate());
             previous = current;
-            current = next;
-            previousIdle = streams.values().stream().noneMatch(s -> s.connection() == previous);
-            if (previousIdle) {
-                settle();
+            now = !leased;
+            if (now) {
+                previousIdle = moveUnderLock(next);
             } else {
-                draining.add(previous);
-                timers.add(Mono.delay(drainTimeout).subscribe(t -> drainTimedOut(previous)));
+                incoming = next;
             }
             if (probe != null) {
                 probe = null; // it ends with this switch
@@ -154,13 +175,37 @@ final class SwitchingDuplexConnection implements DuplexConnection {
         }
         watch(next);
         receiveIfSubscribed(next);
+        if (now) {
+            moved(previous, next, previousIdle);
+        } else {
+            LOG.debug("SETUP replayed on " + next + "; new requests stay on " + previous
+                    + " until the client's lease there is used up and " + next + " has sent its first lease");
+        }
+        return true;
+    }
+
+    /** Under lock: {@code next} becomes current; true when the previous one has no stream (it is to close now), else it drains. */
+    private boolean moveUnderLock(DuplexConnection next) {
+        DuplexConnection previous = current;
+        current = next;
+        boolean previousIdle = streams.values().stream().noneMatch(s -> s.connection() == previous);
+        if (previousIdle) {
+            settle();
+        } else {
+            draining.add(previous);
+            timers.add(Mono.delay(drainTimeout).subscribe(t -> drainTimedOut(previous)));
+        }
+        return previousIdle;
+    }
+
+    /** After {@link #moveUnderLock}, outside the lock. */
+    private void moved(DuplexConnection previous, DuplexConnection next, boolean previousIdle) {
         room.signal(); // another connection, another availability
-        LOG.log(System.Logger.Level.DEBUG, () -> "moved to " + next + "; " + previous + (previousIdle ? " closes now (no stream open)" : " drains"));
+        LOG.debug("moved to {}; {}{}", next, previous, previousIdle ? " closes now (no stream open)" : " drains");
         listener.returned(previous, next);
         if (previousIdle) {
             previous.dispose();
         }
-        return true;
     }
 
     private void drainTimedOut(DuplexConnection c) {
@@ -169,7 +214,7 @@ final class SwitchingDuplexConnection implements DuplexConnection {
             still = draining.contains(c);
         }
         if (still) {
-            LOG.log(System.Logger.Level.DEBUG, () -> c + " still had streams after the drain timeout of " + drainTimeout + "; closing it");
+            LOG.debug("{} still had streams after the drain timeout of {}; closing it", c, drainTimeout);
             c.dispose();
         }
     }
@@ -190,6 +235,10 @@ final class SwitchingDuplexConnection implements DuplexConnection {
         DuplexConnection target;
         DuplexConnection drained = null;
         List<DuplexConnection> keptAlive = List.of();
+        DuplexConnection movedFrom = null;
+        DuplexConnection movedTo = null;
+        boolean movedFromIdle = false;
+        ByteBuf lease = null;
         synchronized (lock) {
             if (disposed) {
                 frame.release();
@@ -198,16 +247,20 @@ final class SwitchingDuplexConnection implements DuplexConnection {
             if (settled) {
                 target = current; // settled while this thread came here: nothing to track any more
             } else if (streamId == 0) {
-                if (type == FrameType.KEEPALIVE && !draining.isEmpty()) {
+                if (type == FrameType.KEEPALIVE && (!draining.isEmpty() || incoming != null)) {
                     keptAlive = new ArrayList<>(draining);
+                    if (incoming != null) {
+                        keptAlive.add(incoming); // so that the server does not time it out before the move
+                    }
                 }
                 if (type == FrameType.SETUP && setup == null) {
                     setup = frame.retainedDuplicate();
                     resumable = SetupFrameCodec.resumeEnabled(frame);
+                    leased = SetupFrameCodec.honorLease(frame);
                     if (resumable) {
                         stopProbe();
-                        LOG.log(System.Logger.Level.INFO, () -> this + ": resumption is enabled, so this session stays on "
-                                + current + " and will not return to RDMA; reconnect to return");
+                        LOG.info("{}: resumption is enabled, so this session stays on {} and will not return to RDMA; reconnect to return",
+                                this, current);
                     }
                 }
                 target = current;
@@ -219,6 +272,15 @@ final class SwitchingDuplexConnection implements DuplexConnection {
                         s = StreamLifecycle.open(current, type, flags, true);
                         if (!s.ended()) {
                             streams.put(streamId, s);
+                        }
+                        if (leased && leases.requestSent() && incoming != null) {
+                            // the client's lease here is used up: it counts no request under it any more, so the next ones go
+                            // to incoming, under the lease kept for it
+                            movedFrom = current;
+                            movedTo = incoming;
+                            incoming = null;
+                            lease = leases.take();
+                            movedFromIdle = moveUnderLock(movedTo);
                         }
                     }
                 } else {
@@ -238,6 +300,23 @@ final class SwitchingDuplexConnection implements DuplexConnection {
         if (drained != null) {
             drained.dispose();
         }
+        if (movedTo != null) {
+            moved(movedFrom, movedTo, movedFromIdle);
+            handOverLater(lease);
+        }
+    }
+
+    /**
+     * Gives RSocket the new connection's first lease from another thread: this one sends a request
+     * inside RSocket 1.1.5's lease tracker, which counts that request down only after the send, so
+     * a LEASE handled here, within it, would have its count overwritten.
+     */
+    private void handOverLater(ByteBuf lease) {
+        try {
+            Schedulers.parallel().schedule(() -> deliver(lease));
+        } catch (RejectedExecutionException e) {
+            lease.release(); // the scheduler is shut down: the application is stopping
+        }
     }
 
     private void onFrame(DuplexConnection from, ByteBuf frame) {
@@ -253,15 +332,28 @@ final class SwitchingDuplexConnection implements DuplexConnection {
         boolean deliver;
         boolean reject = false;
         DuplexConnection drained = null;
+        DuplexConnection movedFrom = null;
+        boolean movedFromIdle = false;
         synchronized (lock) {
             boolean isCurrent = from == current;
-            if (disposed || !(isCurrent || draining.contains(from))) {
+            boolean isIncoming = from == incoming;
+            if (disposed || !(isCurrent || isIncoming || draining.contains(from))) {
                 return; // the source releases the frame
             }
             if (settled) {
                 deliver = true; // settled since the check above: from the current connection, the only one left
+            } else if (streamId == 0 && type == FrameType.LEASE && isIncoming) {
+                deliver = leases.leaseOnNew(frame); // else kept until the client's lease on the current connection is used up
+                if (deliver) {
+                    movedFrom = current;
+                    incoming = null;
+                    movedFromIdle = moveUnderLock(from);
+                }
             } else if (streamId == 0) {
                 deliver = isCurrent;
+                if (isCurrent && leased && type == FrameType.LEASE) {
+                    leases.leaseOnCurrent(frame);
+                }
             } else {
                 StreamLifecycle s = streams.get(streamId);
                 if (s == null) {
@@ -289,6 +381,9 @@ final class SwitchingDuplexConnection implements DuplexConnection {
         if (reject) {
             from.sendFrame(streamId, ErrorFrameCodec.encode(from.alloc(), streamId, new RejectedException(
                     "stream " + streamId + " is still open on the client's previous connection while it moves to RDMA; retry")));
+        }
+        if (movedFrom != null) {
+            moved(movedFrom, from, movedFromIdle);
         }
         if (deliver) {
             deliver(frame.retain());
@@ -342,6 +437,9 @@ final class SwitchingDuplexConnection implements DuplexConnection {
             subscribed = true;
             now = new ArrayList<>(draining);
             now.add(current);
+            if (incoming != null) {
+                now.add(incoming);
+            }
         }
         now.forEach(this::receiveIfSubscribed);
     }
@@ -375,11 +473,17 @@ final class SwitchingDuplexConnection implements DuplexConnection {
         List<DuplexConnection> others = List.of();
         List<ByteBuf> synthetic = new ArrayList<>();
         boolean whole;
+        Runnable probeAgain = null;
         synchronized (lock) {
             whole = c == current;
             if (whole) {
                 disposed = true;
                 others = new ArrayList<>(draining);
+                if (incoming != null) {
+                    others.add(incoming);
+                    incoming = null;
+                }
+                leases.release();
                 draining.clear();
                 streams.clear();
                 stopProbe();
@@ -389,20 +493,24 @@ final class SwitchingDuplexConnection implements DuplexConnection {
                     setup.release();
                     setup = null;
                 }
+            } else if (c == incoming) {
+                incoming = null;
+                leases.release();
+                endStreamsOf(c, synthetic);
+                probeAgain = closing ? null : reprobe;
             } else if (draining.remove(c)) {
-                for (Iterator<Map.Entry<Integer, StreamLifecycle>> it = streams.entrySet().iterator(); it.hasNext(); ) {
-                    Map.Entry<Integer, StreamLifecycle> e = it.next();
-                    if (e.getValue().connection() == c) {
-                        it.remove();
-                        synthetic.add(ending(e.getKey(), e.getValue(), c));
-                    }
-                }
+                endStreamsOf(c, synthetic);
                 if (draining.isEmpty()) {
                     settle();
                 }
             } else {
                 return;
             }
+        }
+        if (probeAgain != null) {
+            LOG.debug(c + " closed before its first lease" + (error != null ? " (" + error + ")" : "")
+                    + "; the session stays on " + current() + " and probes again");
+            probeAgain.run();
         }
         if (whole) {
             others.forEach(DuplexConnection::dispose);
@@ -414,10 +522,21 @@ final class SwitchingDuplexConnection implements DuplexConnection {
             }
         } else {
             if (!synthetic.isEmpty()) {
-                LOG.log(System.Logger.Level.DEBUG, () -> c + " closed with " + synthetic.size() + " stream(s) still open"
-                        + (error != null ? " (" + error + ")" : "") + "; ending them");
+                LOG.debug("{} closed with {} stream(s) still open{}; ending them", c, synthetic.size(),
+                        error != null ? " (" + error + ")" : "");
             }
             synthetic.forEach(this::deliver);
+        }
+    }
+
+    /** Under lock: removes the streams of {@code c}, adding to {@code synthetic} the frames that end them for RSocket. */
+    private void endStreamsOf(DuplexConnection c, List<ByteBuf> synthetic) {
+        for (Iterator<Map.Entry<Integer, StreamLifecycle>> it = streams.entrySet().iterator(); it.hasNext(); ) {
+            Map.Entry<Integer, StreamLifecycle> e = it.next();
+            if (e.getValue().connection() == c) {
+                it.remove();
+                synthetic.add(ending(e.getKey(), e.getValue(), c));
+            }
         }
     }
 
@@ -446,6 +565,9 @@ final class SwitchingDuplexConnection implements DuplexConnection {
             closing = true;
             c = current;
             others = new ArrayList<>(draining);
+            if (incoming != null) {
+                others.add(incoming);
+            }
             stopProbe();
         }
         c.sendErrorAndClose(error);
@@ -497,6 +619,9 @@ final class SwitchingDuplexConnection implements DuplexConnection {
             closing = true;
             c = current;
             others = new ArrayList<>(draining);
+            if (incoming != null) {
+                others.add(incoming);
+            }
             stopProbe();
         }
         c.dispose();
@@ -520,6 +645,13 @@ final class SwitchingDuplexConnection implements DuplexConnection {
     int drainingConnections() {
         synchronized (lock) {
             return draining.size();
+        }
+    }
+
+    /** Whether a LEASE of the connection switched to is kept until the move (for tests and logs). */
+    boolean leaseKept() {
+        synchronized (lock) {
+            return leases.keeps();
         }
     }
 

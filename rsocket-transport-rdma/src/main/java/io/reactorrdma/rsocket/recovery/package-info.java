@@ -1,5 +1,5 @@
 /**
- * Recovery above the RDMA transport (issue 11, DESIGN.md §7). Serving and falling back:
+ * Recovery above the RDMA transport (docs/RECOVERY.md). Serving and falling back:
  * {@link io.reactorrdma.rsocket.recovery.RdmaServers#dual RdmaServers.dual} binds one RSocket acceptor on an RDMA
  * port and a TCP port at once ({@link io.reactorrdma.rsocket.recovery.DualServer});
  * {@link io.reactorrdma.rsocket.recovery.FallbackClientTransport} connects over RDMA, falls back to TCP when RDMA

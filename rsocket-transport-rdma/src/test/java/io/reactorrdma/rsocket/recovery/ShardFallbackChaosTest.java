@@ -39,7 +39,7 @@ import java.util.function.BooleanSupplier;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The recovery stack together (issue 11, "RDMA fails mid-run"): a {@link ShardClient} whose replica
+ * The recovery stack together when RDMA fails mid-run: a {@link ShardClient} whose replica
  * is reached through a {@link FallbackClientTransport} to a forked {@link DualServerMain} (shm fabric
  * + TCP). Eight callers run a closed loop of idempotent request-responses over RDMA; then the
  * server's RDMA side fails while TCP stays: no idempotent call fails (ShardClient retries them on

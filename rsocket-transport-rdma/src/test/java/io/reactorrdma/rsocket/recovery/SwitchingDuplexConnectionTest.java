@@ -14,6 +14,7 @@ import io.rsocket.frame.CancelFrameCodec;
 import io.rsocket.frame.FrameHeaderCodec;
 import io.rsocket.frame.FrameType;
 import io.rsocket.frame.KeepAliveFrameCodec;
+import io.rsocket.frame.LeaseFrameCodec;
 import io.rsocket.frame.PayloadFrameCodec;
 import io.rsocket.frame.RequestNFrameCodec;
 import io.rsocket.frame.RequestResponseFrameCodec;
@@ -33,7 +34,9 @@ import java.nio.channels.ClosedChannelException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -52,12 +55,19 @@ class SwitchingDuplexConnectionTest {
     private final List<String> received = new CopyOnWriteArrayList<>();
     private final List<String> returns = new CopyOnWriteArrayList<>();
     private final AtomicReference<Throwable> receiveError = new AtomicReference<>();
+    /** The request counts of the LEASE frames that reached RSocket, in order. */
+    private final BlockingQueue<Integer> leasesReceived = new LinkedBlockingQueue<>();
     private final Scripted tcp = new Scripted("tcp");
     private final Scripted rdma = new Scripted("rdma");
 
     private SwitchingDuplexConnection switching(Duration drain) {
         SwitchingDuplexConnection s = new SwitchingDuplexConnection(tcp, drain, (from, to) -> returns.add(from + "->" + to));
-        s.receive().subscribe(f -> received.add(describe(f)), receiveError::set);
+        s.receive().subscribe(f -> {
+            received.add(describe(f));
+            if (FrameHeaderCodec.nativeFrameType(f) == FrameType.LEASE) {
+                leasesReceived.add(LeaseFrameCodec.numRequests(f));
+            }
+        }, receiveError::set);
         return s;
     }
 
@@ -67,8 +77,21 @@ class SwitchingDuplexConnectionTest {
     }
 
     private ByteBuf setup(boolean resume) {
-        return made(SetupFrameCodec.encode(ALLOC, false, 1000, 30_000, resume ? Unpooled.copiedBuffer(new byte[] {1, 2}) : Unpooled.EMPTY_BUFFER,
+        return setup(resume, false);
+    }
+
+    /** The SETUP of a client that honours leases. */
+    private ByteBuf leasedSetup() {
+        return setup(false, true);
+    }
+
+    private ByteBuf setup(boolean resume, boolean lease) {
+        return made(SetupFrameCodec.encode(ALLOC, lease, 1000, 30_000, resume ? Unpooled.copiedBuffer(new byte[] {1, 2}) : Unpooled.EMPTY_BUFFER,
                 "text/plain", "text/plain", DefaultPayload.create("setup-data")));
+    }
+
+    private ByteBuf lease(int requests) {
+        return made(LeaseFrameCodec.encode(ALLOC, Integer.MAX_VALUE, requests, null));
     }
 
     private ByteBuf requestResponse(int id) {
@@ -209,6 +232,85 @@ class SwitchingDuplexConnectionTest {
         assertThat(other.isDisposed()).isTrue();
         assertThat(s.current()).isSameAs(tcp);
         s.dispose();
+    }
+
+    /**
+     * With leases, new requests stay on the old connection while the client has requests of its
+     * lease there (RSocket counted them under it); the new connection's LEASE is kept meanwhile and
+     * handed to RSocket, from another thread, once the request that used the old lease up is sent.
+     */
+    @Test
+    void withLeasesNewRequestsStayOnTheOldConnectionUntilItsLeaseIsUsedUp() throws InterruptedException {
+        SwitchingDuplexConnection s = switching(Duration.ofSeconds(30));
+        s.sendFrame(0, leasedSetup());
+        tcp.emit(lease(2));
+        s.sendFrame(1, requestStream(1));
+        assertThat(s.switchTo(rdma)).isTrue();
+        assertThat(rdma.sentTypes()).as("the SETUP replayed").containsExactly("SETUP@0");
+        assertThat(s.current()).as("no lease of the new connection yet").isSameAs(tcp);
+
+        rdma.emit(lease(5));
+        assertThat(received).as("the new connection's lease is kept: the client still has one request of the old").containsExactly("LEASE@0");
+        s.sendFrame(0, keepAlive()); // the new connection gets a copy, so that the server keeps it meanwhile
+        s.sendFrame(3, requestResponse(3)); // counted under the old lease: the old connection, and the lease is used up
+        assertThat(tcp.sentTypes()).containsExactly("SETUP@0", "REQUEST_STREAM@1", "KEEPALIVE@0", "REQUEST_RESPONSE@3");
+        assertThat(rdma.sentTypes()).containsExactly("SETUP@0", "KEEPALIVE@0");
+        assertThat(s.current()).as("moved once the old lease was used up").isSameAs(rdma);
+        assertThat(returns).hasSize(1);
+        assertThat(leasesReceived.poll(20, TimeUnit.SECONDS)).isEqualTo(2);
+        assertThat(leasesReceived.poll(20, TimeUnit.SECONDS)).as("the kept lease, handed to RSocket").isEqualTo(5);
+
+        s.sendFrame(5, requestResponse(5)); // counted under the new lease: the new connection
+        assertThat(rdma.sentTypes()).endsWith("REQUEST_RESPONSE@5");
+        assertThat(s.drainingConnections()).isEqualTo(1);
+        tcp.emit(next(3, true));
+        tcp.emit(complete(1));
+        assertThat(tcp.isDisposed()).as("closed once its last stream ended").isTrue();
+        s.dispose();
+    }
+
+    @Test
+    void withLeasesTheNewConnectionsLeaseMovesAtOnceWhenTheOldLeaseIsUsedUp() {
+        SwitchingDuplexConnection s = switching(Duration.ofSeconds(30));
+        s.sendFrame(0, leasedSetup());
+        tcp.emit(lease(1));
+        s.sendFrame(1, requestResponse(1)); // the old lease is used up
+        assertThat(s.switchTo(rdma)).isTrue();
+        assertThat(s.current()).isSameAs(tcp);
+        s.sendFrame(3, requestResponse(3)); // RSocket would not send it without a lease: the transport does not move it either
+        assertThat(tcp.sentTypes()).endsWith("REQUEST_RESPONSE@3");
+
+        rdma.emit(lease(3));
+        assertThat(s.current()).isSameAs(rdma);
+        assertThat(received).containsExactly("LEASE@0", "LEASE@0");
+        assertThat(returns).hasSize(1);
+        s.sendFrame(5, requestResponse(5));
+        assertThat(rdma.sentTypes()).containsExactly("SETUP@0", "REQUEST_RESPONSE@5");
+        tcp.emit(next(1, true));
+        tcp.emit(next(3, true));
+        assertThat(tcp.isDisposed()).isTrue();
+        s.dispose();
+    }
+
+    @Test
+    void withLeasesANewConnectionThatClosesBeforeTheMoveIsDroppedAndTheSessionStays() {
+        SwitchingDuplexConnection s = switching(Duration.ofSeconds(30));
+        s.sendFrame(0, leasedSetup());
+        tcp.emit(lease(2));
+        assertThat(s.switchTo(rdma)).isTrue();
+        rdma.emit(lease(4)); // kept
+        rdma.emit(requestStream(2)); // the server's request on the new connection: delivered, its stream tracked there
+        rdma.dispose();
+        assertThat(received).as("the kept lease never reaches RSocket; the server's stream is cancelled")
+                .containsExactly("LEASE@0", "REQUEST_STREAM@2", "CANCEL@2");
+        assertThat(s.current()).isSameAs(tcp);
+        assertThat(s.isDisposed()).isFalse();
+        s.sendFrame(1, requestResponse(1));
+        s.sendFrame(3, requestResponse(3));
+        assertThat(tcp.sentTypes()).containsExactly("SETUP@0", "REQUEST_RESPONSE@1", "REQUEST_RESPONSE@3");
+        assertThat(returns).isEmpty();
+        s.dispose();
+        assertThat(tcp.isDisposed()).isTrue();
     }
 
     /** A connection whose inbound the test writes; it keeps what is sent to it. */

@@ -51,7 +51,9 @@ public final class ShardServer {
         Objects.requireNonNull(rdma, "rdma");
         Objects.requireNonNull(tcp, "tcp");
         return Mono.defer(() -> {
-            EmbeddingShard shard = new EmbeddingShard(config, resources.alloc());
+            // the table every ranker reads from lies in memory any peer may READ: a reply of rows is a slice of it, which a
+            // client pulls where it lies (the frame header and metadata travel in the request), no copy and no wake of ours
+            EmbeddingShard shard = new EmbeddingShard(config, resources.allocRemoteReadable());
             ShardResponder responder = new ShardResponder(shard, resources.alloc());
             RSocketServer rsocket = RSocketServer.create(SocketAcceptor.with(responder)).payloadDecoder(PayloadDecoder.ZERO_COPY);
             RdmaServerTransport rdmaTransport = RdmaServerTransport.create(
