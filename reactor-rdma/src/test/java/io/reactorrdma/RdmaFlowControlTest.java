@@ -77,7 +77,9 @@ class RdmaFlowControlTest {
         for (int attempt = 0; attempt < 10 && !checked; attempt++) {
             arrivals.clear();
             long base = m.bytesSent();
-            big.outbound().send(Mono.just(filled(big, size, 1))).then().subscribe();
+            // from the local pool, not the connection's readable memory: the WRITE rendezvous, whose fragments this side posts
+            ByteBuf huge = clientResources.allocator().byteBufAllocator().directBuffer(size).writerIndex(size).setByte(0, 1);
+            big.outbound().send(Mono.just(huge)).then().subscribe();
             Eventually.until(Duration.ofSeconds(30), () -> m.bytesSent() - base > 1 << 20); // fragments are flowing
             small.outbound().send(Mono.just(filled(small, 100, 2))).then().block(Duration.ofSeconds(30));
             long sentWhenSmallWasQueued = m.bytesSent() - base;

@@ -231,9 +231,18 @@ public final class Engine {
         }
     }
 
-    /** Where a pulled message is read into: our local pool, nothing of it exposed to the peer (I/O thread). */
+    /**
+     * Where a pulled message is read into (I/O thread): this engine's readable pool, which only
+     * this peer may read and which holds only messages exchanged with it — so a reply made of the
+     * message (an echo, a forwarded slice) goes back to it by pull without a copy.
+     */
     private ByteBuf pullDestination(int size) {
-        return memory.byteBufAllocator().directBuffer(size, size);
+        return readables.directBuffer(size, size);
+    }
+
+    /** The largest payload this engine sends eagerly (any thread: fixed at connect). */
+    int peerEagerSize() {
+        return peerEagerSize;
     }
 
     /**
@@ -994,6 +1003,7 @@ public final class Engine {
         s.takeAllowance();
         pull.expose(token, s, msg);
         metrics.sent(WireHeader.PULL_REQUEST_SIZE + head);
+        s.pullPending(); // before it counts as sent: a send waiting for it stays open until the peer settles it
         s.sent(1);
         return true;
     }

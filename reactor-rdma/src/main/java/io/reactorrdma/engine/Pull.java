@@ -180,6 +180,9 @@ final class Pull {
             }
             exposure.release(src.size);
             src.payload.release();
+            if (!src.socket.isEnded()) {
+                src.socket.pullSettled(src.ordinal);
+            }
         }
     }
 
@@ -210,6 +213,7 @@ final class Pull {
             src.payload.release();
         } else {
             s.rejected(src.payload, src.ordinal, error);
+            s.pullSettled(src.ordinal);
         }
         return true;
     }
