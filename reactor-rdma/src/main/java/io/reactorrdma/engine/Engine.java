@@ -1011,8 +1011,8 @@ public final class Engine {
     /**
      * Posts READ fragments of the peer's messages, oldest first, while the chain has slots, the
      * queue pair is under its READ limit, and the send window (this engine) and pull budget (this
-     * thread domain) have room for the fragment. Destinations come from the local pool: nothing of
-     * ours is exposed to the peer.
+     * thread domain) have room for the fragment. Destinations come from this engine's readable
+     * pool: the peer may read them, but they hold only messages exchanged with it.
      */
     private void preparePulls() {
         Pull.Inbound p;
