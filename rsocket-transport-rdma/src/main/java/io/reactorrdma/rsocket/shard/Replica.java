@@ -7,7 +7,9 @@ import io.rsocket.core.RSocketConnector;
 import io.rsocket.loadbalance.LoadbalanceTarget;
 import io.rsocket.loadbalance.WeightedStats;
 import io.rsocket.plugins.DuplexConnectionInterceptor;
+import org.reactivestreams.Publisher;
 import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 import reactor.util.annotation.Nullable;
@@ -17,6 +19,7 @@ import java.nio.channels.ClosedChannelException;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import reactor.util.Logger;
 import reactor.util.Loggers;
@@ -147,6 +150,17 @@ final class Replica {
     /** Fails with {@link #namePeer}'s error for {@code error}. */
     <T> Mono<T> failNamingPeer(@Nullable Connected c, Throwable error) {
         return namePeer(c, error).flatMap(Mono::error);
+    }
+
+    /**
+     * {@code interaction} on this replica's live connection, as the weighted strategy sees it. Fails
+     * with a {@link PeerClosedChannelException} naming this replica when it has no live connection
+     * (it closed since the pick), and with {@link #namePeer}'s error when the connection fails the call.
+     */
+    <T> Flux<T> call(Function<RSocket, Publisher<T>> interaction) {
+        Connected c = connected();
+        return c == null ? Flux.error(new PeerClosedChannelException(key(), null))
+                : Flux.from(interaction.apply(c.weighted())).onErrorResume(e -> failNamingPeer(c, e));
     }
 
     private void onConnected(Connected c) {

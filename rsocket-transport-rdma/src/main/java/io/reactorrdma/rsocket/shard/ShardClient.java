@@ -31,6 +31,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
@@ -62,7 +63,10 @@ import reactor.util.Loggers;
  * Request-response gets timeouts, retries and hedging; fire-and-forget, streams, channels and
  * metadata-push go to one selected live replica (waiting up to the timeout for one) and are not
  * retried. A call that fails because its replica's connection closed fails with a
- * {@link PeerClosedChannelException} naming the replica and why the connection closed.
+ * {@link PeerClosedChannelException} naming the replica and why the connection closed. Every
+ * interaction picks its replica on one path and resolves its {@link CallOptions} against the
+ * settings the builder fixed at {@code build()}, which the client keeps (changing the builder
+ * afterwards changes no client).
  */
 public final class ShardClient implements RSocketClient {
 
@@ -109,7 +113,7 @@ public final class ShardClient implements RSocketClient {
     /** How fast a replica's latency estimate fades without samples, so a once-slow replica is probed again. */
     private static final Duration STATS_DECAY = Duration.ofSeconds(1);
 
-    private final Builder config;
+    private final ShardSpec spec;
     private final RecoveryMeters meters;
     private final LoadbalanceStrategy strategy = WeightedLoadbalanceStrategy.builder()
             .weightedStatsResolver(rs -> rs instanceof WeightedStats w ? w : null).build();
@@ -121,15 +125,14 @@ public final class ShardClient implements RSocketClient {
     private final Disposable targetSubscription;
     private volatile boolean disposed;
 
-    private ShardClient(Builder b) {
-        this.config = b.copy();
-        this.meters = new RecoveryMeters(b.meterRegistry, b.name);
-        this.budget = new RetryBudget(b.retryBudgetRatio, b.retryBudgetMinPerSecond, b.budgetWindow, System::nanoTime);
-        this.hedgeLimiter = new HedgeLimiter(b.hedgeFraction, b.budgetWindow, System::nanoTime);
-        this.latencyClock = b.latencyClock;
-        this.latency = new LatencyTracker(b.hedgeQuantile, b.hedgeFloor, b.hedgeInitialDelay, b.hedgeMinSamples,
-                b.latencyWindow, 8, b.latencyClock);
-        this.targetSubscription = Flux.from(b.targets).subscribe(this::onTargets,
+    private ShardClient(ShardSpec spec) {
+        this.spec = spec;
+        this.meters = new RecoveryMeters(spec.meterRegistry(), spec.name());
+        this.budget = spec.newRetryBudget();
+        this.hedgeLimiter = spec.newHedgeLimiter();
+        this.latencyClock = spec.latencyClock();
+        this.latency = spec.newLatencyTracker();
+        this.targetSubscription = Flux.from(spec.targets()).subscribe(this::onTargets,
                 e -> LOG.warn("the replica list of the shard failed; keeping the replicas it had", e));
     }
 
@@ -151,18 +154,12 @@ public final class ShardClient implements RSocketClient {
         });
         for (LoadbalanceTarget t : targets) {
             replicas.computeIfAbsent(t, k -> {
-                Replica r = new Replica(k, this::newConnector, config.connectTimeout, config.reconnectMinBackoff,
-                        config.reconnectMaxBackoff, meters.ejections(k.getKey()), new ReplicaStats(STATS_DECAY.toNanos(), System::nanoTime));
+                Replica r = new Replica(k, spec::newConnector, spec.connectTimeout(), spec.reconnectMinBackoff(),
+                        spec.reconnectMaxBackoff(), meters.ejections(k.getKey()), new ReplicaStats(STATS_DECAY.toNanos(), System::nanoTime));
                 r.start();
                 return r;
             });
         }
-    }
-
-    private RSocketConnector newConnector() {
-        RSocketConnector c = RSocketConnector.create().keepAlive(config.keepAliveInterval, config.keepAliveMaxLifeTime);
-        config.connectorCustomizer.accept(c);
-        return c;
     }
 
     /** The keys of the replicas that are live now (connected and not ejected). */
@@ -253,9 +250,9 @@ public final class ShardClient implements RSocketClient {
 
         Call(Payload payload, CallOptions options) {
             this.payload = payload;
-            this.timeout = options.getTimeout() != null ? options.getTimeout() : config.timeout;
-            this.idempotent = options.isIdempotent() != null ? options.isIdempotent() : config.idempotent;
-            this.hedging = idempotent && (options.isHedging() != null ? options.isHedging() : config.hedging);
+            this.timeout = spec.timeoutOf(options);
+            this.idempotent = spec.idempotentOf(options);
+            this.hedging = spec.hedgingOf(options);
         }
 
         Mono<Payload> run() {
@@ -295,7 +292,7 @@ public final class ShardClient implements RSocketClient {
         }
 
         private Mono<Payload> retry(int n, Throwable error) {
-            if (!idempotent || !RetryableErrors.isRetryable(error) || n >= config.maxAttempts || disposed) {
+            if (!idempotent || !RetryableErrors.isRetryable(error) || n >= spec.maxAttempts() || disposed) {
                 return Mono.error(error);
             }
             if (!budget.tryRetry()) {
@@ -368,55 +365,50 @@ public final class ShardClient implements RSocketClient {
 
     // ---------------------------------------------------------------- the other interactions: one replica, no retry
 
-    private Duration timeoutOf(CallOptions o) {
-        return o.getTimeout() != null ? o.getTimeout() : config.timeout;
-    }
-
-    private Mono<Replica> selectOne(CallOptions o) {
-        return select(Collections.emptySet()).timeout(timeoutOf(o)).doOnNext(Replica::onSend);
-    }
-
     /** Sends to one live replica (waiting up to the call's timeout for one); never retried. */
     @Override
     public Mono<Void> fireAndForget(Mono<Payload> payloadMono) {
-        return Mono.deferContextual(ctx -> payloadMono.flatMap(p -> Mono.using(() -> p,
-                payload -> selectOne(CallOptions.from(ctx)).flatMap(r -> {
-                    Replica.Connected c = r.connected();
-                    return c == null ? Mono.error(new PeerClosedChannelException(r.key(), null))
-                            : c.weighted().fireAndForget(payload.retain()).onErrorResume(e -> r.failNamingPeer(c, e));
-                }), Payload::release, true)));
+        return onOneReplica(payloadMono, RSocket::fireAndForget).then();
     }
 
     /** Streams from one live replica (waiting up to the call's timeout for one); never retried. */
     @Override
     public Flux<Payload> requestStream(Mono<Payload> payloadMono) {
-        return Flux.deferContextual(ctx -> payloadMono.flatMapMany(p -> Flux.using(() -> p,
-                payload -> selectOne(CallOptions.from(ctx)).flatMapMany(r -> {
-                    Replica.Connected c = r.connected();
-                    return c == null ? Flux.error(new PeerClosedChannelException(r.key(), null))
-                            : c.weighted().requestStream(payload.retain()).onErrorResume(e -> r.failNamingPeer(c, e));
-                }), Payload::release, true)));
+        return onOneReplica(payloadMono, RSocket::requestStream);
     }
 
     /** Opens the channel with one live replica (waiting up to the call's timeout for one); never retried. */
     @Override
     public Flux<Payload> requestChannel(Publisher<Payload> payloads) {
-        return Flux.deferContextual(ctx -> selectOne(CallOptions.from(ctx)).flatMapMany(r -> {
-            Replica.Connected c = r.connected();
-            return c == null ? Flux.error(new PeerClosedChannelException(r.key(), null))
-                    : c.weighted().requestChannel(payloads).onErrorResume(e -> r.failNamingPeer(c, e));
-        }));
+        return onOneReplica(socket -> socket.requestChannel(payloads));
     }
 
     /** Pushes to one live replica (waiting up to the call's timeout for one); never retried. */
     @Override
     public Mono<Void> metadataPush(Mono<Payload> payloadMono) {
-        return Mono.deferContextual(ctx -> payloadMono.flatMap(p -> Mono.using(() -> p,
-                payload -> selectOne(CallOptions.from(ctx)).flatMap(r -> {
-                    Replica.Connected c = r.connected();
-                    return c == null ? Mono.error(new PeerClosedChannelException(r.key(), null))
-                            : c.weighted().metadataPush(payload.retain()).onErrorResume(e -> r.failNamingPeer(c, e));
-                }), Payload::release, true)));
+        return onOneReplica(payloadMono, RSocket::metadataPush).then();
+    }
+
+    /**
+     * The path of every interaction but request-response: {@link #onOneReplica(Function)} with the
+     * request, held until the call ends (then released, whatever the replica did with its copy).
+     * The replica's connection gets its own reference, taken only when the request goes out.
+     */
+    private <T> Flux<T> onOneReplica(Mono<Payload> payloadMono, BiFunction<RSocket, Payload, Publisher<T>> interaction) {
+        return payloadMono.flatMapMany(p -> Flux.using(() -> p,
+                payload -> onOneReplica(socket -> interaction.apply(socket, payload.retain())), Payload::release, true));
+    }
+
+    /**
+     * One interaction on one live replica, picked as request-responses are (waiting up to the
+     * call's timeout, from the subscriber's {@link CallOptions}, for one) and counted as sent to it;
+     * never retried. A failure of the replica's connection names the replica ({@link Replica#call}).
+     */
+    private <T> Flux<T> onOneReplica(Function<RSocket, Publisher<T>> interaction) {
+        return Flux.deferContextual(ctx -> select(Collections.emptySet())
+                .timeout(spec.timeoutOf(CallOptions.from(ctx)))
+                .doOnNext(Replica::onSend)
+                .flatMapMany(r -> r.call(interaction)));
     }
 
     /**
@@ -428,7 +420,7 @@ public final class ShardClient implements RSocketClient {
         return select(Collections.emptySet())
                 .flatMap(r -> Mono.justOrEmpty(r.connected()))
                 .repeatWhenEmpty(Integer.MAX_VALUE, ticks -> ticks.delayElements(SELECT_POLL))
-                .timeout(config.timeout)
+                .timeout(spec.timeout())
                 .map(Replica.Connected::socket);
     }
 
@@ -490,18 +482,6 @@ public final class ShardClient implements RSocketClient {
         private Duration reconnectMaxBackoff = DEFAULT_RECONNECT_MAX_BACKOFF;
 
         private Builder() {
-        }
-
-        private Builder copy() {
-            Builder b = new Builder();
-            b.targets = targets; b.transport = transport; b.addresses = addresses; b.connectorCustomizer = connectorCustomizer;
-            b.meterRegistry = meterRegistry; b.name = name; b.timeout = timeout; b.idempotent = idempotent; b.maxAttempts = maxAttempts;
-            b.retryBudgetRatio = retryBudgetRatio; b.retryBudgetMinPerSecond = retryBudgetMinPerSecond; b.budgetWindow = budgetWindow;
-            b.hedging = hedging; b.hedgeQuantile = hedgeQuantile; b.hedgeFraction = hedgeFraction; b.hedgeFloor = hedgeFloor;
-            b.hedgeInitialDelay = hedgeInitialDelay; b.hedgeMinSamples = hedgeMinSamples; b.latencyWindow = latencyWindow; b.latencyClock = latencyClock;
-            b.keepAliveInterval = keepAliveInterval; b.keepAliveMaxLifeTime = keepAliveMaxLifeTime; b.connectTimeout = connectTimeout;
-            b.reconnectMinBackoff = reconnectMinBackoff; b.reconnectMaxBackoff = reconnectMaxBackoff;
-            return b;
         }
 
         /** The replicas' addresses; each is reached through {@link #transport(Function)} and keyed {@code host:port}. */
@@ -672,18 +652,25 @@ public final class ShardClient implements RSocketClient {
             if (targets == null && addresses == null) {
                 throw new IllegalStateException("no replicas: call replicas(addresses) or targets(publisher) before build()");
             }
-            Builder b = copy();
-            if (b.name == null) {
-                b.name = b.addresses == null ? "targets" : String.join(",", b.addresses.stream().map(a -> a.getHostString() + ":" + a.getPort()).toList());
-            }
-            if (b.targets == null) {
+            return new ShardClient(spec());
+        }
+
+        /** This builder's settings, fixed: the addresses turned into targets through the transport, the default name given. */
+        private ShardSpec spec() {
+            String shardName = name != null ? name
+                    : addresses == null ? "targets" : String.join(",", addresses.stream().map(a -> a.getHostString() + ":" + a.getPort()).toList());
+            Publisher<List<LoadbalanceTarget>> shardTargets = targets;
+            if (shardTargets == null) {
                 List<LoadbalanceTarget> list = new ArrayList<>();
-                for (InetSocketAddress a : b.addresses) {
-                    list.add(LoadbalanceTarget.from(a.getHostString() + ":" + a.getPort(), b.transport.apply(a)));
+                for (InetSocketAddress a : addresses) {
+                    list.add(LoadbalanceTarget.from(a.getHostString() + ":" + a.getPort(), transport.apply(a)));
                 }
-                b.targets = Flux.just(list);
+                shardTargets = Flux.just(list);
             }
-            return new ShardClient(b);
+            return new ShardSpec(shardTargets, shardName, meterRegistry, connectorCustomizer, timeout, idempotent, maxAttempts,
+                    retryBudgetRatio, retryBudgetMinPerSecond, budgetWindow, hedging, hedgeQuantile, hedgeFraction, hedgeFloor,
+                    hedgeInitialDelay, hedgeMinSamples, latencyWindow, latencyClock, keepAliveInterval, keepAliveMaxLifeTime,
+                    connectTimeout, reconnectMinBackoff, reconnectMaxBackoff);
         }
 
         /**
@@ -693,7 +680,7 @@ public final class ShardClient implements RSocketClient {
         public Mono<ShardClient> connect() {
             return Mono.defer(() -> {
                 ShardClient client = build();
-                Duration bound = client.config.connectTimeout;
+                Duration bound = client.spec.connectTimeout();
                 return client.select(Collections.emptySet())
                         .timeout(bound, Mono.error(() -> new java.util.concurrent.TimeoutException("no replica of the shard "
                                 + client.replicas.keySet().stream().map(LoadbalanceTarget::getKey).toList() + " became live within "

@@ -3,7 +3,8 @@
  * balances the shard's requests over its live replicas with RSocket's
  * {@code WeightedLoadbalanceStrategy} (fed by each {@code Replica}'s {@code ReplicaStats} and the
  * connection's {@code availability()}), ejects a replica whose connection closes and reconnects it
- * with back-off. Per-call {@link io.reactorrdma.rsocket.shard.CallOptions} in the Reactor Context
+ * with back-off; it keeps the {@code ShardSpec} its builder fixed. Per-call
+ * {@link io.reactorrdma.rsocket.shard.CallOptions} in the Reactor Context
  * choose the timeout and whether a call is idempotent; idempotent calls are retried on another
  * replica within a {@code RetryBudget} ({@code RetryableErrors} says which failures may be) and
  * request-responses are hedged after a tracked latency quantile ({@code LatencyTracker},
