@@ -65,7 +65,7 @@ class RdmaFlowControlTest {
             arrivals.clear();
             long base = m.bytesSent();
             // from the local pool, not the connection's readable memory: the WRITE rendezvous, whose fragments this side posts
-            ByteBuf huge = clientResources.allocator().byteBufAllocator().directBuffer(size).writerIndex(size).setByte(0, 1);
+            ByteBuf huge = pair.clientResources().allocator().byteBufAllocator().directBuffer(size).writerIndex(size).setByte(0, 1);
             big.outbound().send(Mono.just(huge)).then().subscribe();
             Eventually.until(Duration.ofSeconds(30), () -> m.bytesSent() - base > 1 << 20); // fragments are flowing
             small.outbound().send(Mono.just(filled(small, 100, 2))).then().block(Duration.ofSeconds(30));
