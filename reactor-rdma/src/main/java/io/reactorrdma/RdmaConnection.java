@@ -70,7 +70,7 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
      */
     RdmaConnection(EngineSocket socket, RdmaResources owner) {
         this.socket = socket;
-        this.alloc = owner.allocator().byteBufAllocator();
+        this.alloc = new ConnectionAllocator(owner.allocator().byteBufAllocator(), socket.remoteReadableAllocator(), socket.peerEagerSize());
         this.sendWindow = owner.engineConfig().sendQueueDepth();
         this.inbound = new InboundMessages(socket::consumed, socket.peer(), () -> untrackFrom(owner));
         owner.track(inbound);
@@ -100,15 +100,30 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
             }
 
             @Override
+            public void onPullPending(long ordinal) {
+                Send s = activeSend.get();
+                if (s != null && s.owns(ordinal)) {
+                    s.pullPending();
+                }
+            }
+
+            @Override
+            public void onPullSettled(long ordinal) {
+                Send s = activeSend.get();
+                if (s != null && s.owns(ordinal)) {
+                    s.pullSettled();
+                }
+            }
+
+            @Override
             public void onRejected(ByteBuf message, long ordinal, RuntimeException error) {
                 message.release();
                 Send s = activeSend.get();
                 if (s != null && s.owns(ordinal)) {
                     s.fail(error);
                 } else {
-                    // a pulled message counts as sent once the peer was told of it, so the send that
-                    // offered it may have completed before the peer refused it: say so, not silently
-                    LOG.warn("connection to {}: message {} was refused after its send completed: {}",
+                    // a message of sendNow (or of a send that failed before) has nobody to tell: say so, not silently
+                    LOG.warn("connection to {}: message {} was refused: {}",
                             socket.peer(), ordinal, error.getMessage());
                 }
             }
@@ -260,7 +275,13 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
         return socket.receiveHeadroom();
     }
 
-    /** The registered allocator's Netty view. */
+    /**
+     * Registered memory for messages to this connection's peer: small buffers from the resources'
+     * local pool; a buffer asked for larger than the peer takes eagerly from this connection's
+     * readable pool (when pull rendezvous is on), so the message goes by pull — the peer READs it
+     * where it lies — without a copy or a wake-up of this side. The peer may read that memory
+     * (it holds only messages exchanged with it).
+     */
     public ByteBufAllocator alloc() {
         return alloc;
     }
@@ -354,8 +375,9 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
     /**
      * One {@code send}: a {@link CapacityGatedSubscriber} requests from the publisher only what the
      * socket's queue has room for (the queue drains as work requests, credits, window and the peer's
-     * allowance permit); the send completes when the engine has sent every message of its own and
-     * fails when it refused one of them (too large) or the connection ended. Messages queued by
+     * allowance permit); the send completes when the engine has sent every message of its own, and
+     * the peer has released those it pulled, and fails when one of them was refused (too large, or
+     * the peer had no memory for it) or the connection ended. Messages queued by
      * {@code sendNow}, {@code writeNow} or an earlier, cancelled send on other threads may reach the
      * queue between its own, in any order, so the send learns its messages' ordinals from the
      * engine ({@code onTaken}): its own are taken in the order it offered them, each still the
@@ -377,6 +399,12 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
          */
         long[] runs = new long[2];
         int runCount;
+        /**
+         * Its messages that went by pull and that the peer has not yet read and released (or
+         * refused): the send completes only when none is left, so a refusal fails it. Written by the
+         * I/O thread only.
+         */
+        volatile int pullsPending;
         final CapacityGatedSubscriber<ByteBuf> gated = new CapacityGatedSubscriber<>(
                 () -> Math.max(0, sendWindow - socket.queued()),
                 message -> {
@@ -422,8 +450,19 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
             gated.capacityAvailable();
         }
 
+        /** I/O thread: one of its messages went by pull (before it counts as sent). */
+        void pullPending() {
+            pullsPending = pullsPending + 1; // the I/O thread is the only writer
+        }
+
+        /** I/O thread: one of its pulled messages was released (or refused: it failed already). */
+        void pullSettled() {
+            pullsPending = pullsPending - 1;
+            completeIfTaken();
+        }
+
         private void completeIfTaken() {
-            if (upstreamDone && notTaken.isEmpty() && taken() >= lastOrdinal) {
+            if (upstreamDone && notTaken.isEmpty() && taken() >= lastOrdinal && pullsPending == 0) {
                 drained.tryEmitEmpty();
             }
         }

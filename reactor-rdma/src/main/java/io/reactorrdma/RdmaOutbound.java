@@ -17,18 +17,18 @@ public interface RdmaOutbound extends Publisher<Void> {
      * Sends each buffer as one message (ownership passes: the transport releases them). Requests
      * from {@code messages} only as the connection can take them: free work requests, receive
      * credits at the peer, send-window room and the peer socket's allowance. Buffers from
-     * {@link #alloc()} are sent without a copy when they go eagerly or by WRITE rendezvous; others
-     * are copied once into registered memory. A large message allocated where its peer may read it
-     * ({@code RdmaConnection.allocateRemoteReadable}), or up to {@code EngineConfig.pullCopyLimit}
-     * (0 by default) and copied there, goes by pull rendezvous; it counts as sent once the peer was
-     * told of it, so a later refusal by the peer (no memory to read it into) is logged, not reported
-     * to this send.
+     * {@link #alloc()} are sent without a copy; others are copied once into registered memory. A
+     * large message in memory its peer may read (a large buffer of {@link #alloc()},
+     * {@code RdmaConnection.allocateRemoteReadable}, the allocator's remote-readable memory; or up
+     * to {@code EngineConfig.pullCopyLimit}, 0 by default, copied there) goes by pull rendezvous:
+     * the send completes only once the peer has read and released it, and fails if the peer
+     * refuses it (no memory to read it into).
      */
     RdmaOutbound send(Publisher<? extends ByteBuf> messages);
 
     /** Completes when every send so far completed; fails with the first error. */
     Mono<Void> then();
 
-    /** The registered allocator's Netty view: buffers born here need no copy to send. */
+    /** The connection's allocator ({@code RdmaConnection.alloc()}): buffers born here need no copy to send. */
     ByteBufAllocator alloc();
 }

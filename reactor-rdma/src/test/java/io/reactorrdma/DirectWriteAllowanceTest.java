@@ -2,11 +2,10 @@ package io.reactorrdma;
 
 import io.netty.buffer.ByteBuf;
 import io.reactorrdma.config.EngineConfig;
-import io.reactorrdma.config.IdleStrategy;
 import io.reactorrdma.memory.RegisteredByteBufAllocator;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -19,18 +18,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class DirectWriteAllowanceTest {
 
-    private RdmaResources serverResources;
-    private RdmaResources clientResources;
-    private DisposableRdmaServer server;
-
-    @AfterEach
-    void stop() {
-        if (server != null) server.disposeNow(Duration.ofSeconds(10));
-        clientResources.dispose();
-        serverResources.dispose();
-        assertThat(clientResources.allocator().liveBuffers()).as("client live buffers").isZero();
-        assertThat(serverResources.allocator().liveBuffers()).as("server live buffers").isZero();
-    }
+    @RegisterExtension
+    final RdmaPair pair = new RdmaPair();
 
     private static ByteBuf message(RdmaConnection c, int size, int value) {
         ByteBuf b = c.alloc().directBuffer(size, size);
@@ -42,16 +31,13 @@ class DirectWriteAllowanceTest {
     void thousandsOfDirectWritesMixedWithMessagesComplete() throws Exception {
         // Before the fix every direct write took one message of the socket's allowance that nothing
         // gave back: after 32 (the window) less the messages in flight, the socket waited forever.
-        serverResources = RdmaResources.builder("server").provider("loopback").threads(1).idle(IdleStrategy.BACK_OFF)
-                .engine(EngineConfig.defaults()).build();
-        clientResources = RdmaResources.builder("client").provider("loopback").threads(1).idle(IdleStrategy.BACK_OFF)
-                .engine(EngineConfig.defaults()).build();
+        pair.configure(b -> b.engine(EngineConfig.defaults()));
         CompletableFuture<RdmaConnection> serverSide = new CompletableFuture<>();
-        server = RdmaServer.create().port(0).runOn(serverResources).handleConnection(c -> {
+        pair.serve(s -> s.handleConnection(c -> {
             serverSide.complete(c);
             return c.onDispose();
-        }).bindNow();
-        RdmaConnection client = RdmaClient.create().port(server.port()).runOn(clientResources).connectNow(Duration.ofSeconds(30));
+        }));
+        RdmaConnection client = pair.client().connectNow(Duration.ofSeconds(30));
         RdmaConnection peer = serverSide.get(30, TimeUnit.SECONDS);
         int count = 3000;
         ByteBuf destination = peer.allocateRemoteWritable(256);

@@ -3,12 +3,11 @@ package io.reactorrdma;
 import io.netty.buffer.ByteBuf;
 import io.reactorrdma.config.EngineConfig;
 import io.reactorrdma.engine.EngineMetrics;
-import io.reactorrdma.config.IdleStrategy;
 import io.reactorrdma.config.SoftConfig;
 import io.reactorrdma.verbs.soft.SoftContext;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.reactivestreams.Subscription;
 import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Flux;
@@ -27,28 +26,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class RdmaFlowControlTest {
 
-    private RdmaResources serverResources;
-    private RdmaResources clientResources;
-    private DisposableRdmaServer server;
+    @RegisterExtension
+    final RdmaPair pair = new RdmaPair();
 
     private void start(EngineConfig engine, java.util.function.BiFunction<RdmaInbound, RdmaOutbound, org.reactivestreams.Publisher<Void>> handler) {
         SoftConfig soft = SoftConfig.defaults().withPeerTimeout(Duration.ofMillis(400));
-        serverResources = RdmaResources.builder("server").provider("loopback").softConfig(soft).threads(1).idle(IdleStrategy.BACK_OFF).engine(engine).build();
-        clientResources = RdmaResources.builder("client").provider("loopback").softConfig(soft).threads(1).idle(IdleStrategy.BACK_OFF).engine(engine).build();
-        server = RdmaServer.create().port(0).runOn(serverResources).handle(handler::apply).bindNow();
-    }
-
-    @AfterEach
-    void stop() {
-        server.disposeNow(Duration.ofSeconds(10));
-        clientResources.dispose();
-        serverResources.dispose();
-        assertThat(clientResources.allocator().liveBuffers()).as("client live buffers").isZero();
-        assertThat(serverResources.allocator().liveBuffers()).as("server live buffers").isZero();
+        pair.configure(b -> b.softConfig(soft).engine(engine)).serve(s -> s.handle(handler::apply));
     }
 
     private RdmaConnection connect() {
-        return RdmaClient.create().port(server.port()).runOn(clientResources).connectNow();
+        return pair.connect();
     }
 
     private static ByteBuf filled(RdmaConnection c, int size, int value) {
@@ -70,14 +57,16 @@ class RdmaFlowControlTest {
                 }).then());
         RdmaConnection big = connect();
         RdmaConnection small = connect();
-        assertThat(clientResources.domains()[0].metrics().engines()).isEqualTo(1);
-        EngineMetrics m = clientResources.domains()[0].metrics();
+        assertThat(pair.clientResources().domains()[0].metrics().engines()).isEqualTo(1);
+        EngineMetrics m = pair.clientResources().domains()[0].metrics();
         int size = 16 << 20;
         boolean checked = false;
         for (int attempt = 0; attempt < 10 && !checked; attempt++) {
             arrivals.clear();
             long base = m.bytesSent();
-            big.outbound().send(Mono.just(filled(big, size, 1))).then().subscribe();
+            // from the local pool, not the connection's readable memory: the WRITE rendezvous, whose fragments this side posts
+            ByteBuf huge = pair.clientResources().allocator().byteBufAllocator().directBuffer(size).writerIndex(size).setByte(0, 1);
+            big.outbound().send(Mono.just(huge)).then().subscribe();
             Eventually.until(Duration.ofSeconds(30), () -> m.bytesSent() - base > 1 << 20); // fragments are flowing
             small.outbound().send(Mono.just(filled(small, 100, 2))).then().block(Duration.ofSeconds(30));
             long sentWhenSmallWasQueued = m.bytesSent() - base;
@@ -125,8 +114,8 @@ class RdmaFlowControlTest {
         var sent = sending.toFuture();
         Thread.sleep(500);
         assertThat(sent).as("the sender is stopped by the consumer's missing demand").isNotDone();
-        EngineMetrics serverMetrics = serverResources.domains()[0].metrics();
-        EngineMetrics clientMetrics = clientResources.domains()[0].metrics();
+        EngineMetrics serverMetrics = pair.serverResources().domains()[0].metrics();
+        EngineMetrics clientMetrics = pair.clientResources().domains()[0].metrics();
         long arrived = serverMetrics.bytesReceived();
         assertThat(arrived).as("the receiver holds at most one window of unread messages (plus control traffic)")
                 .isLessThanOrEqualTo((long) (window + 8) * (64 + 16) + 4096);
@@ -147,8 +136,8 @@ class RdmaFlowControlTest {
         start(EngineConfig.defaults(), (in, out) -> in.receive().doOnNext(ByteBuf::release).doOnError(serverSide::set).then());
         RdmaConnection c = connect();
         c.outbound().send(Mono.just(filled(c, 10, 1))).then().block(Duration.ofSeconds(30));
-        Eventually.until(() -> serverResources.domains()[0].metrics().socketsOpen() == 1);
-        ((SoftContext) clientResources.context()).vanish();
+        Eventually.until(() -> pair.serverResources().domains()[0].metrics().socketsOpen() == 1);
+        ((SoftContext) pair.clientResources().context()).vanish();
         Eventually.until(Duration.ofSeconds(30), () -> serverSide.get() != null);
         assertThat(serverSide.get()).hasMessageContaining("peer");
     }
@@ -161,13 +150,13 @@ class RdmaFlowControlTest {
         long window = 64 * 1024;
         // WRITE rendezvous: the senders' WRITEs are what their window bounds (pulled messages count against the puller's)
         start(EngineConfig.defaults().withSendWindowBytes(window).withPullRendezvous(false), (in, out) -> in.receive().doOnNext(ByteBuf::release).then());
-        List<RdmaConnection> connections = Flux.range(0, 6).flatMap(i -> RdmaClient.create().port(server.port()).runOn(clientResources).connect())
+        List<RdmaConnection> connections = Flux.range(0, 6).flatMap(i -> pair.client().connect())
                 .collectList().block(Duration.ofSeconds(30));
         Flux.fromIterable(connections)
                 .flatMap(c -> c.outbound().send(Flux.range(0, 20).map(i -> filled(c, i % 2 == 0 ? 1 << 20 : 3000, i))).then())
                 .then().block(Duration.ofSeconds(60));
-        EngineMetrics m = clientResources.domains()[0].metrics();
-        Eventually.until(() -> serverResources.domains()[0].metrics().bytesReceived() >= 6L * 10 * (1 << 20));
+        EngineMetrics m = pair.clientResources().domains()[0].metrics();
+        Eventually.until(() -> pair.serverResources().domains()[0].metrics().bytesReceived() >= 6L * 10 * (1 << 20));
         assertThat(m.windowStalls()).as("the window held fragments back %s", m).isPositive();
         assertThat(m.peakWindowBytes()).as("bytes in flight never above the window").isLessThanOrEqualTo(window);
         assertThat(m.minCredits()).as("credits never negative").isGreaterThanOrEqualTo(0);

@@ -1,12 +1,10 @@
 package io.reactorrdma;
 
 import io.netty.buffer.ByteBuf;
-import io.reactorrdma.config.IdleStrategy;
 import io.reactorrdma.memory.RegisteredByteBufAllocator;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.reactivestreams.Subscription;
 import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Flux;
@@ -31,40 +29,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class RdmaInboundTest {
 
-    private RdmaResources serverResources;
-    private RdmaResources clientResources;
-    private DisposableRdmaServer server;
-    private CompletableFuture<RdmaConnection> serverSide;
-
-    @BeforeEach
-    void start() {
-        serverResources = RdmaResources.builder("server").provider("loopback").threads(1).idle(IdleStrategy.BACK_OFF).build();
-        clientResources = RdmaResources.builder("client").provider("loopback").threads(1).idle(IdleStrategy.BACK_OFF).build();
-        serverSide = new CompletableFuture<>();
-    }
+    @RegisterExtension
+    final RdmaPair pair = new RdmaPair();
+    private final CompletableFuture<RdmaConnection> serverSide = new CompletableFuture<>();
 
     private void serve(Function<RdmaConnection, Mono<Void>> handler) {
-        server = RdmaServer.create().port(0).runOn(serverResources)
-                .handleConnection(c -> {
-                    serverSide.complete(c);
-                    return handler.apply(c);
-                })
-                .bindNow();
-    }
-
-    @AfterEach
-    void stop() {
-        if (server != null) {
-            server.disposeNow(Duration.ofSeconds(10));
-        }
-        clientResources.dispose();
-        serverResources.dispose();
-        assertThat(clientResources.allocator().liveBuffers()).as("client live buffers").isZero();
-        assertThat(serverResources.allocator().liveBuffers()).as("server live buffers").isZero();
+        pair.serve(s -> s.handleConnection(c -> {
+            serverSide.complete(c);
+            return handler.apply(c);
+        }));
     }
 
     private RdmaConnection connect() {
-        return RdmaClient.create().port(server.port()).runOn(clientResources).connectNow();
+        return pair.connect();
     }
 
     @Test
@@ -152,8 +129,8 @@ class RdmaInboundTest {
         RdmaConnection c = connect();
         c.outbound().send(Flux.range(0, 5).map(i -> message(c, 100, i))).then().block(Duration.ofSeconds(30));
         RdmaConnection s = serverSide.get(30, TimeUnit.SECONDS);
-        long before = serverResources.allocator().liveBuffers();
-        Eventually.until(() -> serverResources.allocator().liveBuffers() >= before); // arrived
+        long before = pair.serverResources().allocator().liveBuffers();
+        Eventually.until(() -> pair.serverResources().allocator().liveBuffers() >= before); // arrived
         s.dispose();
         c.onDispose().block(Duration.ofSeconds(30));
         s.onDispose().block(Duration.ofSeconds(30));
@@ -172,7 +149,7 @@ class RdmaInboundTest {
         RdmaConnection s = serverSide.get(30, TimeUnit.SECONDS);
         c.dispose();
         s.onDispose().block(Duration.ofSeconds(30));
-        // stop() disposes the resources and asserts that no buffer is live
+        // the pair disposes the resources after the test and asserts that no buffer is live
     }
 
     @Test

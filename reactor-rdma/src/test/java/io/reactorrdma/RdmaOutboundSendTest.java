@@ -1,11 +1,10 @@
 package io.reactorrdma;
 
 import io.netty.buffer.ByteBuf;
-import io.reactorrdma.config.IdleStrategy;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -29,36 +28,22 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class RdmaOutboundSendTest {
 
-    private RdmaResources serverResources;
-    private RdmaResources clientResources;
-    private DisposableRdmaServer server;
+    @RegisterExtension
+    final RdmaPair pair = new RdmaPair();
     /** The server side of the next connection; the server reads nothing until the test subscribes. */
     private CompletableFuture<RdmaConnection> serverSide;
 
     @BeforeEach
     void start() {
-        serverResources = RdmaResources.builder("server").provider("loopback").threads(1).idle(IdleStrategy.BACK_OFF).build();
-        clientResources = RdmaResources.builder("client").provider("loopback").threads(1).idle(IdleStrategy.BACK_OFF).build();
         serverSide = new CompletableFuture<>();
-        server = RdmaServer.create().port(0).runOn(serverResources)
-                .handleConnection(c -> {
-                    serverSide.complete(c);
-                    return c.onDispose();
-                })
-                .bindNow();
-    }
-
-    @AfterEach
-    void stop() {
-        server.disposeNow(Duration.ofSeconds(10));
-        clientResources.dispose();
-        serverResources.dispose();
-        assertThat(clientResources.allocator().liveBuffers()).as("client live buffers").isZero();
-        assertThat(serverResources.allocator().liveBuffers()).as("server live buffers").isZero();
+        pair.serve(s -> s.handleConnection(c -> {
+            serverSide.complete(c);
+            return c.onDispose();
+        }));
     }
 
     private RdmaConnection connect() {
-        return RdmaClient.create().port(server.port()).runOn(clientResources).connectNow();
+        return pair.connect();
     }
 
     private static Flux<ByteBuf> messages(RdmaConnection c, int n) {

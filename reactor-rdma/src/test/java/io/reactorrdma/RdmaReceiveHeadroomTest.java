@@ -2,15 +2,13 @@ package io.reactorrdma;
 
 import io.netty.buffer.ByteBuf;
 import io.reactorrdma.config.EngineConfig;
-import io.reactorrdma.config.IdleStrategy;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.reactivestreams.Subscription;
 import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Sinks;
 
-import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -21,18 +19,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class RdmaReceiveHeadroomTest {
 
-    private RdmaResources serverResources;
-    private RdmaResources clientResources;
-    private DisposableRdmaServer server;
-
-    @AfterEach
-    void stop() {
-        if (server != null) server.disposeNow(Duration.ofSeconds(10));
-        if (clientResources != null) clientResources.dispose();
-        if (serverResources != null) serverResources.dispose();
-        assertThat(clientResources.allocator().liveBuffers()).as("client live buffers").isZero();
-        assertThat(serverResources.allocator().liveBuffers()).as("server live buffers").isZero();
-    }
+    @RegisterExtension
+    final RdmaPair pair = new RdmaPair();
 
     @Test
     void headroomFallsAsUnreadMessagesArriveAndComesBackAsTheyAreGranted() {
@@ -41,9 +29,7 @@ class RdmaReceiveHeadroomTest {
         AtomicReference<Subscription> reader = new AtomicReference<>();
         AtomicInteger read = new AtomicInteger();
         Sinks.Empty<Void> done = Sinks.empty();
-        serverResources = RdmaResources.builder("server").provider("loopback").threads(1).idle(IdleStrategy.BACK_OFF).build();
-        clientResources = RdmaResources.builder("client").provider("loopback").threads(1).idle(IdleStrategy.BACK_OFF).build();
-        server = RdmaServer.create().port(0).runOn(serverResources).handleConnection(c -> {
+        pair.serve(s -> s.handleConnection(c -> {
             serverSide.set(c);
             c.receive().subscribe(new BaseSubscriber<ByteBuf>() {
                 @Override
@@ -63,8 +49,8 @@ class RdmaReceiveHeadroomTest {
                 }
             });
             return done.asMono();
-        }).bindNow();
-        RdmaConnection client = RdmaClient.create().port(server.port()).runOn(clientResources).connectNow();
+        }));
+        RdmaConnection client = pair.connect();
         Eventually.until(() -> serverSide.get() != null);
         RdmaConnection c = serverSide.get();
         assertThat(c.receiveWindow()).isEqualTo(window);

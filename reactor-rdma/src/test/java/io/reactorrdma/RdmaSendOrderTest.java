@@ -2,15 +2,14 @@ package io.reactorrdma;
 
 import io.netty.buffer.ByteBuf;
 import io.reactorrdma.config.EngineConfig;
-import io.reactorrdma.config.IdleStrategy;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
-import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -30,39 +29,29 @@ class RdmaSendOrderTest {
 
     private static final int SERVER_MAX_MESSAGE = 64 * 1024;
 
-    private RdmaResources serverResources;
-    private RdmaResources clientResources;
-    private DisposableRdmaServer server;
+    @RegisterExtension
+    final RdmaPair pair = new RdmaPair();
     private CompletableFuture<RdmaConnection> serverSide;
     private final CountDownLatch offering = new CountDownLatch(1);
     private final CountDownLatch proceed = new CountDownLatch(1);
 
     @BeforeEach
     void start() {
-        serverResources = RdmaResources.builder("server").provider("loopback").threads(1).idle(IdleStrategy.BACK_OFF)
-                .engine(EngineConfig.defaults().withMaxMessageSize(SERVER_MAX_MESSAGE)).build();
-        clientResources = RdmaResources.builder("client").provider("loopback").threads(1).idle(IdleStrategy.BACK_OFF).build();
+        pair.configure(server -> server.engine(EngineConfig.defaults().withMaxMessageSize(SERVER_MAX_MESSAGE)), client -> client);
         serverSide = new CompletableFuture<>();
-        server = RdmaServer.create().port(0).runOn(serverResources)
-                .handleConnection(c -> {
-                    serverSide.complete(c);
-                    return c.onDispose();
-                })
-                .bindNow();
+        pair.serve(s -> s.handleConnection(c -> {
+            serverSide.complete(c);
+            return c.onDispose();
+        }));
     }
 
     @AfterEach
     void stop() {
-        proceed.countDown();
-        server.disposeNow(Duration.ofSeconds(10));
-        clientResources.dispose();
-        serverResources.dispose();
-        assertThat(clientResources.allocator().liveBuffers()).as("client live buffers").isZero();
-        assertThat(serverResources.allocator().liveBuffers()).as("server live buffers").isZero();
+        proceed.countDown(); // before the pair closes
     }
 
     private RdmaConnection connect() {
-        return RdmaClient.create().port(server.port()).runOn(clientResources).connectNow();
+        return pair.connect();
     }
 
     /** The first message a send offers waits, once, until the test lets it go. */

@@ -2,12 +2,11 @@ package io.reactorrdma;
 
 import io.netty.buffer.ByteBuf;
 import io.reactorrdma.config.EngineConfig;
-import io.reactorrdma.config.IdleStrategy;
 import io.reactorrdma.engine.MessageTooLargeException;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
@@ -24,31 +23,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class RdmaServerClientTest {
 
-    private RdmaResources serverResources;
-    private RdmaResources clientResources;
-    private DisposableRdmaServer server;
+    @RegisterExtension
+    final RdmaPair pair = new RdmaPair();
 
     @BeforeEach
     void start() {
         EngineConfig engine = EngineConfig.defaults().withMaxMessageSize(8 << 20);
-        serverResources = RdmaResources.builder("server").provider("loopback").threads(1).idle(IdleStrategy.BACK_OFF).engine(engine).build();
-        clientResources = RdmaResources.builder("client").provider("loopback").threads(1).idle(IdleStrategy.BACK_OFF).engine(engine).build();
-        server = RdmaServer.create().port(0).runOn(serverResources)
-                .handle((in, out) -> out.send(in.receive()))
-                .bindNow();
-    }
-
-    @AfterEach
-    void stop() {
-        server.disposeNow(Duration.ofSeconds(10));
-        clientResources.dispose();
-        serverResources.dispose();
-        assertThat(clientResources.allocator().liveBuffers()).as("client live buffers").isZero();
-        assertThat(serverResources.allocator().liveBuffers()).as("server live buffers").isZero();
+        pair.configure(b -> b.engine(engine)).serve(s -> s.handle((in, out) -> out.send(in.receive())));
     }
 
     private RdmaConnection connect() {
-        return RdmaClient.create().port(server.port()).runOn(clientResources).connectNow();
+        return pair.connect();
     }
 
 
@@ -82,10 +67,10 @@ class RdmaServerClientTest {
 
     @Test
     void manyConnectionsShareOneEngineAndStayIndependent() {
-        List<RdmaConnection> connections = Flux.range(0, 8).flatMap(i -> RdmaClient.create().port(server.port()).runOn(clientResources).connect())
+        List<RdmaConnection> connections = Flux.range(0, 8).flatMap(i -> pair.client().connect())
                 .collectList().block(Duration.ofSeconds(30));
         assertThat(connections).hasSize(8);
-        assertThat(clientResources.domains()[0].metrics().engines()).as("one queue pair for 8 connections").isEqualTo(1);
+        assertThat(pair.clientResources().domains()[0].metrics().engines()).as("one queue pair for 8 connections").isEqualTo(1);
         Flux.fromIterable(connections).flatMap(c -> {
             Mono<Void> send = c.outbound().send(Flux.range(0, 50).map(i -> message(c, 1 + i * 37, i))).then();
             Mono<Long> recv = c.inbound().receive().take(50).map(b -> {
@@ -184,7 +169,7 @@ class RdmaServerClientTest {
         sums[shapes.length] = crc(mixed);
         sizes[shapes.length] = mixed.readableBytes();
         messages.add(mixed);
-        long copiesBefore = clientResources.domains()[0].metrics().copiesOnSend();
+        long copiesBefore = pair.clientResources().domains()[0].metrics().copiesOnSend();
         Mono<List<ByteBuf>> echoes = c.inbound().receive().take(messages.size()).collectList();
         c.outbound().send(Flux.fromIterable(messages)).then().block(Duration.ofSeconds(60));
         List<ByteBuf> received = echoes.block(Duration.ofSeconds(60));
@@ -196,7 +181,7 @@ class RdmaServerClientTest {
         } finally {
             received.forEach(ByteBuf::release);
         }
-        assertThat(clientResources.domains()[0].metrics().copiesOnSend() - copiesBefore)
+        assertThat(pair.clientResources().domains()[0].metrics().copiesOnSend() - copiesBefore)
                 .as("copies on send: only the message with a piece outside registered memory").isEqualTo(1);
         c.dispose();
     }
@@ -211,7 +196,7 @@ class RdmaServerClientTest {
         io.micrometer.core.instrument.simple.SimpleMeterRegistry registry = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
         RdmaResources metered = RdmaResources.builder("metered").provider("loopback").threads(1).metrics(registry).build();
         try {
-            RdmaConnection c = RdmaClient.create().port(server.port()).runOn(metered).connectNow();
+            RdmaConnection c = RdmaClient.create().port(pair.server().port()).runOn(metered).connectNow();
             // read while sending: an echo peer stops echoing (and so stops reading) when nobody reads its answers
             Mono<Void> receive = c.inbound().receive().take(100).doOnNext(ByteBuf::release).then();
             Mono.when(receive, c.outbound().send(Flux.range(0, 100).map(i -> message(c, 200, i))).then()).block(Duration.ofSeconds(30));
@@ -243,30 +228,30 @@ class RdmaServerClientTest {
     @Test
     void aDirectWriteIntoAKnownRemoteBufferSkipsTheRendezvous() throws Exception {
         java.util.concurrent.CompletableFuture<RdmaConnection> serverSide = new java.util.concurrent.CompletableFuture<>();
-        DisposableRdmaServer tensors = RdmaServer.create().port(0).runOn(serverResources)
+        DisposableRdmaServer tensors = RdmaServer.create().port(0).runOn(pair.serverResources())
                 .handleConnection(c -> {
                     serverSide.complete(c);
                     return c.onDispose();
                 })
                 .bindNow();
         try {
-            RdmaConnection client = RdmaClient.create().port(tensors.port()).runOn(clientResources).connectNow();
+            RdmaConnection client = RdmaClient.create().port(tensors.port()).runOn(pair.clientResources()).connectNow();
             RdmaConnection server = serverSide.get(30, TimeUnit.SECONDS);
             int size = 1 << 20;
             ByteBuf destination = server.allocateRemoteWritable(size);
             long address = io.reactorrdma.memory.RegisteredByteBufAllocator.addressOf(destination);
             int rkey = io.reactorrdma.memory.RegisteredByteBufAllocator.regionOf(destination).rkey();
             var notices = server.remoteWrites().take(1).collectList().toFuture();
-            long rendezvousBefore = clientResources.domains()[0].metrics().rendezvousRoundTrips()
-                    + serverResources.domains()[0].metrics().rendezvousRoundTrips();
+            long rendezvousBefore = pair.clientResources().domains()[0].metrics().rendezvousRoundTrips()
+                    + pair.serverResources().domains()[0].metrics().rendezvousRoundTrips();
             ByteBuf payload = message(client, size, 99);
             long sum = crc(payload);
             assertThat(client.writeNow(payload, address, rkey)).isTrue();
             assertThat(notices.get(30, TimeUnit.SECONDS)).hasSize(1);
             destination.writerIndex(size);
             assertThat(crc(destination)).as("the bytes landed in the announced buffer").isEqualTo(sum);
-            assertThat(clientResources.domains()[0].metrics().rendezvousRoundTrips()
-                    + serverResources.domains()[0].metrics().rendezvousRoundTrips()).as("no round trip").isEqualTo(rendezvousBefore);
+            assertThat(pair.clientResources().domains()[0].metrics().rendezvousRoundTrips()
+                    + pair.serverResources().domains()[0].metrics().rendezvousRoundTrips()).as("no round trip").isEqualTo(rendezvousBefore);
             destination.release();
             client.dispose();
         } finally {

@@ -3,7 +3,7 @@ package io.reactorrdma.perf;
 import io.reactorrdma.perf.cli.PerfOptions;
 import io.reactorrdma.perf.report.ResultWriter;
 import io.reactorrdma.perf.rsocket.StreamLoop;
-import io.reactorrdma.rsocket.recovery.ShardClient;
+import io.reactorrdma.rsocket.shard.ShardClient;
 
 /** The {@code --help} text of the scenario runs: every scenario, transport and option, the CSV columns, the exit statuses. */
 final class Usage {

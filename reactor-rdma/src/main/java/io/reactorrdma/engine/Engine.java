@@ -232,9 +232,18 @@ public final class Engine {
         }
     }
 
-    /** Where a pulled message is read into: our local pool, nothing of it exposed to the peer (I/O thread). */
+    /**
+     * Where a pulled message is read into (I/O thread): this engine's readable pool, which only
+     * this peer may read and which holds only messages exchanged with it — so a reply made of the
+     * message (an echo, a forwarded slice) goes back to it by pull without a copy.
+     */
     private ByteBuf pullDestination(int size) {
-        return memory.byteBufAllocator().directBuffer(size, size);
+        return readables.directBuffer(size, size);
+    }
+
+    /** The largest payload this engine sends eagerly (any thread: fixed at connect). */
+    int peerEagerSize() {
+        return peerEagerSize;
     }
 
     /**
@@ -995,6 +1004,7 @@ public final class Engine {
         s.takeAllowance();
         pull.expose(token, s, msg);
         metrics.sent(WireHeader.PULL_REQUEST_SIZE + head);
+        s.pullPending(); // before it counts as sent: a send waiting for it stays open until the peer settles it
         s.sent(1);
         return true;
     }
@@ -1002,8 +1012,8 @@ public final class Engine {
     /**
      * Posts READ fragments of the peer's messages, oldest first, while the chain has slots, the
      * queue pair is under its READ limit, and the send window (this engine) and pull budget (this
-     * thread domain) have room for the fragment. Destinations come from the local pool: nothing of
-     * ours is exposed to the peer.
+     * thread domain) have room for the fragment. Destinations come from this engine's readable
+     * pool: the peer may read them, but they hold only messages exchanged with it.
      */
     private void preparePulls() {
         Pull.Inbound p;

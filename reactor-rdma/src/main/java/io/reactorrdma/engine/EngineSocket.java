@@ -93,6 +93,18 @@ public final class EngineSocket {
          * it (the peer could not allocate memory to pull it into) comes after that.
          */
         void onRejected(ByteBuf message, long ordinal, RuntimeException error);
+
+        /**
+         * The message with {@code ordinal} went by pull rendezvous: it counts as sent now (told in
+         * {@link #onSent} right after this), and the peer has yet to read it; {@link #onPullSettled}
+         * follows once the peer released it or refused it ({@link #onRejected} comes first then).
+         */
+        default void onPullPending(long ordinal) {
+        }
+
+        /** The pulled message with {@code ordinal} is settled: the peer read and released it, or refused it. */
+        default void onPullSettled(long ordinal) {
+        }
     }
 
     final Engine engine;
@@ -183,6 +195,11 @@ public final class EngineSocket {
     /** The allocator of {@link #allocateRemoteReadable} (any thread), or null when pull rendezvous is not on for this connection. */
     public io.netty.buffer.ByteBufAllocator remoteReadableAllocator() {
         return engine.remoteReadableAllocator();
+    }
+
+    /** The largest payload this socket sends eagerly (one SEND into the peer's receive buffer); larger ones go by rendezvous. */
+    public int peerEagerSize() {
+        return engine.peerEagerSize();
     }
 
     /** The largest message this socket sends: the smaller of this side's and the peer's maximum message size. */
@@ -475,6 +492,30 @@ public final class EngineSocket {
                 in.onRemoteWrite(lastFragmentBytes);
             } catch (RuntimeException | Error e) {
                 callbackFailed("onRemoteWrite", e);
+            }
+        }
+    }
+
+    /** I/O thread: the message just taken ({@link #lastTaken}) goes by pull. */
+    void pullPending() {
+        OutboundListener l = outboundListener;
+        if (l != null) {
+            try {
+                l.onPullPending(taken);
+            } catch (RuntimeException | Error e) {
+                callbackFailed("onPullPending", e);
+            }
+        }
+    }
+
+    /** I/O thread: the pulled message {@code ordinal} was released or refused by the peer. */
+    void pullSettled(long ordinal) {
+        OutboundListener l = outboundListener;
+        if (l != null) {
+            try {
+                l.onPullSettled(ordinal);
+            } catch (RuntimeException | Error e) {
+                callbackFailed("onPullSettled", e);
             }
         }
     }

@@ -28,7 +28,7 @@ final class Pull {
         /** The open socket with this id, or null. */
         EngineSocket socket(int id);
 
-        /** A destination for a {@code size}-byte message from our local pool; throws when there is no room. */
+        /** A destination for a {@code size}-byte message (our readable pool for this peer); throws when there is no room. */
         ByteBuf pullDestination(int size);
     }
 
@@ -60,7 +60,7 @@ final class Pull {
         final long sourceAddress;
         final int rkey;
         /**
-         * Allocated from our local pool when its first READ is prepared, or as the request arrives
+         * Allocated (our readable pool for this peer) when its first READ is prepared, or as the request arrives
          * when it carried the message's head inline; null before and once released.
          */
         ByteBuf destination;
@@ -181,6 +181,9 @@ final class Pull {
             }
             exposure.release(src.size);
             src.payload.release();
+            if (!src.socket.isEnded()) {
+                src.socket.pullSettled(src.ordinal);
+            }
         }
     }
 
@@ -211,6 +214,7 @@ final class Pull {
             src.payload.release();
         } else {
             s.rejected(src.payload, src.ordinal, error);
+            s.pullSettled(src.ordinal);
         }
         return true;
     }

@@ -1,6 +1,6 @@
 package io.reactorrdma.perf.cli;
 
-import io.reactorrdma.rsocket.recovery.ShardClient;
+import io.reactorrdma.rsocket.shard.ShardClient;
 
 import java.math.BigDecimal;
 import java.nio.file.Path;

@@ -99,7 +99,8 @@ public final class FanoutRunner {
             ByteBufAllocator alloc = PooledByteBufAllocator.DEFAULT;
             if (rdma) {
                 resources = RdmaEchoResources.create(CLIENT, "shm", o.poll, registry);
-                alloc = resources.allocator().byteBufAllocator();
+                // the template is sent to every replica: memory every peer may read, so each sub-request is pulled where it lies
+                alloc = resources.allocator().remoteReadableByteBufAllocator();
             }
             List<List<ClientTransport>> replicas = new ArrayList<>();
             for (int shard = 0; shard < o.shards; shard++) {

@@ -2,9 +2,9 @@ package io.reactorrdma.perf.fanout;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.reactorrdma.perf.cli.PerfException;
-import io.reactorrdma.rsocket.recovery.CallOptions;
-import io.reactorrdma.rsocket.recovery.FanOut;
-import io.reactorrdma.rsocket.recovery.ShardClient;
+import io.reactorrdma.rsocket.shard.CallOptions;
+import io.reactorrdma.rsocket.fanout.FanOut;
+import io.reactorrdma.rsocket.shard.ShardClient;
 import io.rsocket.Payload;
 import io.rsocket.frame.decoder.PayloadDecoder;
 import io.rsocket.loadbalance.LoadbalanceTarget;

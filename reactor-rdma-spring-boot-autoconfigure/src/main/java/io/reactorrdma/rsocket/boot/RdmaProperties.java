@@ -3,8 +3,8 @@ package io.reactorrdma.rsocket.boot;
 import io.reactorrdma.config.EngineConfig;
 import io.reactorrdma.config.IdleStrategy;
 import io.reactorrdma.config.AllocatorConfig;
-import io.reactorrdma.rsocket.recovery.FallbackClientTransport;
-import io.reactorrdma.rsocket.recovery.ShardClient;
+import io.reactorrdma.rsocket.fallback.FallbackClientTransport;
+import io.reactorrdma.rsocket.shard.ShardClient;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
 

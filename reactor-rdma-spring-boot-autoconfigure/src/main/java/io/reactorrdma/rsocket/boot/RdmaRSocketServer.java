@@ -1,8 +1,8 @@
 package io.reactorrdma.rsocket.boot;
 
 import io.reactorrdma.rsocket.RdmaServerTransport;
-import io.reactorrdma.rsocket.recovery.DualServer;
-import io.reactorrdma.rsocket.recovery.RdmaServers;
+import io.reactorrdma.rsocket.fallback.DualServer;
+import io.reactorrdma.rsocket.fallback.RdmaServers;
 import io.reactorrdma.verbs.ProviderUnavailableException;
 import io.reactorrdma.verbs.VerbsException;
 import io.rsocket.Closeable;

@@ -2,8 +2,8 @@ package io.reactorrdma.rsocket.boot;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
-import io.reactorrdma.rsocket.recovery.CallOptions;
-import io.reactorrdma.rsocket.recovery.ShardClient;
+import io.reactorrdma.rsocket.shard.CallOptions;
+import io.reactorrdma.rsocket.shard.ShardClient;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.messaging.rsocket.RSocketRequester;
 import org.springframework.messaging.rsocket.RSocketStrategies;

@@ -13,7 +13,7 @@
  * the failure analyzers' explanation. It ships in {@code reactor-rdma-spring-boot-autoconfigure}, whose Spring
  * dependencies are optional; applications add {@code reactor-rdma-spring-boot-starter}.
  *
- * <p>Recovery (package {@code io.reactorrdma.rsocket.recovery}): the server binds RDMA and TCP
+ * <p>Recovery (packages {@code io.reactorrdma.rsocket.fallback}, {@code .shard} and {@code .lease}): the server binds RDMA and TCP
  * through {@code RdmaServers.dual}, and serves TCP only when its RDMA provider cannot open but a TCP port
  * is set ({@link io.reactorrdma.rsocket.boot.RdmaRSocketServer}); requesters fall back to TCP with
  * {@code reactor.rdma.rsocket.client.tcp-fallback=true} or {@code requesters.tcpFallback(true)}, over

@@ -265,7 +265,7 @@ class RdmaAutoConfigurationTest {
             RdmaRSocketRequesters requesters = context.getBean(RdmaRSocketRequesters.class);
             assertThat(requesters.isTcpFallback()).isTrue();
             assertThat(requesters.tcpPortFor(7000)).isEqualTo(7100);
-            assertThat(requesters.transport("127.0.0.1", 7000)).isInstanceOf(io.reactorrdma.rsocket.recovery.FallbackClientTransport.class);
+            assertThat(requesters.transport("127.0.0.1", 7000)).isInstanceOf(io.reactorrdma.rsocket.fallback.FallbackClientTransport.class);
             assertThat(requesters.tcpFallback(false).transport("127.0.0.1", 7000)).isInstanceOf(io.reactorrdma.rsocket.RdmaClientTransport.class);
         });
         runner.withPropertyValues("reactor.rdma.rsocket.client.tcp-fallback=true", "reactor.rdma.rsocket.client.tcp-port=9000").run(context ->

@@ -5,7 +5,7 @@ import io.reactorrdma.RdmaResources;
 import io.reactorrdma.RdmaServer;
 import io.reactorrdma.config.IdleStrategy;
 import io.reactorrdma.rsocket.RdmaServerTransport;
-import io.reactorrdma.rsocket.recovery.ShardClient;
+import io.reactorrdma.rsocket.shard.ShardClient;
 import io.rsocket.Payload;
 import io.rsocket.RSocket;
 import io.rsocket.core.RSocketServer;

@@ -4,7 +4,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.reactorrdma.RdmaResources;
 import io.reactorrdma.examples.ps.demo.process.ShardAddresses;
 import io.reactorrdma.examples.ps.ranker.ShardClients;
-import io.reactorrdma.rsocket.recovery.ShardClient;
+import io.reactorrdma.rsocket.shard.ShardClient;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;

@@ -5,7 +5,7 @@ import io.reactorrdma.examples.ps.ranker.Ranker;
 import io.reactorrdma.examples.ps.ranker.RankerConfig;
 import io.reactorrdma.examples.ps.trainer.Trainer;
 import io.reactorrdma.examples.ps.trainer.TrainerSettings;
-import io.reactorrdma.rsocket.recovery.ShardClient;
+import io.reactorrdma.rsocket.shard.ShardClient;
 import reactor.core.publisher.Mono;
 
 import java.util.List;

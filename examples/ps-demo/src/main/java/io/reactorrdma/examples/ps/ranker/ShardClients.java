@@ -4,7 +4,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.reactorrdma.RdmaClient;
 import io.reactorrdma.RdmaResources;
 import io.reactorrdma.rsocket.RdmaClientTransport;
-import io.reactorrdma.rsocket.recovery.ShardClient;
+import io.reactorrdma.rsocket.shard.ShardClient;
 import io.rsocket.core.RSocketClient;
 import io.rsocket.core.RSocketConnector;
 import io.rsocket.frame.decoder.PayloadDecoder;

@@ -5,7 +5,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.ByteBufAllocator;
 import io.reactorrdma.RdmaResources;
 import io.reactorrdma.examples.ps.shard.MainOptions;
-import io.reactorrdma.rsocket.recovery.ShardClient;
+import io.reactorrdma.rsocket.shard.ShardClient;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;

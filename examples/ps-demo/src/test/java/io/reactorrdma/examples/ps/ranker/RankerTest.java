@@ -4,7 +4,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.reactorrdma.examples.ps.shard.EmbeddingShard;
 import io.reactorrdma.examples.ps.shard.ShardConfig;
 import io.reactorrdma.examples.ps.shard.ShardFixture;
-import io.reactorrdma.rsocket.recovery.ShardClient;
+import io.reactorrdma.rsocket.shard.ShardClient;
 import io.rsocket.core.RSocketClient;
 import io.rsocket.transport.ClientTransport;
 import org.junit.jupiter.api.AfterEach;
