@@ -1,13 +1,13 @@
 package io.reactorrdma.perf;
 
-import io.reactorrdma.perf.cli.ExitStatus;
+import io.reactorrdma.incast.cli.IncastSimCommand;
 import io.reactorrdma.perf.cli.PerfOptions;
 import io.reactorrdma.perf.cli.Transport;
-import io.reactorrdma.perf.cli.UsageException;
-import io.reactorrdma.perf.incast.cli.IncastSimCommand;
 import io.reactorrdma.perf.jmh.AllocatorBenchmark;
 import io.reactorrdma.perf.jmh.AllocatorReport;
 import io.reactorrdma.perf.soak.SoakRun;
+import io.reactorrdma.tools.cli.ExitStatus;
+import io.reactorrdma.tools.cli.UsageException;
 
 import java.io.PrintStream;
 import java.util.Arrays;
@@ -17,7 +17,7 @@ import java.util.Arrays;
  * asked for and prints a line per transport; {@code ... jmh <args>} runs JMH; {@code ... allocator-report
  * [--quick]} runs the {@link AllocatorBenchmark} matrix and writes its tables and charts; {@code ... soak
  * [--duration 10m]} runs the fault soak ({@link SoakRun}); {@code ... incast-sim [options]} simulates RoCE incast
- * and recommends a send window ({@link IncastSimCommand}); {@code ... serve
+ * and recommends a send window (the incast-sim module's {@link IncastSimCommand}, also {@code incast-sim.jar}); {@code ... serve
  * <scenario>} is the hand-started peer of an rdma-disni run ({@link ServeCommand}).
  */
 public final class PerfMain {

@@ -1,10 +1,10 @@
 package io.reactorrdma.perf;
 
-import io.reactorrdma.perf.cli.ExitStatus;
+import io.reactorrdma.tools.cli.ExitStatus;
 import io.reactorrdma.perf.cli.PerfOptions;
 import io.reactorrdma.perf.cli.PollMode;
 import io.reactorrdma.perf.cli.Transport;
-import io.reactorrdma.perf.cli.UsageException;
+import io.reactorrdma.tools.cli.UsageException;
 import io.reactorrdma.perf.report.ResultWriter;
 
 import org.junit.jupiter.api.Test;

@@ -1,13 +1,13 @@
 package io.reactorrdma.perf;
 
 import io.reactorrdma.engine.IdleStrategy;
-import io.reactorrdma.perf.cli.ExitStatus;
+import io.reactorrdma.tools.cli.ExitStatus;
 import io.reactorrdma.perf.cli.PerfOptions;
 import io.reactorrdma.perf.cli.PollMode;
 import io.reactorrdma.perf.cli.Scenario;
 import io.reactorrdma.perf.cli.Transport;
-import io.reactorrdma.perf.cli.UsageException;
-import io.reactorrdma.perf.echo.RdmaEchoResources;
+import io.reactorrdma.tools.cli.UsageException;
+import io.reactorrdma.perf.measure.RdmaEchoResources;
 
 import org.junit.jupiter.api.Test;
 

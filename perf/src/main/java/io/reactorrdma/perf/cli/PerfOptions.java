@@ -1,5 +1,7 @@
 package io.reactorrdma.perf.cli;
 
+import io.reactorrdma.tools.cli.UsageException;
+
 import io.reactorrdma.rsocket.recovery.ShardClient;
 
 import java.math.BigDecimal;

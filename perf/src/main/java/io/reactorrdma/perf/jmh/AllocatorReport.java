@@ -1,8 +1,8 @@
 package io.reactorrdma.perf.jmh;
 
-import io.reactorrdma.perf.cli.ExitStatus;
+import io.reactorrdma.tools.cli.ExitStatus;
 import io.reactorrdma.perf.cli.Log;
-import io.reactorrdma.perf.cli.UsageException;
+import io.reactorrdma.tools.cli.UsageException;
 import io.reactorrdma.perf.measure.HostLoad;
 
 import org.knowm.xchart.BitmapEncoder;

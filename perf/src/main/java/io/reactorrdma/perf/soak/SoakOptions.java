@@ -1,6 +1,6 @@
 package io.reactorrdma.perf.soak;
 
-import io.reactorrdma.perf.cli.UsageException;
+import io.reactorrdma.tools.cli.UsageException;
 
 import java.util.Locale;
 
