@@ -1,8 +1,6 @@
 package io.reactorrdma.perf;
 
 import io.reactorrdma.incast.cli.IncastSimCommand;
-import io.reactorrdma.perf.cli.PerfOptions;
-import io.reactorrdma.perf.cli.Transport;
 import io.reactorrdma.perf.jmh.AllocatorBenchmark;
 import io.reactorrdma.perf.jmh.AllocatorReport;
 import io.reactorrdma.perf.soak.SoakRun;
@@ -59,23 +57,8 @@ public final class PerfMain {
         return run(args, System.out);
     }
 
-    /** Runs the command line, the results to {@code out}; returns the exit status. */
+    /** Runs the command line, the results to {@code out}; returns the exit status (picocli's {@link ScenarioCommand}). */
     static int run(String[] args, PrintStream out) {
-        if (Arrays.asList(args).contains("--help") || Arrays.asList(args).contains("-h")) {
-            out.println(Usage.text());
-            return ExitStatus.OK;
-        }
-        PerfOptions o;
-        try {
-            o = PerfOptions.parse(args);
-            if (o.transports.stream().noneMatch(o.scenario::appliesTo)) {
-                throw new UsageException("none of the transports given applies to " + o.scenario.id() + "; it runs on "
-                        + o.scenario.transports().stream().map(Transport::id).reduce((a, b) -> a + ", " + b).orElse(""));
-            }
-        } catch (UsageException e) {
-            System.err.println("error: " + e.getMessage());
-            return ExitStatus.USAGE;
-        }
-        return ScenarioRounds.run(o, out) == 0 ? ExitStatus.OK : ExitStatus.FAILED;
+        return ScenarioCommand.commandLine(out, System.err).execute(args);
     }
 }

@@ -78,7 +78,7 @@ class RepeatOptionsTest {
             assertThatThrownBy(() -> parse("echo", "--repeat", bad)).as(bad).isInstanceOf(UsageException.class)
                     .hasMessageContaining("--repeat '" + bad + "'").hasMessageContaining("1..50");
         }
-        assertThatThrownBy(() -> parse("echo", "--repeat")).hasMessageContaining("--repeat needs a value");
+        assertThatThrownBy(() -> parse("echo", "--repeat")).hasMessageContaining("Missing required parameter for option '--repeat'");
         assertThat(PerfMain.run(new String[]{"echo", "--repeat", "51"})).isEqualTo(ExitStatus.USAGE);
     }
 
@@ -121,6 +121,6 @@ class RepeatOptionsTest {
 
     @Test
     void helpListsTheNewOptions() {
-        assertThat(Usage.text()).contains("--repeat N", "--baseline T", "back-off", "median", "cpu_x", "FILE-back-off.png");
+        assertThat(Usage.text()).contains("--repeat N", "--baseline=T", "back-off", "median", "cpu_x", "FILE-back-off.png");
     }
 }

@@ -24,7 +24,7 @@ import java.util.concurrent.Callable;
  * {@code java -jar incast-sim.jar [options]}: runs each arm of the sweep on the simulated fabric
  * ({@link TrainerFabric}), prints the table (or the CSV), draws the chart and prints the recommended send window last.
  */
-@Command(name = "incast-sim", sortOptions = false, usageHelpWidth = 120,
+@Command(name = "incast-sim", synopsisHeading = "", sortOptions = false, usageHelpWidth = 120,
         customSynopsis = {"usage: java -jar incast-sim.jar [options]",
                 "       java -jar reactor-rdma-perf.jar incast-sim [options]", ""},
         description = {

@@ -10,7 +10,7 @@ import io.reactorrdma.perf.measure.LoopRun;
 import io.reactorrdma.perf.measure.Outcome;
 import io.reactorrdma.perf.peer.ForkedPeer;
 import io.reactorrdma.perf.peer.InJvmEchoPeer;
-import io.reactorrdma.perf.peer.PeerSide;
+import io.reactorrdma.perf.measure.PeerSide;
 import io.reactorrdma.perf.report.Result;
 import reactor.netty.resources.LoopResources;
 

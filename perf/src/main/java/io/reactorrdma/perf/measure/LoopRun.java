@@ -3,7 +3,6 @@ package io.reactorrdma.perf.measure;
 import io.reactorrdma.perf.cli.PerfException;
 import io.reactorrdma.perf.cli.PerfOptions;
 import io.reactorrdma.perf.cli.Transport;
-import io.reactorrdma.perf.peer.PeerSide;
 import io.reactorrdma.perf.report.Result;
 
 import java.util.function.Supplier;

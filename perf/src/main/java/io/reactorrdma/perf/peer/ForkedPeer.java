@@ -4,6 +4,7 @@ import io.reactorrdma.perf.cli.Log;
 import io.reactorrdma.perf.cli.PerfException;
 import io.reactorrdma.perf.measure.CpuMeter;
 import io.reactorrdma.perf.measure.EngineMeters;
+import io.reactorrdma.perf.measure.PeerSide;
 import io.reactorrdma.tools.launch.ChildJvm;
 
 import java.io.BufferedReader;

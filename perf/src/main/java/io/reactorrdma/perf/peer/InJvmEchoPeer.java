@@ -3,6 +3,7 @@ package io.reactorrdma.perf.peer;
 import io.reactorrdma.perf.cli.PerfException;
 import io.reactorrdma.perf.measure.CpuMeter;
 import io.reactorrdma.perf.measure.EngineMeters;
+import io.reactorrdma.perf.measure.PeerSide;
 
 /**
  * A server end in this JVM (echo's or the RSocket scenarios' on rdma-loopback, RSocket's on

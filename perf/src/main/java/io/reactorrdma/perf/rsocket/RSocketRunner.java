@@ -15,7 +15,7 @@ import io.reactorrdma.perf.measure.Outcome;
 import io.reactorrdma.perf.measure.CpuMeter;
 import io.reactorrdma.perf.measure.EngineMeters;
 import io.reactorrdma.perf.peer.ForkedPeer;
-import io.reactorrdma.perf.peer.PeerSide;
+import io.reactorrdma.perf.measure.PeerSide;
 import io.reactorrdma.perf.report.Result;
 import io.rsocket.RSocket;
 

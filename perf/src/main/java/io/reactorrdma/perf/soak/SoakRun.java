@@ -55,7 +55,7 @@ public final class SoakRun {
     /** {@code soak [options]}: runs and prints the summary; 0 when nothing was violated, 1 otherwise, 2 on a usage error. */
     public static int main(String[] args, PrintStream out) {
         if (List.of(args).contains("--help") || List.of(args).contains("-h")) {
-            out.println(SoakOptions.help());
+            out.print(SoakOptions.help());
             return ExitStatus.OK;
         }
         SoakOptions o;

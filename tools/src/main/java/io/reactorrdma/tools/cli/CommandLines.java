@@ -35,6 +35,28 @@ public final class CommandLines {
         return cl;
     }
 
+    /**
+     * Parses {@code args} into the options object of {@code cl} without running anything, for a main that goes on by
+     * itself: null when it should go on; otherwise the exit status, after printing the usage ({@code --help}:
+     * {@link ExitStatus#OK}) or {@code error: } with what is wrong and the usage ({@link ExitStatus#USAGE}).
+     */
+    public static Integer parse(CommandLine cl, String... args) {
+        try {
+            cl.parseArgs(args);
+        } catch (CommandLine.ParameterException e) {
+            cl.getErr().println("error: " + message(e));
+            cl.getErr().print(cl.getUsageMessage());
+            cl.getErr().flush();
+            return ExitStatus.USAGE;
+        }
+        if (cl.isUsageHelpRequested()) {
+            cl.getOut().print(cl.getUsageMessage());
+            cl.getOut().flush();
+            return ExitStatus.OK;
+        }
+        return null;
+    }
+
     /** Parses {@code args} into {@code command} and runs it; returns the exit status. */
     public static int execute(Object command, String[] args, PrintStream out, PrintStream err) {
         return of(command, out, err).execute(args);

@@ -65,6 +65,18 @@ class CommandLinesTest {
     }
 
     @Test
+    void parseAloneSaysWhetherToGoOn() {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8);
+        Try t = new Try();
+        assertThat(CommandLines.parse(CommandLines.of(t, e, e), "--count", "4")).isNull();
+        assertThat(t.count).isEqualTo(4);
+        assertThat(CommandLines.parse(CommandLines.of(new Try(), e, e), "--help")).isEqualTo(ExitStatus.OK);
+        assertThat(CommandLines.parse(CommandLines.of(new Try(), e, e), "--mode", "sometimes")).isEqualTo(ExitStatus.USAGE);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("error: Invalid value for option '--mode'", "Usage: try");
+    }
+
+    @Test
     void theLastValueWinsEnumsInAnyCaseAndTheCommandsStatus() {
         Try t = new Try();
         assertThat(run(t, "--count", "2", "--count=3", "--mode", "block").status()).isEqualTo(ExitStatus.FAILED);

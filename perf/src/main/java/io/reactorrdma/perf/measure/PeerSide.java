@@ -1,6 +1,4 @@
-package io.reactorrdma.perf.peer;
-
-import io.reactorrdma.perf.measure.EngineMeters;
+package io.reactorrdma.perf.measure;
 
 import java.time.Duration;
 
