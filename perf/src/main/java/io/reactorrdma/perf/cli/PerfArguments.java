@@ -99,9 +99,10 @@ public final class PerfArguments {
             "LoadbalanceRSocketClient per shard (round robin; no timeouts, retries or hedging)"})
     FanoutClient client;
 
+    /** {@code on} or {@code off} (a string: picocli reads a boolean option's value itself). */
     @Option(names = "--hedging", paramLabel = "on|off", order = 13, converter = PerfConverters.Hedging.class,
             description = "fanout, --client shard: hedge slow sub-requests (default on)")
-    Boolean hedging;
+    String hedging;
 
     @Option(names = "--hedge-quantile", paramLabel = "Q", order = 14, converter = PerfConverters.HedgeQuantile.class, description = {
             "fanout, hedging on: hedge a sub-request once it outlasts the shard's Q quantile",

@@ -103,10 +103,10 @@ final class PerfConverters {
         }
     }
 
-    static final class Hedging implements ITypeConverter<Boolean> {
+    static final class Hedging implements ITypeConverter<String> {
         @Override
-        public Boolean convert(String value) {
-            return PerfOptions.parseOnOff("--hedging", value);
+        public String convert(String value) {
+            return PerfOptions.parseOnOff("--hedging", value) ? "on" : "off";
         }
     }
 

@@ -174,7 +174,7 @@ public final class PerfOptions {
         int replicas = a.replicas != null ? a.replicas : DEFAULT_REPLICAS;
         long slowMillis = a.slowReplicaMillis != null ? a.slowReplicaMillis : 0;
         FanoutClient fanoutClient = a.client != null ? a.client : FanoutClient.SHARD;
-        Boolean hedging = a.hedging;
+        Boolean hedging = a.hedging == null ? null : a.hedging.equals("on");
         Double hedgeQuantile = a.hedgeQuantile;
         if (fanoutClient == FanoutClient.PLAIN && Boolean.TRUE.equals(hedging)) {
             throw new UsageException("--hedging on needs --client shard: the plain client (RSocket's load balancer) does not hedge");
