@@ -1,13 +1,11 @@
 package io.reactorrdma.perf;
 
-import io.reactorrdma.perf.cli.ExitStatus;
-import io.reactorrdma.perf.cli.PerfOptions;
-import io.reactorrdma.perf.cli.Transport;
-import io.reactorrdma.perf.cli.UsageException;
-import io.reactorrdma.perf.incast.cli.IncastSimCommand;
+import io.reactorrdma.incast.cli.IncastSimCommand;
 import io.reactorrdma.perf.jmh.AllocatorBenchmark;
 import io.reactorrdma.perf.jmh.AllocatorReport;
 import io.reactorrdma.perf.soak.SoakRun;
+import io.reactorrdma.tools.cli.ExitStatus;
+import io.reactorrdma.tools.cli.UsageException;
 
 import java.io.PrintStream;
 import java.util.Arrays;
@@ -17,7 +15,7 @@ import java.util.Arrays;
  * asked for and prints a line per transport; {@code ... jmh <args>} runs JMH; {@code ... allocator-report
  * [--quick]} runs the {@link AllocatorBenchmark} matrix and writes its tables and charts; {@code ... soak
  * [--duration 10m]} runs the fault soak ({@link SoakRun}); {@code ... incast-sim [options]} simulates RoCE incast
- * and recommends a send window ({@link IncastSimCommand}); {@code ... serve
+ * and recommends a send window (the incast-sim module's {@link IncastSimCommand}, also {@code incast-sim.jar}); {@code ... serve
  * <scenario>} is the hand-started peer of an rdma-disni run ({@link ServeCommand}).
  */
 public final class PerfMain {
@@ -59,23 +57,8 @@ public final class PerfMain {
         return run(args, System.out);
     }
 
-    /** Runs the command line, the results to {@code out}; returns the exit status. */
+    /** Runs the command line, the results to {@code out}; returns the exit status (picocli's {@link ScenarioCommand}). */
     static int run(String[] args, PrintStream out) {
-        if (Arrays.asList(args).contains("--help") || Arrays.asList(args).contains("-h")) {
-            out.println(Usage.text());
-            return ExitStatus.OK;
-        }
-        PerfOptions o;
-        try {
-            o = PerfOptions.parse(args);
-            if (o.transports.stream().noneMatch(o.scenario::appliesTo)) {
-                throw new UsageException("none of the transports given applies to " + o.scenario.id() + "; it runs on "
-                        + o.scenario.transports().stream().map(Transport::id).reduce((a, b) -> a + ", " + b).orElse(""));
-            }
-        } catch (UsageException e) {
-            System.err.println("error: " + e.getMessage());
-            return ExitStatus.USAGE;
-        }
-        return ScenarioRounds.run(o, out) == 0 ? ExitStatus.OK : ExitStatus.FAILED;
+        return ScenarioCommand.commandLine(out, System.err).execute(args);
     }
 }

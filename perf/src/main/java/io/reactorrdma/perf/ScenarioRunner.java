@@ -14,7 +14,7 @@ import io.reactorrdma.perf.floor.ShmFloorClient;
 import io.reactorrdma.perf.measure.CpuMeter;
 import io.reactorrdma.perf.peer.ForkedPeer;
 import io.reactorrdma.perf.peer.InJvmPeer;
-import io.reactorrdma.perf.peer.PeerSide;
+import io.reactorrdma.perf.measure.PeerSide;
 import io.reactorrdma.perf.peer.RemotePeer;
 import io.reactorrdma.perf.peer.ServerTask;
 import io.reactorrdma.perf.report.Result;

@@ -1,18 +1,28 @@
 package io.reactorrdma.perf;
 
-import io.reactorrdma.perf.cli.PerfOptions;
 import io.reactorrdma.perf.report.ResultWriter;
 import io.reactorrdma.perf.rsocket.StreamLoop;
-import io.reactorrdma.rsocket.shard.ShardClient;
 
-/** The {@code --help} text of the scenario runs: every scenario, transport and option, the CSV columns, the exit statuses. */
+import java.io.OutputStream;
+import java.io.PrintStream;
+
+/**
+ * The {@code --help} text of the scenario runs: every scenario and transport, the options (their descriptions are
+ * {@code PerfArguments}' annotations), the CSV columns, the exit statuses.
+ */
 final class Usage {
 
     private Usage() {
     }
 
-    /** The text of {@code --help}. */
+    /** The text of {@code --help}: {@link #head()}, the options as picocli lists them, {@link #tail()}. */
     static String text() {
+        return ScenarioCommand.commandLine(new PrintStream(OutputStream.nullOutputStream()),
+                new PrintStream(OutputStream.nullOutputStream())).getUsageMessage();
+    }
+
+    /** What {@code --help} prints before the options: the command lines and the scenarios. */
+    static String head() {
         return String.join(System.lineSeparator(),
                 "reactor-rdma perf: perftest-style benchmarks of the verbs layer, echo through the Reactor API, and RSocket",
                 "",
@@ -21,7 +31,8 @@ final class Usage {
                 "       java -jar reactor-rdma-perf.jar allocator-report [--quick] (allocator benchmark matrix; --help for its options)",
                 "       java -jar reactor-rdma-perf.jar soak [--duration 10m] [--connections 16] [--seed N] (fault soak over shm; soak --help)",
                 "       java -jar reactor-rdma-perf.jar incast-sim [--trainers 346 --servers 124 --window 64k,off ...] (RoCE incast",
-                "                                      simulation and the send window to configure; incast-sim --help)",
+                "                                      simulation and the send window to configure, as java -jar incast-sim.jar;",
+                "                                      incast-sim --help)",
                 "",
                 "scenarios:",
                 "  send-lat   SEND/RECV ping-pong; reports the round-trip time (not half of it). Default size 8 bytes.",
@@ -43,68 +54,12 @@ final class Usage {
                 "             sub-request's size is drawn from a KB-to-MB mix: 4k 40%, 16k 25%, 64k 20%, 256k 10%, 1m 5%",
                 "             (mean 95.2 KiB); the replica echoes it. Reports the whole fan-out's time (first send to last",
                 "             answer), fan-outs as ops, CPU per fan-out of this process and of all server JVMs together.",
-                "",
-                "options:",
-                "  --transports LIST  comma list of:",
-                "                       rdma-shm       soft RDMA provider over /dev/shm; the peer is a forked process",
-                "                       rdma-loopback  soft RDMA provider, both ends in this JVM (peer on a thread)",
-                "                       shm-floor      send-lat floor: two processes ping-pong a counter in a mapped file",
-                "                                      under /dev/shm (always spins)",
-                "                       memcpy         write-bw floor: one thread copying --size bytes between direct buffers",
-                "                       tcp            echo: Reactor Netty TcpServer/TcpClient on 127.0.0.1, 4-byte length",
-                "                                      prefix per message; rsocket-*: RSocket's TcpClientTransport/TcpServerTransport;",
-                "                                      the server is a forked process (--poll does not apply)",
-                "                       local          rsocket-*: RSocket's in-JVM Local transport, the floor of RSocket's own",
-                "                                      overhead (--poll does not apply)",
-                "                       rdma-disni     RDMA hardware (RoCE/InfiniBand) through DiSNI; the peer runs on the host",
-                "                                      given by --peer, started there by hand (serve below). Only when asked for;",
-                "                                      send-lat and write-bw only (serve has no echo or rsocket peer).",
-                "                     default: all that apply (send-lat: rdma-shm,rdma-loopback,shm-floor;",
-                "                     write-bw: rdma-shm,rdma-loopback,memcpy; echo: rdma-shm,rdma-loopback,tcp;",
-                "                     rsocket-rr, rsocket-stream: rdma-shm,rdma-loopback,tcp,local; fanout: rdma-shm,tcp).",
-                "                     Ones that do not apply are skipped with a note.",
-                "  --size BYTES       message size; suffixes k, m, g are binary (1m = 1048576). 1 byte .. 1g (not fanout)",
-                "  --duration SECS    measured phase, default 5 (fractions allowed)",
-                "  --warmup SECS      warm-up phase before it, default 2 (0 for none)",
-                "  --poll LIST        comma list of back-off, spin, block; the scenario runs once per mode, in that order",
-                "                     (--poll back-off,spin,block: the library's default first). echo, rsocket-*, fanout: both",
-                "                     ends' RdmaResources idle BACK_OFF (back-off: the library's default, and this option's;",
-                "                     spins some tens of µs while recent spins found work soon, then sleeps on completion",
-                "                     notification; sleeps almost at once while they did not), BUSY_SPIN (spin) or",
-                "                     BLOCK (block). send-lat, write-bw poll the completion queue by hand: spin (default)",
-                "                     busy-polls, block arms it and sleeps until a completion event, both ends of send-lat",
-                "                     and the write-bw client; back-off is refused there (it is the engine's policy).",
-                "  --repeat N         run the transports interleaved N times per poll mode (t1,t2,t1,t2,...), 1.." + PerfOptions.MAX_REPEAT
-                        + ", default " + PerfOptions.DEFAULT_REPEAT + ";",
-                "                     with N > 1, after each mode's runs: each transport's median of every column over its",
-                "                     runs, and the median over the runs of its per-run ratio to the baseline (same round)",
-                "  --baseline T       the transport the ratios are against; default tcp (echo, rsocket-*, fanout), shm-floor",
-                "                     (send-lat), memcpy (write-bw) when it runs, else the first transport that runs",
-                "  --connections N    echo, rsocket-*: N concurrent connections, each its own closed loop (or stream); fanout:",
-                "                     N concurrent callers, each a closed loop of fan-outs;",
-                "                     default 1, at most " + PerfOptions.MAX_CONNECTIONS,
-                "  --shards N         fanout: shards each request goes to, default " + PerfOptions.DEFAULT_SHARDS + ", at most " + PerfOptions.MAX_SHARDS,
-                "  --replicas N       fanout: replicas per shard (= server JVMs), default " + PerfOptions.DEFAULT_REPLICAS + ", at most "
-                        + PerfOptions.MAX_REPLICAS,
-                "  --slow-replica MS  fanout: replica 0 of shard 0 holds each answer MS milliseconds (default: none)",
-                "  --client shard|plain  fanout: shard (default): the recovery layer's ShardClient per shard + FanOut,",
-                "                     prints hedges sent/won and the extra-request fraction; plain: RSocket's",
-                "                     LoadbalanceRSocketClient per shard (round robin; no timeouts, retries or hedging)",
-                "  --hedging on|off   fanout, --client shard: hedge slow sub-requests (default on)",
-                "  --hedge-quantile Q fanout, hedging on: hedge a sub-request once it outlasts the shard's Q quantile",
-                "                     of latency, 0 < Q < 1 (default " + ShardClient.DEFAULT_HEDGE_QUANTILE + "; hedges stay capped at "
-                        + Math.round(ShardClient.DEFAULT_HEDGE_FRACTION * 100) + " % of calls)",
-                "  --peer HOST[:PORT] rdma-disni's peer: the RDMA interface address of a host running",
-                "                       java --add-exports java.base/sun.nio.ch=ALL-UNNAMED -Djava.library.path=/usr/local/lib \\",
-                "                         -jar reactor-rdma-perf.jar serve <scenario> --host <its RDMA IPv4> [--size BYTES] [--poll MODE]",
-                "                     (one run per start; same --size on both sides; default port " + PerfOptions.DEFAULT_PEER_PORT + ")",
-                "  --chart FILE.png   after the run, draw the latency distributions of every transport measured (one line",
-                "                     each, round trip against percentile, log scales) into FILE.png; with --repeat, each",
-                "                     transport's median run (the run whose p50 is the median p50; of an even count the lower);",
-                "                     with several poll modes one file per mode, FILE-back-off.png, FILE-spin.png, ...",
-                "  --csv              standard output holds only CSV, one line per run (and per median); logs and a",
-                "                     readable copy of the table go to standard error",
-                "  --help, -h         this text",
+                "") + System.lineSeparator();
+    }
+
+    /** What {@code --help} prints after the options: the CSV columns, the properties, the exit statuses. */
+    static String tail() {
+        return String.join(System.lineSeparator(),
                 "",
                 "CSV columns: " + ResultWriter.CSV_HEADER,
                 "  latencies in microseconds from an HdrHistogram of nanoseconds; empty where a figure does not apply.",
@@ -122,6 +77,6 @@ final class Usage {
                 "  mib_per_s = sub-request bytes per second (each crosses once each way), server = all server JVMs.",
                 "",
                 "system properties reactor.rdma.* are passed on to forked peers.",
-                "exit status: 0 all ran, 1 a transport failed, 2 bad command line.");
+                "exit status: 0 all ran, 1 a transport failed, 2 bad command line.") + System.lineSeparator();
     }
 }

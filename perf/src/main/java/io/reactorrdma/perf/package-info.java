@@ -22,12 +22,14 @@
  * <p>This package holds the entry points: {@link io.reactorrdma.perf.PerfMain} (the jar's main),
  * {@link io.reactorrdma.perf.PeerMain} (the forked peer's main), {@link io.reactorrdma.perf.ScenarioRunner} (sets a
  * transport up and runs a scenario on it), {@code ScenarioRounds} (the poll modes and {@code --repeat} rounds of one
- * invocation), {@code Usage} (the help text) and {@code ServeCommand}. Below them, by
+ * invocation), {@code ScenarioCommand} (a scenario run's picocli command), {@code Usage} (the help text around its
+ * options) and {@code ServeCommand}; the {@code incast-sim} command is the incast-sim module's. Below them, by
  * concern: the scenarios ({@link io.reactorrdma.perf.verbs}, {@link io.reactorrdma.perf.echo},
  * {@link io.reactorrdma.perf.rsocket}, {@link io.reactorrdma.perf.soak}, {@link io.reactorrdma.perf.fanout}), the floors ({@link io.reactorrdma.perf.floor}),
  * JMH ({@link io.reactorrdma.perf.jmh}), the peers ({@link io.reactorrdma.perf.peer}), measuring
  * ({@link io.reactorrdma.perf.measure}), reports ({@link io.reactorrdma.perf.report}) and the command line's options
  * and names ({@link io.reactorrdma.perf.cli}). Packages depend only downwards in that order; no scenario sees another
- * except that the RSocket scenarios reuse echo's closed loops and the shm floor send-lat's stall bound.
+ * except that the shm floor reuses send-lat's stall bound (the closed loops echo and the RSocket scenarios share are
+ * in {@link io.reactorrdma.perf.measure}).
  */
 package io.reactorrdma.perf;

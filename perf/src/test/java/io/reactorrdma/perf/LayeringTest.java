@@ -7,7 +7,10 @@ import com.tngtech.archunit.lang.ArchRule;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
-/** The layering of the perf tools (README, "Layering"). */
+/**
+ * The layering of the perf tools (README, "Layering"). The incast simulator is a module of its own
+ * (incast-sim) whose only project dependencies are backpressure and tools: its build keeps it off the transport.
+ */
 @AnalyzeClasses(packages = "io.reactorrdma.perf", importOptions = ImportOption.DoNotIncludeTests.class)
 class LayeringTest {
 
@@ -15,27 +18,12 @@ class LayeringTest {
             "io.reactorrdma.perf.fanout..", "io.reactorrdma.perf.soak..", "io.reactorrdma.perf.floor.."};
     static final String[] SUPPORT = {"io.reactorrdma.perf.cli..", "io.reactorrdma.perf.measure..", "io.reactorrdma.perf.report..",
             "io.reactorrdma.perf.peer.."};
-    static final String INCAST = "io.reactorrdma.perf.incast..";
 
     @ArchTest
     static final ArchRule perfMeasuresWhatUsersGet = noClasses().that().resideInAPackage("io.reactorrdma.perf..")
             .should().dependOnClassesThat().resideInAnyPackage("io.reactorrdma.engine..", "io.reactorrdma.verbs.disni..")
             .because("the benchmarks measure what an application gets, through the public API and the verbs SPI, "
                     + "never the engine's insides");
-
-    @ArchTest
-    static final ArchRule theSimulatorModelsItDoesNotDriveTheTransport = noClasses().that().resideInAPackage(INCAST)
-            .should().dependOnClassesThat().resideInAnyPackage("io.reactorrdma", "io.reactorrdma.engine..", "io.reactorrdma.verbs..",
-                    "io.reactorrdma.memory..", "io.reactorrdma.rsocket..")
-            .allowEmptyShould(true)
-            .because("the incast simulator models the fabric and the send window (backpressure, the engine's settings); "
-                    + "it does not drive the transport");
-
-    @ArchTest
-    static final ArchRule theSimulatorIsStandalone = noClasses().that().resideInAPackage(INCAST)
-            .should().dependOnClassesThat().resideInAnyPackage(SCENARIOS)
-            .allowEmptyShould(true)
-            .because("the simulator runs on its own, without the end-to-end scenarios");
 
     @ArchTest
     static final ArchRule scenariosDoNotKnowTheDispatcher = noClasses().that().resideInAnyPackage(SCENARIOS)

@@ -1,10 +1,10 @@
 package io.reactorrdma.perf;
 
-import io.reactorrdma.perf.cli.ExitStatus;
+import io.reactorrdma.tools.cli.ExitStatus;
 import io.reactorrdma.perf.cli.PerfOptions;
 import io.reactorrdma.perf.cli.PollMode;
 import io.reactorrdma.perf.cli.Transport;
-import io.reactorrdma.perf.cli.UsageException;
+import io.reactorrdma.tools.cli.UsageException;
 import io.reactorrdma.perf.report.ResultWriter;
 
 import org.junit.jupiter.api.Test;
@@ -77,8 +77,8 @@ class PerfOptionsTest {
                 .hasMessageContaining("unknown transport 'udp'").hasMessageContaining("rdma-shm");
         assertThatThrownBy(() -> PerfOptions.parse(new String[]{"send-lat", "--poll", "busy"})).hasMessageContaining("spin or block");
         assertThatThrownBy(() -> PerfOptions.parse(new String[]{"send-lat", "--duration", "0"})).hasMessageContaining("--duration");
-        assertThatThrownBy(() -> PerfOptions.parse(new String[]{"send-lat", "--size"})).hasMessageContaining("needs a value");
-        assertThatThrownBy(() -> PerfOptions.parse(new String[]{"send-lat", "--verbose"})).hasMessageContaining("unknown option");
+        assertThatThrownBy(() -> PerfOptions.parse(new String[]{"send-lat", "--size"})).hasMessageContaining("Missing required parameter for option '--size'");
+        assertThatThrownBy(() -> PerfOptions.parse(new String[]{"send-lat", "--verbose"})).hasMessageContaining("Unknown option: '--verbose'");
     }
 
     @Test

@@ -1,11 +1,11 @@
 package io.reactorrdma.perf;
 
-import io.reactorrdma.perf.cli.ExitStatus;
+import io.reactorrdma.tools.cli.ExitStatus;
 import io.reactorrdma.perf.cli.PerfOptions;
 import io.reactorrdma.perf.cli.PollMode;
 import io.reactorrdma.perf.cli.Scenario;
 import io.reactorrdma.perf.cli.Transport;
-import io.reactorrdma.perf.cli.UsageException;
+import io.reactorrdma.tools.cli.UsageException;
 
 import org.junit.jupiter.api.Test;
 

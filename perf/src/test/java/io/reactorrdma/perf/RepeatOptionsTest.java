@@ -1,13 +1,13 @@
 package io.reactorrdma.perf;
 
 import io.reactorrdma.config.IdleStrategy;
-import io.reactorrdma.perf.cli.ExitStatus;
+import io.reactorrdma.tools.cli.ExitStatus;
 import io.reactorrdma.perf.cli.PerfOptions;
 import io.reactorrdma.perf.cli.PollMode;
 import io.reactorrdma.perf.cli.Scenario;
 import io.reactorrdma.perf.cli.Transport;
-import io.reactorrdma.perf.cli.UsageException;
-import io.reactorrdma.perf.echo.RdmaEchoResources;
+import io.reactorrdma.tools.cli.UsageException;
+import io.reactorrdma.perf.measure.RdmaEchoResources;
 
 import org.junit.jupiter.api.Test;
 
@@ -78,7 +78,7 @@ class RepeatOptionsTest {
             assertThatThrownBy(() -> parse("echo", "--repeat", bad)).as(bad).isInstanceOf(UsageException.class)
                     .hasMessageContaining("--repeat '" + bad + "'").hasMessageContaining("1..50");
         }
-        assertThatThrownBy(() -> parse("echo", "--repeat")).hasMessageContaining("--repeat needs a value");
+        assertThatThrownBy(() -> parse("echo", "--repeat")).hasMessageContaining("Missing required parameter for option '--repeat'");
         assertThat(PerfMain.run(new String[]{"echo", "--repeat", "51"})).isEqualTo(ExitStatus.USAGE);
     }
 
@@ -121,6 +121,6 @@ class RepeatOptionsTest {
 
     @Test
     void helpListsTheNewOptions() {
-        assertThat(Usage.text()).contains("--repeat N", "--baseline T", "back-off", "median", "cpu_x", "FILE-back-off.png");
+        assertThat(Usage.text()).contains("--repeat N", "--baseline=T", "back-off", "median", "cpu_x", "FILE-back-off.png");
     }
 }

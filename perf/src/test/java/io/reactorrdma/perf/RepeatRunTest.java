@@ -1,6 +1,6 @@
 package io.reactorrdma.perf;
 
-import io.reactorrdma.perf.cli.ExitStatus;
+import io.reactorrdma.tools.cli.ExitStatus;
 import io.reactorrdma.perf.report.Figure;
 import io.reactorrdma.perf.report.ResultWriter;
 

@@ -1,5 +1,7 @@
 package io.reactorrdma.perf.cli;
 
+import io.reactorrdma.tools.cli.UsageException;
+
 /** fanout's {@code --client}: how the client reaches each shard's replicas. */
 public enum FanoutClient {
     /** The recovery layer's ShardClient per shard and its FanOut helper: weighted balancing, retries, hedging (the default). */

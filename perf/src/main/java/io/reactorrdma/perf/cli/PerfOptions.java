@@ -1,6 +1,9 @@
 package io.reactorrdma.perf.cli;
 
 import io.reactorrdma.rsocket.shard.ShardClient;
+import io.reactorrdma.tools.cli.CommandLines;
+import io.reactorrdma.tools.cli.UsageException;
+import picocli.CommandLine;
 
 import java.math.BigDecimal;
 import java.nio.file.Path;
@@ -8,7 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
-/** The parsed command line of a scenario run. Immutable. */
+/** The parsed command line of a scenario run ({@link PerfArguments} as picocli read it, checked together). Immutable. */
 public final class PerfOptions {
 
     /** Largest message and region: the soft provider's limit (1 GiB). */
@@ -119,133 +122,60 @@ public final class PerfOptions {
     }
 
     /**
-     * Parses {@code <scenario> [options]}; options as {@code --name value} or {@code --name=value}.
+     * Parses {@code <scenario> [options]} with picocli ({@link PerfArguments}); options as {@code --name value} or
+     * {@code --name=value}.
      *
      * @throws UsageException saying what is wrong
      */
     public static PerfOptions parse(String[] args) {
-        if (args.length == 0) {
+        PerfArguments a = new PerfArguments();
+        try {
+            CommandLines.of(a, System.out, System.err).parseArgs(args);
+        } catch (CommandLine.ParameterException e) {
+            throw new UsageException(CommandLines.message(e));
+        }
+        return from(a);
+    }
+
+    /**
+     * The options of {@code a}, checked together, with the defaults for those not given.
+     *
+     * @throws UsageException saying what is wrong
+     */
+    public static PerfOptions from(PerfArguments a) {
+        if (a.scenario == null) {
             throw new UsageException("no scenario given; use one of " + Scenario.ids() + " (or --help)");
         }
-        Scenario scenario = Scenario.parse(args[0]);
-        List<Transport> transports = null;
-        Integer size = null;
-        double duration = 5;
-        double warmup = 2;
-        List<PollMode> polls = List.of(scenario.defaultPoll());
-        int repeat = DEFAULT_REPEAT;
-        Transport baseline = null;
-        boolean csv = false;
-        int connections = 1;
-        String peer = null;
-        Path chart = null;
-        int shards = DEFAULT_SHARDS;
-        int replicas = DEFAULT_REPLICAS;
-        long slowMillis = 0;
-        FanoutClient fanoutClient = FanoutClient.SHARD;
-        Boolean hedging = null;
-        Double hedgeQuantile = null;
-        for (int i = 1; i < args.length; i++) {
-            String arg = args[i];
-            String name = arg;
-            String value = null;
-            int eq = arg.indexOf('=');
-            if (arg.startsWith("--") && eq > 0) {
-                name = arg.substring(0, eq);
-                value = arg.substring(eq + 1);
-            }
-            switch (name) {
-                case "--csv":
-                    if (value != null) throw new UsageException("--csv takes no value");
-                    csv = true;
-                    continue;
-                case "--size":
-                case "--duration":
-                case "--warmup":
-                case "--poll":
-                case "--transports":
-                case "--connections":
-                case "--peer":
-                case "--chart":
-                case "--repeat":
-                case "--baseline":
-                    break;
-                case "--shards":
-                case "--replicas":
-                case "--slow-replica":
-                case "--client":
-                case "--hedging":
-                case "--hedge-quantile":
-                    if (scenario != Scenario.FANOUT) {
-                        throw new UsageException(name + " applies to fanout only");
-                    }
-                    break;
-                default:
-                    throw new UsageException("unknown option '" + arg + "'; see --help");
-            }
-            if (value == null) {
-                if (i + 1 >= args.length) {
-                    throw new UsageException(name + " needs a value; see --help");
-                }
-                value = args[++i];
-            }
-            switch (name) {
-                case "--size":
-                    if (!scenario.takesSize()) {
-                        throw new UsageException("--size does not apply to " + scenario.id() + ": its sizes come from a mix (see --help)");
-                    }
-                    size = parseSize(value);
-                    break;
-                case "--duration":
-                    duration = parseSeconds(name, value, false);
-                    break;
-                case "--warmup":
-                    warmup = parseSeconds(name, value, true);
-                    break;
-                case "--poll":
-                    polls = PollMode.parseList(value);
-                    break;
-                case "--repeat":
-                    repeat = parseRepeat(value);
-                    break;
-                case "--baseline":
-                    baseline = Transport.parse(value.trim().toLowerCase(Locale.ROOT));
-                    break;
-                case "--connections":
-                    connections = parseConnections(scenario, value);
-                    break;
-                case "--shards":
-                    shards = parseCount(name, value, MAX_SHARDS);
-                    break;
-                case "--replicas":
-                    replicas = parseCount(name, value, MAX_REPLICAS);
-                    break;
-                case "--slow-replica":
-                    slowMillis = parseCount(name, value, 60_000);
-                    break;
-                case "--client":
-                    fanoutClient = FanoutClient.parse(value.trim().toLowerCase(Locale.ROOT));
-                    break;
-                case "--hedging":
-                    hedging = parseOnOff(name, value);
-                    break;
-                case "--hedge-quantile":
-                    hedgeQuantile = parseQuantile(name, value);
-                    break;
-                case "--peer":
-                    peer = value.trim();
-                    break;
-                case "--chart":
-                    if (!value.toLowerCase(Locale.ROOT).endsWith(".png")) {
-                        throw new UsageException("bad --chart '" + value + "': give a file name ending in .png");
-                    }
-                    chart = Path.of(value);
-                    break;
-                default:
-                    transports = parseTransports(value);
-                    break;
-            }
+        Scenario scenario = a.scenario;
+        String fanoutOnly = a.shards != null ? "--shards" : a.replicas != null ? "--replicas"
+                : a.slowReplicaMillis != null ? "--slow-replica" : a.client != null ? "--client"
+                : a.hedging != null ? "--hedging" : a.hedgeQuantile != null ? "--hedge-quantile" : null;
+        if (fanoutOnly != null && scenario != Scenario.FANOUT) {
+            throw new UsageException(fanoutOnly + " applies to fanout only");
         }
+        if (a.size != null && !scenario.takesSize()) {
+            throw new UsageException("--size does not apply to " + scenario.id() + ": its sizes come from a mix (see --help)");
+        }
+        if (a.connections != null && !scenario.takesConnections()) {
+            throw new UsageException("--connections applies to echo, rsocket-rr, rsocket-stream and fanout only; " + scenario.id() + " runs one connection");
+        }
+        List<Transport> transports = a.transports;
+        Integer size = a.size;
+        double duration = a.duration != null ? a.duration : 5;
+        double warmup = a.warmup != null ? a.warmup : 2;
+        List<PollMode> polls = a.polls != null ? a.polls : List.of(scenario.defaultPoll());
+        int repeat = a.repeat != null ? a.repeat : DEFAULT_REPEAT;
+        Transport baseline = a.baseline;
+        boolean csv = a.csv;
+        int connections = a.connections != null ? a.connections : 1;
+        String peer = a.peer != null ? a.peer.trim() : null;
+        Path chart = a.chart;
+        int shards = a.shards != null ? a.shards : DEFAULT_SHARDS;
+        int replicas = a.replicas != null ? a.replicas : DEFAULT_REPLICAS;
+        long slowMillis = a.slowReplicaMillis != null ? a.slowReplicaMillis : 0;
+        FanoutClient fanoutClient = a.client != null ? a.client : FanoutClient.SHARD;
+        Boolean hedging = a.hedging == null ? null : a.hedging.equals("on");
+        Double hedgeQuantile = a.hedgeQuantile;
         if (fanoutClient == FanoutClient.PLAIN && Boolean.TRUE.equals(hedging)) {
             throw new UsageException("--hedging on needs --client shard: the plain client (RSocket's load balancer) does not hedge");
         }
@@ -305,7 +235,7 @@ public final class PerfOptions {
     }
 
     /** A whole number 1..max ({@code --slow-replica}: milliseconds). */
-    private static int parseCount(String name, String s, int max) {
+    static int parseCount(String name, String s, int max) {
         int n;
         try {
             n = Integer.parseInt(s.trim());
@@ -318,7 +248,7 @@ public final class PerfOptions {
         return n;
     }
 
-    private static int parseRepeat(String s) {
+    static int parseRepeat(String s) {
         int n;
         try {
             n = Integer.parseInt(s.trim());
@@ -332,7 +262,7 @@ public final class PerfOptions {
     }
 
     /** A quantile strictly between 0 and 1, e.g. 0.95. */
-    private static double parseQuantile(String name, String s) {
+    static double parseQuantile(String name, String s) {
         double q;
         try {
             q = Double.parseDouble(s.trim());
@@ -345,7 +275,7 @@ public final class PerfOptions {
         return q;
     }
 
-    private static boolean parseOnOff(String name, String s) {
+    static boolean parseOnOff(String name, String s) {
         switch (s.trim().toLowerCase(Locale.ROOT)) {
             case "on":
                 return true;
@@ -356,10 +286,7 @@ public final class PerfOptions {
         }
     }
 
-    private static int parseConnections(Scenario scenario, String s) {
-        if (!scenario.takesConnections()) {
-            throw new UsageException("--connections applies to echo, rsocket-rr, rsocket-stream and fanout only; " + scenario.id() + " runs one connection");
-        }
+    static int parseConnections(String s) {
         int n;
         try {
             n = Integer.parseInt(s.trim());
@@ -398,7 +325,7 @@ public final class PerfOptions {
         return (int) (n * unit);
     }
 
-    private static double parseSeconds(String name, String s, boolean zeroAllowed) {
+    static double parseSeconds(String name, String s, boolean zeroAllowed) {
         double d;
         try {
             d = Double.parseDouble(s.trim());
@@ -412,7 +339,7 @@ public final class PerfOptions {
         return d;
     }
 
-    private static List<Transport> parseTransports(String s) {
+    static List<Transport> parseTransports(String s) {
         List<Transport> list = new ArrayList<>();
         for (String part : s.split(",")) {
             String p = part.trim().toLowerCase(Locale.ROOT);

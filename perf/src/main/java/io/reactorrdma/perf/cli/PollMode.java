@@ -1,5 +1,7 @@
 package io.reactorrdma.perf.cli;
 
+import io.reactorrdma.tools.cli.UsageException;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

@@ -1,5 +1,7 @@
 package io.reactorrdma.perf.cli;
 
+import io.reactorrdma.tools.cli.UsageException;
+
 import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Collectors;

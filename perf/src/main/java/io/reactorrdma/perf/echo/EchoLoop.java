@@ -2,7 +2,9 @@ package io.reactorrdma.perf.echo;
 
 import io.netty.buffer.ByteBuf;
 import io.reactorrdma.perf.cli.PerfException;
+import io.reactorrdma.perf.measure.EchoLoops;
 import io.reactorrdma.perf.measure.Latencies;
+import io.reactorrdma.perf.measure.MeasuredLoop;
 import io.reactorrdma.perf.measure.PayloadCheck;
 import org.HdrHistogram.Histogram;
 import reactor.core.publisher.Sinks;

@@ -4,11 +4,14 @@ import io.reactorrdma.perf.cli.Log;
 import io.reactorrdma.perf.cli.PerfOptions;
 import io.reactorrdma.perf.cli.Transport;
 import io.reactorrdma.perf.measure.CpuMeter;
+import io.reactorrdma.perf.measure.EchoLoops;
 import io.reactorrdma.perf.measure.EngineMeters;
+import io.reactorrdma.perf.measure.LoopRun;
+import io.reactorrdma.perf.measure.Outcome;
 import io.reactorrdma.perf.peer.ForkedPeer;
-import io.reactorrdma.perf.peer.PeerSide;
+import io.reactorrdma.perf.peer.InJvmEchoPeer;
+import io.reactorrdma.perf.measure.PeerSide;
 import io.reactorrdma.perf.report.Result;
-
 import reactor.netty.resources.LoopResources;
 
 import java.util.List;
@@ -53,7 +56,7 @@ public final class EchoRunner {
 
     private static Outcome rdmaLoopback(PerfOptions o) {
         EchoLoops loops = new EchoLoops();
-        try (PeerSide peer = InJvmEchoPeer.start("loopback", o.poll);
+        try (PeerSide peer = InJvmEchoPeer.of(RdmaEchoServer.start("loopback", o.poll));
              RdmaEchoClient client = RdmaEchoClient.connect("loopback", o.poll, peer.port(), o.connections, o.size, loops)) {
             return measure(o, Transport.RDMA_LOOPBACK, loops, peer, client.threadsCpu(), client::meters);
         }

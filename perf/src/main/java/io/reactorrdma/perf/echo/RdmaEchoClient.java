@@ -8,7 +8,10 @@ import io.reactorrdma.RdmaResources;
 import io.reactorrdma.perf.cli.PerfException;
 import io.reactorrdma.perf.cli.PollMode;
 import io.reactorrdma.perf.measure.CpuMeter;
+import io.reactorrdma.perf.measure.EchoLoops;
+import io.reactorrdma.perf.measure.EchoTemplates;
 import io.reactorrdma.perf.measure.EngineMeters;
+import io.reactorrdma.perf.measure.RdmaEchoResources;
 import reactor.core.publisher.Sinks;
 
 import java.util.ArrayList;
@@ -44,7 +47,7 @@ final class RdmaEchoClient implements AutoCloseable {
                 client.connections.add(c);
                 ByteBuf template = EchoTemplates.filled(c.alloc().directBuffer(size, size), size, i);
                 client.templates.add(template);
-                EchoLoop loop = loops.add(template);
+                EchoLoop loop = loops.add(new EchoLoop(loops.nextId(), template, loops));
                 Sinks.Many<ByteBuf> out = Sinks.many().unicast().onBackpressureBuffer();
                 client.requests.add(out);
                 loop.outputTo(out);

@@ -8,6 +8,7 @@ import io.reactorrdma.perf.cli.PerfException;
 import io.reactorrdma.perf.cli.PollMode;
 import io.reactorrdma.perf.measure.CpuMeter;
 import io.reactorrdma.perf.measure.EngineMeters;
+import io.reactorrdma.perf.measure.RdmaEchoResources;
 import io.reactorrdma.perf.peer.InJvmServer;
 import io.reactorrdma.perf.peer.PeerReporter;
 import io.reactorrdma.perf.peer.ServerTask;

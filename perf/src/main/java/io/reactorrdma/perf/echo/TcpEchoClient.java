@@ -2,6 +2,8 @@ package io.reactorrdma.perf.echo;
 
 import io.netty.buffer.ByteBuf;
 import io.reactorrdma.perf.cli.PerfException;
+import io.reactorrdma.perf.measure.EchoLoops;
+import io.reactorrdma.perf.measure.EchoTemplates;
 import reactor.core.publisher.Sinks;
 import reactor.netty.Connection;
 import reactor.netty.tcp.TcpClient;
@@ -34,7 +36,7 @@ final class TcpEchoClient implements AutoCloseable {
                 client.connections.add(c);
                 ByteBuf template = EchoTemplates.filled(c.channel().alloc().directBuffer(size, size), size, i);
                 client.templates.add(template);
-                EchoLoop loop = loops.add(template);
+                EchoLoop loop = loops.add(new EchoLoop(loops.nextId(), template, loops));
                 Sinks.Many<ByteBuf> out = Sinks.many().unicast().onBackpressureBuffer();
                 client.requests.add(out);
                 loop.outputTo(out);

@@ -3,7 +3,6 @@ package io.reactorrdma.perf.echo;
 import io.reactorrdma.perf.cli.PerfException;
 import io.reactorrdma.perf.peer.PeerReporter;
 import io.reactorrdma.perf.peer.ServerTask;
-
 import reactor.netty.DisposableServer;
 import reactor.netty.tcp.TcpServer;
 

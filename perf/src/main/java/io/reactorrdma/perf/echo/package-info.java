@@ -1,8 +1,7 @@
 /**
  * The {@code echo} scenario through the public Reactor API: {@link io.reactorrdma.perf.echo.EchoRunner} sets a transport
- * up, {@link io.reactorrdma.perf.echo.EchoLoop} is one connection's closed loop and
- * {@link io.reactorrdma.perf.echo.EchoLoops} all of them with their shared phase, the {@code *EchoClient} and
- * {@code *EchoServer} classes are the two ends over RDMA and over Reactor Netty TCP. {@link io.reactorrdma.perf.echo.LoopRun}
- * measures any set of closed loops (the RSocket scenarios reuse it).
+ * up, {@link io.reactorrdma.perf.echo.EchoLoop} is one connection's closed loop, the {@code *EchoClient} and
+ * {@code *EchoServer} classes are the two ends over RDMA and over Reactor Netty TCP. The loop machinery it shares with
+ * the RSocket scenarios (the loops' phases, the measured run) is in {@link io.reactorrdma.perf.measure}.
  */
 package io.reactorrdma.perf.echo;

@@ -12,7 +12,7 @@ import io.reactorrdma.perf.cli.Log;
 import io.reactorrdma.perf.cli.PerfException;
 import io.reactorrdma.perf.cli.PerfOptions;
 import io.reactorrdma.perf.cli.Transport;
-import io.reactorrdma.perf.echo.RdmaEchoResources;
+import io.reactorrdma.perf.measure.RdmaEchoResources;
 import io.reactorrdma.perf.measure.CpuMeter;
 import io.reactorrdma.perf.measure.EngineMeters;
 import io.reactorrdma.perf.measure.Patterns;

@@ -5,7 +5,7 @@ import io.reactorrdma.RdmaResources;
 import io.reactorrdma.RdmaServer;
 import io.reactorrdma.perf.cli.PerfException;
 import io.reactorrdma.perf.cli.PollMode;
-import io.reactorrdma.perf.echo.RdmaEchoResources;
+import io.reactorrdma.perf.measure.RdmaEchoResources;
 import io.reactorrdma.perf.measure.EngineMeters;
 import io.reactorrdma.perf.peer.PeerReporter;
 import io.reactorrdma.perf.peer.ServerTask;

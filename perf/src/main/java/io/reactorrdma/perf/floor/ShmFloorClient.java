@@ -6,7 +6,7 @@ import io.reactorrdma.perf.cli.Transport;
 import io.reactorrdma.perf.measure.Allocations;
 import io.reactorrdma.perf.measure.CpuMeter;
 import io.reactorrdma.perf.measure.Latencies;
-import io.reactorrdma.perf.peer.PeerSide;
+import io.reactorrdma.perf.measure.PeerSide;
 import io.reactorrdma.perf.report.Result;
 import io.reactorrdma.perf.verbs.SendRecvChannel;
 

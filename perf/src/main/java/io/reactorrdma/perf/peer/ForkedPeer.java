@@ -4,18 +4,15 @@ import io.reactorrdma.perf.cli.Log;
 import io.reactorrdma.perf.cli.PerfException;
 import io.reactorrdma.perf.measure.CpuMeter;
 import io.reactorrdma.perf.measure.EngineMeters;
+import io.reactorrdma.perf.measure.PeerSide;
+import io.reactorrdma.tools.launch.ChildJvm;
 
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.Paths;
-import java.security.CodeSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -85,39 +82,13 @@ public final class ForkedPeer implements PeerSide {
         return peer;
     }
 
-    /** The peer's command line: this JVM's java binary, the jar (or class path) we run from, our reactor.rdma.* properties. */
+    /** The peer's command line: this JVM's java binary, our reactor.rdma.* properties, the jar (or class path) we run from. */
     static List<String> command(String role, List<String> args) {
-        String java = ProcessHandle.current().info().command()
-                .orElse(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
-        List<String> cmd = new ArrayList<>();
-        cmd.add(java);
-        for (String name : System.getProperties().stringPropertyNames()) {
-            if (name.startsWith("reactor.rdma.")) {
-                cmd.add("-D" + name + "=" + System.getProperty(name));
-            }
-        }
-        cmd.add("-cp");
-        cmd.add(classPath());
-        cmd.add(PeerCommands.MAIN_CLASS);
-        cmd.add(role);
-        cmd.addAll(args);
-        return cmd;
-    }
-
-    /** The jar this class came from; when run from a class directory (tests, IDE), the JVM's class path. */
-    private static String classPath() {
-        CodeSource source = ForkedPeer.class.getProtectionDomain().getCodeSource();
-        if (source != null && source.getLocation() != null) {
-            try {
-                Path p = Paths.get(source.getLocation().toURI());
-                if (Files.isRegularFile(p)) {
-                    return p.toString();
-                }
-            } catch (URISyntaxException | IllegalArgumentException e) {
-                // fall through to the class path
-            }
-        }
-        return System.getProperty("java.class.path");
+        List<String> roleAndArgs = new ArrayList<>();
+        roleAndArgs.add(role);
+        roleAndArgs.addAll(args);
+        return ChildJvm.of(ForkedPeer.class, PeerCommands.MAIN_CLASS).forwarding(name -> name.startsWith("reactor.rdma."))
+                .command(roleAndArgs);
     }
 
     private void readReports() {

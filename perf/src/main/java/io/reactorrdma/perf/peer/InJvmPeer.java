@@ -3,6 +3,7 @@ package io.reactorrdma.perf.peer;
 import io.reactorrdma.perf.cli.Log;
 import io.reactorrdma.perf.cli.PerfException;
 import io.reactorrdma.perf.measure.CpuMeter;
+import io.reactorrdma.perf.measure.PeerSide;
 
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;

@@ -1,5 +1,7 @@
 package io.reactorrdma.perf.peer;
 
+import io.reactorrdma.perf.measure.PeerSide;
+
 /**
  * A peer on another host, started there by hand ({@code serve}) — the rdma-disni transport. Its
  * CPU time and reports (write-bw's CRC32) stay on its own console: this side measures only itself.

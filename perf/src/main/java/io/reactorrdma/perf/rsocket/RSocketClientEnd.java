@@ -7,7 +7,7 @@ import io.reactorrdma.RdmaClient;
 import io.reactorrdma.RdmaResources;
 import io.reactorrdma.perf.cli.PerfException;
 import io.reactorrdma.perf.cli.PollMode;
-import io.reactorrdma.perf.echo.RdmaEchoResources;
+import io.reactorrdma.perf.measure.RdmaEchoResources;
 import io.reactorrdma.perf.measure.CpuMeter;
 import io.reactorrdma.perf.measure.EngineMeters;
 import io.reactorrdma.rsocket.RdmaClientTransport;

@@ -1,7 +1,7 @@
 package io.reactorrdma.perf.rsocket;
 
 import io.reactorrdma.perf.cli.PerfException;
-import io.reactorrdma.perf.echo.EchoLoops;
+import io.reactorrdma.perf.measure.EchoLoops;
 
 import java.util.concurrent.CompletableFuture;
 

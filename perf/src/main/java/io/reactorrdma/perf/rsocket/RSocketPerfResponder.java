@@ -1,7 +1,7 @@
 package io.reactorrdma.perf.rsocket;
 
 import io.netty.buffer.ByteBuf;
-import io.reactorrdma.perf.echo.EchoTemplates;
+import io.reactorrdma.perf.measure.EchoTemplates;
 import io.rsocket.Payload;
 import io.rsocket.RSocket;
 import io.rsocket.util.ByteBufPayload;

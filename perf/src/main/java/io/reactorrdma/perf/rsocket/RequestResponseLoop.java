@@ -2,9 +2,8 @@ package io.reactorrdma.perf.rsocket;
 
 import io.netty.buffer.ByteBuf;
 import io.reactorrdma.perf.cli.PerfException;
-import io.reactorrdma.perf.echo.EchoLoop;
-import io.reactorrdma.perf.echo.EchoLoops;
-import io.reactorrdma.perf.echo.MeasuredLoop;
+import io.reactorrdma.perf.measure.EchoLoops;
+import io.reactorrdma.perf.measure.MeasuredLoop;
 import io.reactorrdma.perf.measure.Latencies;
 import io.reactorrdma.perf.measure.PayloadCheck;
 import io.rsocket.Payload;
@@ -18,7 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * One connection's closed loop of rsocket-rr: a request-response with a {@code --size} payload,
  * its answer checked and the round trip recorded, then the next request — sent from the answer's
- * callback, on the thread that delivers it (the transport's I/O thread), as {@link EchoLoop} does.
+ * callback, on the thread that delivers it (the transport's I/O thread), as echo's {@code EchoLoop} does.
  *
  * <p>Every request's data is a retained duplicate of one template made and filled once (RSocket
  * releases it once the frame is written); every answer (a zero-copy payload) is released here

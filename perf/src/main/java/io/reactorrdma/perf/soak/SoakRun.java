@@ -4,9 +4,9 @@ import io.reactorrdma.perf.cli.Log;
 import io.reactorrdma.RdmaClient;
 import io.reactorrdma.RdmaConnection;
 import io.reactorrdma.RdmaResources;
-import io.reactorrdma.perf.cli.ExitStatus;
+import io.reactorrdma.tools.cli.ExitStatus;
 import io.reactorrdma.perf.cli.PerfException;
-import io.reactorrdma.perf.cli.UsageException;
+import io.reactorrdma.tools.cli.UsageException;
 import io.reactorrdma.perf.peer.ForkedPeer;
 import io.reactorrdma.perf.peer.PeerReporter;
 import io.reactorrdma.config.SoftConfig;
@@ -56,7 +56,7 @@ public final class SoakRun {
     /** {@code soak [options]}: runs and prints the summary; 0 when nothing was violated, 1 otherwise, 2 on a usage error. */
     public static int main(String[] args, PrintStream out) {
         if (List.of(args).contains("--help") || List.of(args).contains("-h")) {
-            out.println(SoakOptions.help());
+            out.print(SoakOptions.help());
             return ExitStatus.OK;
         }
         SoakOptions o;

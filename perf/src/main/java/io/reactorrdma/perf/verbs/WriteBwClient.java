@@ -9,7 +9,7 @@ import io.reactorrdma.perf.measure.Allocations;
 import io.reactorrdma.perf.measure.CpuMeter;
 import io.reactorrdma.perf.measure.Patterns;
 import io.reactorrdma.perf.peer.PeerReporter;
-import io.reactorrdma.perf.peer.PeerSide;
+import io.reactorrdma.perf.measure.PeerSide;
 import io.reactorrdma.perf.report.Result;
 import io.reactorrdma.verbs.AccessFlags;
 import io.reactorrdma.verbs.MemoryRegion;

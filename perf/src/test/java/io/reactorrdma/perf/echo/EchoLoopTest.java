@@ -3,6 +3,8 @@ package io.reactorrdma.perf.echo;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.reactorrdma.perf.cli.PerfException;
+import io.reactorrdma.perf.measure.EchoLoops;
+import io.reactorrdma.perf.measure.EchoTemplates;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -17,7 +19,7 @@ class EchoLoopTest {
     private final EchoLoops loops = new EchoLoops();
     private final ByteBuf template = EchoTemplates.filled(Unpooled.directBuffer(256), 256, 0);
     private final List<ByteBuf> sent = new ArrayList<>();
-    private final EchoLoop loop = loops.add(template);
+    private final EchoLoop loop = loops.add(new EchoLoop(loops.nextId(), template, loops));
 
     EchoLoopTest() {
         loop.output(sent::add);
@@ -65,7 +67,7 @@ class EchoLoopTest {
         sent.forEach(ByteBuf::release);
 
         EchoLoops other = new EchoLoops();
-        EchoLoop early = other.add(template);
+        EchoLoop early = other.add(new EchoLoop(other.nextId(), template, other));
         early.output(ByteBuf::release);
         other.startAll();
         early.ended();

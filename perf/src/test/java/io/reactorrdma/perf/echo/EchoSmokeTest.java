@@ -4,6 +4,7 @@ import io.reactorrdma.perf.cli.PerfOptions;
 import io.reactorrdma.perf.cli.Scenario;
 import io.reactorrdma.perf.cli.Transport;
 import io.reactorrdma.perf.measure.EngineMeters;
+import io.reactorrdma.perf.measure.Outcome;
 import io.reactorrdma.perf.report.Result;
 
 import org.junit.jupiter.api.Test;

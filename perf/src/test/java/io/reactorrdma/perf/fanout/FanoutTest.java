@@ -4,7 +4,7 @@ import io.reactorrdma.perf.cli.FanoutClient;
 import io.reactorrdma.perf.cli.PerfOptions;
 import io.reactorrdma.perf.cli.Scenario;
 import io.reactorrdma.perf.cli.Transport;
-import io.reactorrdma.perf.cli.UsageException;
+import io.reactorrdma.tools.cli.UsageException;
 import io.reactorrdma.perf.report.Result;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

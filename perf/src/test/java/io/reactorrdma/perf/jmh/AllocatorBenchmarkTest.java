@@ -94,24 +94,27 @@ class AllocatorBenchmarkTest {
 
     @Test
     void reportOptions() {
-        AllocatorReport.Options o = AllocatorReport.parse(new String[]{"--quick", "--threads", "1,4", "--allocators=registered,netty-pooled"});
+        AllocatorReportOptions o = AllocatorReportOptions.parse(new String[]{"--quick", "--threads", "1,4", "--allocators=registered,netty-pooled"});
         assertThat(o.quick).isTrue();
         assertThat(o.threads).containsExactly(1, 4);
         assertThat(o.allocators).containsExactly("registered", "netty-pooled");
         assertThat(o.workloads).containsExactly("small", "large");
-        AllocatorReport.Options d = AllocatorReport.parse(new String[]{"--warmup", "2:500", "--measure=3:700"});
+        AllocatorReportOptions d = AllocatorReportOptions.parse(new String[]{"--warmup", "2:500", "--measure=3:700"});
         assertThat(d.warmupIterations).isEqualTo(2);
         assertThat(d.measurementMillis).isEqualTo(700);
-        assertThatThrownBy(() -> AllocatorReport.parse(new String[]{"--threads", "0"})).hasMessageContaining("--threads");
-        assertThatThrownBy(() -> AllocatorReport.parse(new String[]{"--allocators", "x"})).hasMessageContaining("unknown allocator");
-        assertThatThrownBy(() -> AllocatorReport.parse(new String[]{"--measure", "3"})).hasMessageContaining("ITERATIONS:MILLIS");
-        assertThatThrownBy(() -> AllocatorReport.parse(new String[]{"--bogus"})).hasMessageContaining("unknown option");
+        AllocatorReportOptions q = AllocatorReportOptions.parse(new String[]{"--forks", "3", "--quick"});
+        assertThat(q.forks).as("an explicit value wins over --quick's").isEqualTo(3);
+        assertThat(q.measurementMillis).isEqualTo(300);
+        assertThatThrownBy(() -> AllocatorReportOptions.parse(new String[]{"--threads", "0"})).hasMessageContaining("--threads");
+        assertThatThrownBy(() -> AllocatorReportOptions.parse(new String[]{"--allocators", "x"})).hasMessageContaining("unknown allocator");
+        assertThatThrownBy(() -> AllocatorReportOptions.parse(new String[]{"--measure", "3"})).hasMessageContaining("ITERATIONS:MILLIS");
+        assertThatThrownBy(() -> AllocatorReportOptions.parse(new String[]{"--bogus"})).hasMessageContaining("Unknown option: '--bogus'");
     }
 
     @Test
     void reportTablesRatiosAndCharts(@TempDir Path dir) throws Exception {
         System.setProperty("java.awt.headless", "true");
-        AllocatorReport.Options o = AllocatorReport.parse(new String[]{"--threads", "1,2", "--allocators", "registered,netty-pooled,jdk-direct,netty-adaptive"});
+        AllocatorReportOptions o = AllocatorReportOptions.parse(new String[]{"--threads", "1,2", "--allocators", "registered,netty-pooled,jdk-direct,netty-adaptive"});
         List<AllocatorReport.Cell> cells = new ArrayList<>();
         for (String w : o.workloads) {
             for (int t : o.threads) {

@@ -3,7 +3,7 @@ package io.reactorrdma.perf.report;
 import io.reactorrdma.perf.cli.PerfOptions;
 import io.reactorrdma.perf.cli.Scenario;
 import io.reactorrdma.perf.cli.Transport;
-import io.reactorrdma.perf.cli.UsageException;
+import io.reactorrdma.tools.cli.UsageException;
 import io.reactorrdma.perf.measure.Latencies;
 
 import org.HdrHistogram.Histogram;

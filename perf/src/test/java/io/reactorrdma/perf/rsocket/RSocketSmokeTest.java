@@ -3,7 +3,7 @@ package io.reactorrdma.perf.rsocket;
 import io.reactorrdma.perf.cli.PerfOptions;
 import io.reactorrdma.perf.cli.Scenario;
 import io.reactorrdma.perf.cli.Transport;
-import io.reactorrdma.perf.echo.Outcome;
+import io.reactorrdma.perf.measure.Outcome;
 import io.reactorrdma.perf.measure.EngineMeters;
 import io.reactorrdma.perf.report.Result;
 

@@ -2,10 +2,10 @@ package io.reactorrdma.examples.ps;
 
 import io.reactorrdma.examples.ps.demo.DemoOptions;
 import io.reactorrdma.examples.ps.demo.DemoRun;
-import io.reactorrdma.examples.ps.demo.DemoUsageException;
 import io.reactorrdma.examples.ps.ranker.RankerMain;
 import io.reactorrdma.examples.ps.shard.ShardMain;
 import io.reactorrdma.examples.ps.trainer.TrainerMain;
+import io.reactorrdma.tools.cli.UsageException;
 
 import java.io.PrintStream;
 import java.util.Arrays;
@@ -58,14 +58,14 @@ public final class PsDemoMain {
     }
 
     private static int demo(String[] args, PrintStream out, PrintStream err) {
-        if (Arrays.asList(args).contains("--help")) {
+        if (Arrays.asList(args).contains("--help") || Arrays.asList(args).contains("-h")) {
             out.println(DemoOptions.usage());
             return 0;
         }
         DemoOptions options;
         try {
             options = DemoOptions.parse(List.of(args));
-        } catch (DemoUsageException e) {
+        } catch (UsageException e) {
             err.println("demo: " + e.getMessage());
             err.println(DemoOptions.usage());
             return 2;

@@ -1,5 +1,11 @@
 package io.reactorrdma.examples.ps.demo;
 
+import io.reactorrdma.tools.cli.CommandLines;
+import io.reactorrdma.tools.cli.UsageException;
+import picocli.CommandLine;
+
+import java.io.OutputStream;
+import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -52,8 +58,6 @@ public final class DemoOptions {
     public static final Duration QUICK_WARMUP = Duration.ofSeconds(1);
 
     private static final int MAX_PROCESSES = 64;
-    private static final Set<String> VALUED = Set.of("--shards", "--replicas", "--rankers", "--trainers", "--duration",
-            "--transports", "--provider", "--hosts", "--out");
     private static final Duration MIN_DURATION = Duration.ofSeconds(1);
 
     private final boolean quick;
@@ -69,7 +73,7 @@ public final class DemoOptions {
     private final Path out;
     private final List<String> commandLine;
 
-    private DemoOptions(Builder b, List<String> commandLine) {
+    private DemoOptions(DemoArguments b, List<String> commandLine) {
         this.quick = b.quick;
         this.shards = b.shards != null ? b.shards : quick ? QUICK_SHARDS : DEFAULT_SHARDS;
         this.replicas = b.replicas != null ? b.replicas : DEFAULT_REPLICAS;
@@ -85,80 +89,41 @@ public final class DemoOptions {
         check();
     }
 
-    /** Parses the arguments after {@code demo}; throws {@link DemoUsageException} saying what is wrong. */
+    /** Parses the arguments after {@code demo} (picocli, {@link DemoArguments}); throws {@link UsageException} saying what is wrong. */
     public static DemoOptions parse(List<String> args) {
-        Builder b = new Builder();
-        for (int i = 0; i < args.size(); i++) {
-            String a = args.get(i);
-            String name = a;
-            String value = null;
-            int eq = a.indexOf('=');
-            if (a.startsWith("--") && eq > 0) {
-                name = a.substring(0, eq);
-                value = a.substring(eq + 1);
-            }
-            if (name.equals("--quick")) {
-                b.quick = true;
-                continue;
-            }
-            if (!name.startsWith("--")) {
-                throw new DemoUsageException("unexpected argument '" + a + "': options start with --");
-            }
-            if (!VALUED.contains(name)) {
-                throw new DemoUsageException("unknown option " + name + "; see --help");
-            }
-            if (value == null) {
-                if (i + 1 >= args.size()) {
-                    throw new DemoUsageException(name + " needs a value");
-                }
-                value = args.get(++i);
-            }
-            switch (name) {
-                case "--shards" -> b.shards = positive(name, value);
-                case "--replicas" -> b.replicas = positive(name, value);
-                case "--rankers" -> b.rankers = positive(name, value);
-                case "--trainers" -> b.trainers = positive(name, value);
-                case "--duration" -> b.duration = duration(name, value);
-                case "--transports" -> b.transports = transports(value);
-                case "--provider" -> b.provider = provider(value);
-                case "--hosts" -> b.hostList = value;
-                case "--out" -> b.out = Path.of(value);
-                default -> throw new DemoUsageException("unknown option " + name + "; see --help");
-            }
-        }
-        if (b.hostList != null) {
-            b.hosts = hosts(b.hostList);
+        DemoArguments b = new DemoArguments();
+        try {
+            CommandLines.of(b, System.out, System.err).parseArgs(args.toArray(String[]::new));
+        } catch (CommandLine.ParameterException e) {
+            throw new UsageException(CommandLines.message(e));
         }
         return new DemoOptions(b, args);
     }
 
     private void check() {
+        positive("--shards", shards);
+        positive("--rankers", rankers);
+        positive("--trainers", trainers);
         if (replicas < 2) {
-            throw new DemoUsageException("--replicas must be at least 2 (the recovery phase kills one replica of a shard "
+            throw new UsageException("--replicas must be at least 2 (the recovery phase kills one replica of a shard "
                     + "and its user requests must go on to the other), got " + replicas);
         }
         if (hosts == null && shards * replicas > MAX_PROCESSES) {
-            throw new DemoUsageException("--shards x --replicas = " + shards * replicas + " processes; at most " + MAX_PROCESSES
+            throw new UsageException("--shards x --replicas = " + shards * replicas + " processes; at most " + MAX_PROCESSES
                     + " on one host");
         }
         if (hosts != null && hosts.size() != shards * replicas) {
-            throw new DemoUsageException("--hosts lists " + hosts.size() + " replicas but --shards " + shards + " x --replicas "
+            throw new UsageException("--hosts lists " + hosts.size() + " replicas but --shards " + shards + " x --replicas "
                     + replicas + " needs " + shards * replicas + " (shard 0's replicas first, then shard 1's, ...)");
         }
         if (duration.compareTo(MIN_DURATION) < 0) {
-            throw new DemoUsageException("--duration must be at least " + MIN_DURATION.toMillis() + " ms, got " + duration.toMillis() + " ms");
+            throw new UsageException("--duration must be at least " + MIN_DURATION.toMillis() + " ms, got " + duration.toMillis() + " ms");
         }
     }
 
-    private static int positive(String name, String value) {
-        try {
-            int n = Integer.parseInt(value.trim());
-            if (n < 1) {
-                throw new DemoUsageException(name + " must be at least 1, got " + n);
-            }
-            return n;
-        } catch (NumberFormatException e) {
-            throw new DemoUsageException(name + " needs a whole number, got '" + value + "'");
+    private static void positive(String name, int n) {
+        if (n < 1) {
+            throw new UsageException(name + " must be at least 1, got " + n);
         }
     }
 
@@ -177,40 +142,40 @@ public final class DemoOptions {
             }
             return Duration.ofMillis(Math.round(Double.parseDouble(v) * 1000));
         } catch (NumberFormatException e) {
-            throw new DemoUsageException(name + " needs a duration such as 15s, 500ms or 2m, got '" + value + "'");
+            throw new UsageException(name + " needs a duration such as 15s, 500ms or 2m, got '" + value + "'");
         }
     }
 
-    private static List<String> transports(String value) {
+    static List<String> transports(String value) {
         Set<String> set = new LinkedHashSet<>();
         for (String t : value.split(",")) {
             String s = t.trim().toLowerCase(Locale.ROOT);
             if (!s.equals("rdma") && !s.equals("tcp")) {
-                throw new DemoUsageException("--transports takes rdma and/or tcp (e.g. rdma,tcp), got '" + t + "'");
+                throw new UsageException("--transports takes rdma and/or tcp (e.g. rdma,tcp), got '" + t + "'");
             }
             set.add(s);
         }
         if (!set.contains("rdma")) {
-            throw new DemoUsageException("--transports must include rdma: the training and recovery phases run over RDMA");
+            throw new UsageException("--transports must include rdma: the training and recovery phases run over RDMA");
         }
         return List.copyOf(set);
     }
 
-    private static String provider(String value) {
+    static String provider(String value) {
         String p = value.trim().toLowerCase(Locale.ROOT);
         if (!p.equals("shm") && !p.equals("disni")) {
-            throw new DemoUsageException("--provider takes shm (processes on this host) or disni (RDMA hardware), got '" + value + "'");
+            throw new UsageException("--provider takes shm (processes on this host) or disni (RDMA hardware), got '" + value + "'");
         }
         return p;
     }
 
     /** {@code host:rdmaPort:tcpPort,...}: each replica's RDMA and TCP address. */
-    private static List<InetSocketAddress[]> hosts(String value) {
+    static List<InetSocketAddress[]> hosts(String value) {
         List<InetSocketAddress[]> list = new ArrayList<>();
         for (String entry : value.split(",")) {
             String[] p = entry.trim().split(":");
             if (p.length != 3 || p[0].isBlank()) {
-                throw new DemoUsageException("--hosts takes host:rdmaPort:tcpPort per replica, comma-separated, got '" + entry + "'");
+                throw new UsageException("--hosts takes host:rdmaPort:tcpPort per replica, comma-separated, got '" + entry + "'");
             }
             int rdma = port(entry, p[1]);
             int tcp = port(entry, p[2]);
@@ -228,7 +193,7 @@ public final class DemoOptions {
             }
             return p;
         } catch (NumberFormatException e) {
-            throw new DemoUsageException("--hosts entry '" + entry + "' has the port '" + s + "'; ports are 1..65535");
+            throw new UsageException("--hosts entry '" + entry + "' has the port '" + s + "'; ports are 1..65535");
         }
     }
 
@@ -300,36 +265,9 @@ public final class DemoOptions {
         return commandLine;
     }
 
-    /** The usage text of {@code demo}. */
+    /** The usage text of {@code demo}, as picocli writes it from {@link DemoArguments}. */
     public static String usage() {
-        return String.join("\n",
-                "demo: runs the parameter-server demo and writes its report",
-                "  --quick              about 30 s in all: " + QUICK_SHARDS + " shards, " + QUICK_RANKERS + " rankers, "
-                        + QUICK_TRAINERS + " trainers, " + QUICK_DURATION.toSeconds() + " s per arm",
-                "  --shards N           shards, each a separate process per replica (default " + DEFAULT_SHARDS + ")",
-                "  --replicas N         replicas per shard, at least 2 (default " + DEFAULT_REPLICAS + ")",
-                "  --rankers N          outstanding user requests of the inference workload (default " + DEFAULT_RANKERS + ")",
-                "  --trainers N         trainers pushing at once (default " + DEFAULT_TRAINERS + ")",
-                "  --duration D         measured time of each arm, e.g. 15s, 500ms (default " + DEFAULT_DURATION.toSeconds() + "s)",
-                "  --transports LIST    rdma,tcp or rdma (default rdma,tcp)",
-                "  --provider P         shm (processes on this host, default) or disni (RDMA hardware)",
-                "  --hosts LIST         host:rdmaPort:tcpPort per replica (shard 0's replicas first): use shards started",
-                "                       by hand on those hosts; the demo prints the commands; no replica is killed",
-                "  --out DIR            the report's directory (default " + DEFAULT_OUT + "/)");
-    }
-
-    /** Collects the options given, before the defaults are applied. */
-    private static final class Builder {
-        boolean quick;
-        Integer shards;
-        Integer replicas;
-        Integer rankers;
-        Integer trainers;
-        Duration duration;
-        List<String> transports;
-        String provider;
-        String hostList;
-        List<InetSocketAddress[]> hosts;
-        Path out;
+        PrintStream none = new PrintStream(OutputStream.nullOutputStream());
+        return CommandLines.of(new DemoArguments(), none, none).getUsageMessage();
     }
 }

@@ -1,15 +1,16 @@
 package io.reactorrdma.examples.ps.ranker;
 
-import io.reactorrdma.examples.ps.shard.MainOptions;
+import io.reactorrdma.tools.cli.CommandLines;
+import io.reactorrdma.tools.cli.UsageException;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
+import picocli.CommandLine;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.Locale;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -30,14 +31,6 @@ public final class RankerMain {
     /** User requests in flight when {@code --outstanding} is not given: 4. */
     public static final int DEFAULT_OUTSTANDING = 4;
 
-    static final String USAGE = "usage: ranker --shards host:port,... [--replicas R] [--transport rdma|tcp] [--duration 30s]\n"
-            + "              [--outstanding N] [--models K] [--dim D] [--rows R] [--seed S]\n"
-            + "              [--provider auto|shm|disni] [--shm-dir DIR] [--idle block|backoff|spin] [--send-window-bytes B]\n"
-            + "  --shards lists every shard's replicas in shard order (R consecutive addresses per shard);\n"
-            + "  --dim and --rows must match the shards'";
-    private static final Set<String> OPTIONS = Set.of("shards", "replicas", "transport", "duration", "outstanding", "models", "dim",
-            "rows", "seed", "provider", "shm-dir", "idle", "send-window-bytes");
-
     private RankerMain() {
     }
 
@@ -47,29 +40,28 @@ public final class RankerMain {
 
     /** Runs the ranker; returns the exit status. */
     public static int run(String[] args, PrintStream out, PrintStream err) {
-        MainOptions o;
+        RankerArguments o = new RankerArguments();
+        CommandLine cl = CommandLines.of(o, out, err);
+        Integer status = CommandLines.parse(cl, args);
+        if (status != null) {
+            return status;
+        }
         RankerConfig config;
-        Duration duration;
-        int outstanding;
+        Duration duration = o.duration;
+        int outstanding = o.outstanding;
         try {
-            o = MainOptions.parse(args, OPTIONS);
-            config = RankerConfig.defaults().withModels(o.integer("models", RankerConfig.DEFAULT_MODELS, 1))
-                    .withDimension(o.integer("dim", RankerConfig.DEFAULT_DIMENSION, 1))
-                    .withRowsPerShard(o.integer("rows", RankerConfig.DEFAULT_ROWS_PER_SHARD, 1))
-                    .withSeed(o.longValue("seed", RankerConfig.DEFAULT_SEED, Long.MIN_VALUE));
-            duration = o.duration("duration", DEFAULT_DURATION);
-            outstanding = o.integer("outstanding", DEFAULT_OUTSTANDING, 1);
+            config = o.config();
         } catch (IllegalArgumentException e) {
             err.println("ranker: " + e.getMessage());
-            err.println(USAGE);
+            err.print(cl.getUsageMessage());
             return 2;
         }
         ShardConnections shards;
         try {
-            shards = ShardConnections.open(o, "ranker");
-        } catch (MainOptions.UsageException e) {
+            shards = ShardConnections.open(o.shards, "ranker");
+        } catch (UsageException e) {
             err.println("ranker: " + e.getMessage());
-            err.println(USAGE);
+            err.print(cl.getUsageMessage());
             return 2;
         } catch (RuntimeException e) {
             err.println("ranker: cannot reach the shards: " + e.getMessage());
@@ -97,7 +89,7 @@ public final class RankerMain {
             double seconds = (System.nanoTime() - start) / 1e9;
             Histogram h = fetches.getIntervalHistogram();
             out.println(String.format(Locale.ROOT, "RANKER transport=%s requests=%d failed=%d rate=%.1f/s fetch-p50-ms=%.3f fetch-p99-ms=%.3f "
-                            + "hedges=%d retries=%d", o.string("transport", ShardConnections.DEFAULT_TRANSPORT), ok.get(), failed.get(),
+                            + "hedges=%d retries=%d", o.shards.transport(), ok.get(), failed.get(),
                     ok.get() / seconds, h.getValueAtPercentile(50) / 1e6, h.getValueAtPercentile(99) / 1e6,
                     shards.count("rdma.recovery.hedges"), shards.count("rdma.recovery.retries")));
             if (firstError.get() != null) {

@@ -4,8 +4,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.ByteBufAllocator;
 import io.reactorrdma.RdmaResources;
-import io.reactorrdma.examples.ps.shard.MainOptions;
 import io.reactorrdma.rsocket.shard.ShardClient;
+import io.reactorrdma.tools.cli.UsageException;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -32,21 +32,21 @@ public final class ShardConnections implements AutoCloseable {
     private final RdmaResources resources;
     private final Map<Integer, ShardClient> clients;
 
-    private ShardConnections(MainOptions o, String name) {
-        String transport = o.string("transport", DEFAULT_TRANSPORT);
-        if (!transport.equals("rdma") && !transport.equals("tcp")) {
-            throw new MainOptions.UsageException("--transport must be rdma or tcp, got '" + transport + "'");
+    private ShardConnections(ShardTargets o, String name) {
+        String transport = o.transport;
+        if (o.replicas < 1) {
+            throw new UsageException("--replicas must be at least 1, got " + o.replicas);
         }
-        int replicas = o.integer("replicas", DEFAULT_REPLICAS, 1);
+        int replicas = o.replicas;
         List<List<InetSocketAddress>> addresses;
         try {
-            addresses = ShardClients.parse(o.required("shards"), replicas);
-        } catch (MainOptions.UsageException e) {
+            addresses = ShardClients.parse(o.shards, replicas);
+        } catch (UsageException e) {
             throw e;
         } catch (IllegalArgumentException e) {
-            throw new MainOptions.UsageException("--shards: " + e.getMessage());
+            throw new UsageException("--shards: " + e.getMessage());
         }
-        this.resources = transport.equals("rdma") ? o.rdmaResources(name, meters) : null;
+        this.resources = transport.equals("rdma") ? o.rdma.rdmaResources(name, meters) : null;
         try {
             this.clients = ShardClients.replicated(resources == null ? ShardClients.tcp(addresses) : ShardClients.rdma(addresses, resources),
                     ShardClients.DEFAULT_ATTEMPT_TIMEOUT, meters);
@@ -59,8 +59,8 @@ public final class ShardConnections implements AutoCloseable {
         }
     }
 
-    /** Connects as the options say; a bad option is a {@link MainOptions.UsageException}. */
-    public static ShardConnections open(MainOptions options, String name) {
+    /** Connects as the options say; a bad option is a {@link UsageException}. */
+    public static ShardConnections open(ShardTargets options, String name) {
         return new ShardConnections(options, name);
     }
 

@@ -5,6 +5,9 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.reactorrdma.RdmaResources;
+import io.reactorrdma.tools.cli.CommandLines;
+import io.reactorrdma.tools.cli.UsageException;
+import picocli.CommandLine;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -13,7 +16,6 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 
@@ -22,8 +24,8 @@ import java.util.concurrent.CountDownLatch;
  * then disposes everything and exits 0 — so a parent that dies (closing the pipe) takes its shards
  * with it. When serving it prints exactly one line {@code SHARD-READY index=<i> rdma=<port>
  * tcp=<port> pid=<pid>} on stdout. The line {@code meters} on stdin prints one line
- * {@code METERS name=value ...} with the sums of the engine's {@code rdma.*} meters. Bad options:
- * a usage error on stderr and exit 2.
+ * {@code METERS name=value ...} with the sums of the engine's {@code rdma.*} meters. Options: {@link ShardArguments}
+ * (picocli); bad options: a usage error on stderr and exit 2.
  *
  * <pre>
  * java -cp ps-demo.jar io.reactorrdma.examples.ps.shard.ShardMain --index 0 --count 4 --provider shm
@@ -48,13 +50,6 @@ public final class ShardMain {
     /** How long closing may take: 10 s. */
     public static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(10);
 
-    static final String USAGE = "usage: shard --index I --count N [--rows R] [--dim D] [--seed S] [--lr X] [--slow-ms MS]\n"
-            + "             [--host H] [--rdma-port P] [--tcp-port P] [--provider auto|shm|disni] [--shm-dir DIR]\n"
-            + "             [--send-window-bytes B] [--idle block|backoff|spin]\n"
-            + "  serves until stdin closes or SIGTERM; prints SHARD-READY index=<i> rdma=<port> tcp=<port> pid=<pid>";
-    private static final Set<String> OPTIONS = Set.of("index", "count", "rows", "dim", "seed", "lr", "slow-ms", "host",
-            "rdma-port", "tcp-port", "provider", "shm-dir", "send-window-bytes", "idle");
-
     private ShardMain() {
     }
 
@@ -64,29 +59,28 @@ public final class ShardMain {
 
     /** Runs a shard until stdin closes or the JVM is told to stop; returns the exit status (0, 1 failed, 2 usage). */
     public static int run(String[] args, PrintStream out, PrintStream err) {
+        ShardArguments o = new ShardArguments();
+        CommandLine cl = CommandLines.of(o, out, err);
+        Integer status = CommandLines.parse(cl, args);
+        if (status != null) {
+            return status;
+        }
         ShardConfig config;
-        MainOptions o;
         try {
-            o = MainOptions.parse(args, OPTIONS);
-            o.required("index");
-            o.required("count");
-            config = new ShardConfig(o.integer("index", -1, 0), o.integer("count", -1, 1),
-                    o.integer("rows", ShardConfig.DEFAULT_ROWS, 1), o.integer("dim", ShardConfig.DEFAULT_DIMENSION, 1),
-                    (float) o.decimal("lr", ShardConfig.DEFAULT_LEARNING_RATE), o.longValue("seed", ShardConfig.DEFAULT_SEED, Long.MIN_VALUE),
-                    o.integer("slow-ms", ShardConfig.DEFAULT_SLOW_MILLIS, 0));
+            config = o.config();
         } catch (IllegalArgumentException e) {
             err.println("shard: " + e.getMessage());
-            err.println(USAGE);
+            err.print(cl.getUsageMessage());
             return 2;
         }
-        String host = o.string("host", DEFAULT_HOST);
+        String host = o.host;
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         RdmaResources resources;
         try {
-            resources = o.rdmaResources(resourcesName(config.index()), registry);
-        } catch (MainOptions.UsageException e) {
+            resources = o.rdma.rdmaResources(resourcesName(config.index()), registry);
+        } catch (UsageException e) {
             err.println("shard: " + e.getMessage());
-            err.println(USAGE);
+            err.print(cl.getUsageMessage());
             return 2;
         } catch (RuntimeException e) {
             err.println("shard " + config.index() + ": cannot start the RDMA provider: " + e.getMessage());
@@ -107,8 +101,8 @@ public final class ShardMain {
         }, "shard-sigterm");
         try {
             server = ShardServer.start(config, resources,
-                    new InetSocketAddress(host, o.integer("rdma-port", DEFAULT_PORT, 0)),
-                    new InetSocketAddress(host, o.integer("tcp-port", DEFAULT_PORT, 0))).block(START_TIMEOUT);
+                    new InetSocketAddress(host, o.rdmaPort),
+                    new InetSocketAddress(host, o.tcpPort)).block(START_TIMEOUT);
             Runtime.getRuntime().addShutdownHook(hook);
             out.println("SHARD-READY index=" + config.index() + " rdma=" + server.rdmaPort() + " tcp=" + server.tcpPort()
                     + " pid=" + ProcessHandle.current().pid());

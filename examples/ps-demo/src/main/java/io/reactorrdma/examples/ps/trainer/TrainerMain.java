@@ -1,9 +1,11 @@
 package io.reactorrdma.examples.ps.trainer;
 
 import io.reactorrdma.examples.ps.ranker.ShardConnections;
-import io.reactorrdma.examples.ps.shard.MainOptions;
+import io.reactorrdma.tools.cli.CommandLines;
+import io.reactorrdma.tools.cli.UsageException;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
+import picocli.CommandLine;
 import reactor.core.publisher.Flux;
 
 import java.io.PrintStream;
@@ -11,7 +13,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -28,13 +29,6 @@ public final class TrainerMain {
     /** Trainers when {@code --trainers} is not given: 4. */
     public static final int DEFAULT_TRAINERS = 4;
 
-    static final String USAGE = "usage: trainer --shards host:port,... [--replicas R] [--transport rdma|tcp] [--duration 30s]\n"
-            + "               [--trainers T] [--compute-us US] [--fetch-rows N] [--dim D] [--rows R] [--seed S]\n"
-            + "               [--provider auto|shm|disni] [--shm-dir DIR] [--idle block|backoff|spin] [--send-window-bytes B]\n"
-            + "  --dim and --rows must match the shards'";
-    private static final Set<String> OPTIONS = Set.of("shards", "replicas", "transport", "duration", "trainers", "compute-us",
-            "fetch-rows", "dim", "rows", "seed", "provider", "shm-dir", "idle", "send-window-bytes");
-
     private TrainerMain() {
     }
 
@@ -44,30 +38,28 @@ public final class TrainerMain {
 
     /** Runs the trainers; returns the exit status. */
     public static int run(String[] args, PrintStream out, PrintStream err) {
-        MainOptions o;
+        TrainerArguments o = new TrainerArguments();
+        CommandLine cl = CommandLines.of(o, out, err);
+        Integer status = CommandLines.parse(cl, args);
+        if (status != null) {
+            return status;
+        }
         TrainerSettings config;
-        Duration duration;
-        int count;
+        Duration duration = o.duration;
+        int count = o.trainers;
         try {
-            o = MainOptions.parse(args, OPTIONS);
-            config = TrainerSettings.defaults().withDimension(o.integer("dim", TrainerSettings.DEFAULT_DIMENSION, 1))
-                    .withRowsPerShard(o.integer("rows", TrainerSettings.DEFAULT_ROWS_PER_SHARD, 1))
-                    .withFetchRows(o.integer("fetch-rows", TrainerSettings.DEFAULT_FETCH_ROWS, 1))
-                    .withComputeNanos(o.longValue("compute-us", TrainerSettings.DEFAULT_COMPUTE_NANOS / 1000, 0) * 1000)
-                    .withSeed(o.longValue("seed", TrainerSettings.DEFAULT_SEED, Long.MIN_VALUE));
-            duration = o.duration("duration", DEFAULT_DURATION);
-            count = o.integer("trainers", DEFAULT_TRAINERS, 1);
+            config = o.config();
         } catch (IllegalArgumentException e) {
             err.println("trainer: " + e.getMessage());
-            err.println(USAGE);
+            err.print(cl.getUsageMessage());
             return 2;
         }
         ShardConnections shards;
         try {
-            shards = ShardConnections.open(o, "trainer");
-        } catch (MainOptions.UsageException e) {
+            shards = ShardConnections.open(o.shards, "trainer");
+        } catch (UsageException e) {
             err.println("trainer: " + e.getMessage());
-            err.println(USAGE);
+            err.print(cl.getUsageMessage());
             return 2;
         } catch (RuntimeException e) {
             err.println("trainer: cannot reach the shards: " + e.getMessage());
@@ -79,7 +71,7 @@ public final class TrainerMain {
         }
     }
 
-    private static int runTrainers(MainOptions o, TrainerSettings config, Duration duration, int count, ShardConnections shards,
+    private static int runTrainers(TrainerArguments o, TrainerSettings config, Duration duration, int count, ShardConnections shards,
                                    List<Trainer> trainers, PrintStream out, PrintStream err) {
         try {
             Recorder pushes = new Recorder(3);
@@ -104,7 +96,7 @@ public final class TrainerMain {
             Histogram h = pushes.getIntervalHistogram();
             long steps = trainers.stream().mapToLong(Trainer::steps).sum();
             out.println(String.format(Locale.ROOT, "TRAINER transport=%s trainers=%d steps=%d failed=%d pushes=%d push-p50-ms=%.3f "
-                            + "push-p99-ms=%.3f window-stalls=%d peak-window-bytes=%d", o.string("transport", ShardConnections.DEFAULT_TRANSPORT),
+                            + "push-p99-ms=%.3f window-stalls=%d peak-window-bytes=%d", o.shards.transport(),
                     count, steps, failed.get(), pushCount.get(), h.getValueAtPercentile(50) / 1e6, h.getValueAtPercentile(99) / 1e6,
                     shards.count("rdma.window.stalls"), peak(shards)));
             if (firstError.get() != null) {

@@ -56,7 +56,7 @@ class MainsTest {
     @Test
     void badOptionsExitTwo() {
         assertThat(RankerMain.run(new String[]{"--shards", "a:1,b:2,c:3", "--replicas", "2"}, o, e)).isEqualTo(2);
-        assertThat(err.toString(StandardCharsets.UTF_8)).contains("3 addresses do not split into shards of 2 replicas").contains("usage: ranker");
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("3 addresses do not split into shards of 2 replicas").contains("Usage: ranker");
         assertThat(TrainerMain.run(new String[]{"--transport", "udp"}, o, e)).isEqualTo(2);
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("--transport must be rdma or tcp");
     }

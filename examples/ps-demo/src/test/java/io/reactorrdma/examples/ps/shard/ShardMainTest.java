@@ -96,7 +96,7 @@ class ShardMainTest {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8);
         assertThat(ShardMain.run(new String[]{"--index", "0"}, System.out, e)).isEqualTo(2);
-        assertThat(err.toString(StandardCharsets.UTF_8)).contains("option --count is required").contains("usage: shard");
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("Missing required option: '--count=N'").contains("Usage: shard");
         err.reset();
         assertThat(ShardMain.run(new String[]{"--index", "2", "--count", "2"}, System.out, e)).isEqualTo(2);
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("index must be in 0..1");
@@ -105,6 +105,6 @@ class ShardMainTest {
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("--provider must be auto, shm or disni");
         err.reset();
         assertThat(ShardMain.run(new String[]{"--index", "0", "--count", "1", "--rows", "lots"}, System.out, e)).isEqualTo(2);
-        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--rows takes a whole number, got 'lots'");
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("Invalid value for option '--rows': 'lots' is not an int");
     }
 }

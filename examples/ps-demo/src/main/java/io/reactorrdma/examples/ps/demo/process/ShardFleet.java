@@ -1,12 +1,11 @@
 package io.reactorrdma.examples.ps.demo.process;
 
+import io.reactorrdma.tools.launch.ChildJvm;
+
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
-import java.security.CodeSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -101,38 +100,10 @@ public final class ShardFleet implements ShardAddresses, AutoCloseable {
 
     /** The child's command line: this JVM's java, {@link #DEFAULT_JVM_OPTIONS}, our reactor.rdma.* properties, our class path. */
     static List<String> command(List<String> shardArguments) {
-        String java = ProcessHandle.current().info().command()
-                .orElse(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
-        List<String> cmd = new ArrayList<>();
-        cmd.add(java);
-        cmd.addAll(DEFAULT_JVM_OPTIONS);
-        for (String name : System.getProperties().stringPropertyNames()) {
-            // the shm directory is the demo's own, given with --shm-dir
-            if (name.startsWith("reactor.rdma.") && !name.equals("reactor.rdma.soft.shmDir")) {
-                cmd.add("-D" + name + "=" + System.getProperty(name));
-            }
-        }
-        cmd.add("-cp");
-        cmd.add(classPath());
-        cmd.add(SHARD_MAIN);
-        cmd.addAll(shardArguments);
-        return cmd;
-    }
-
-    /** The jar this class came from; when run from class directories (tests, an IDE), the JVM's class path. */
-    private static String classPath() {
-        CodeSource source = ShardFleet.class.getProtectionDomain().getCodeSource();
-        if (source != null && source.getLocation() != null) {
-            try {
-                Path p = Paths.get(source.getLocation().toURI());
-                if (Files.isRegularFile(p)) {
-                    return p.toString();
-                }
-            } catch (URISyntaxException | IllegalArgumentException e) {
-                // fall through to the class path
-            }
-        }
-        return System.getProperty("java.class.path");
+        return ChildJvm.of(ShardFleet.class, SHARD_MAIN).withJvmOptions(DEFAULT_JVM_OPTIONS)
+                // the shm directory is the demo's own, given with --shm-dir
+                .forwarding(name -> name.startsWith("reactor.rdma.") && !name.equals("reactor.rdma.soft.shmDir"))
+                .command(shardArguments);
     }
 
     /** SIGKILLs one replica and waits for it to end. */

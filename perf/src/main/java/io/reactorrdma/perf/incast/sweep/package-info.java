@@ -1,8 +1,0 @@
-/**
- * incast-sim's sweep: the {@link io.reactorrdma.perf.incast.sweep.Arm arms} (PFC only; DCQCN + PFC; DCQCN + PFC + the
- * send window W), running each as an independent simulation ({@link io.reactorrdma.perf.incast.sweep.Sweep}),
- * measuring it ({@link io.reactorrdma.perf.incast.sweep.ArmMeasurement} into an
- * {@link io.reactorrdma.perf.incast.sweep.ArmResult}) and choosing the window to recommend
- * ({@link io.reactorrdma.perf.incast.sweep.Recommendation}).
- */
-package io.reactorrdma.perf.incast.sweep;
