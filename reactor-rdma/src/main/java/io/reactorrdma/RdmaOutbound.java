@@ -20,7 +20,7 @@ public interface RdmaOutbound extends Publisher<Void> {
      * {@link #alloc()} are sent without a copy; others are copied once into registered memory. A
      * large message in memory its peer may read (a large buffer of {@link #alloc()},
      * {@code RdmaConnection.allocateRemoteReadable}, the allocator's remote-readable memory; or up
-     * to {@code EngineConfig.pullCopyLimit}, 0 by default, copied there) goes by pull rendezvous:
+     * to {@code EngineConfig.pullCopyLimit}, 64 KiB by default, copied there) goes by pull rendezvous:
      * the send completes only once the peer has read and released it, and fails if the peer
      * refuses it (no memory to read it into).
      */

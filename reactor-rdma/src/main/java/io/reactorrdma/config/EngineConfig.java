@@ -80,7 +80,7 @@ public record EngineConfig(int sendQueueDepth,
      * named to the peer in one request, and the peer READs it into its own memory
      * (no destination round trip, the sender's thread is not woken to move it). Used on a
      * connection only when both sides offer it (agreed at connect). A payload elsewhere goes by
-     * WRITE rendezvous, unless it is at most {@link #DEFAULT_PULL_COPY_LIMIT} (0 by default) and is
+     * WRITE rendezvous, unless it is at most {@link #DEFAULT_PULL_COPY_LIMIT} (64 KiB by default) and is
      * then copied into readable memory first; every payload goes by WRITE rendezvous when off. On by
      * default (it costs nothing unless payloads are readable or copies are allowed).
      */
@@ -92,17 +92,16 @@ public record EngineConfig(int sendQueueDepth,
      */
     public static final long DEFAULT_PULL_BUDGET_BYTES = 16L * 1024 * 1024;
     /**
-     * The largest payload outside the peer-readable memory that is copied into it to go by pull
-     * (0, the default: only payloads already there go by pull; RSocket frames, composites of a
-     * header and the application's data, then go by WRITE rendezvous). The copy (one memcpy on the
-     * sender's I/O thread) replaces the WRITE rendezvous's round trip: a destination request, its
-     * answer and the sender's wake-up for it; with the soft provider the receiver's READ is a second
-     * memcpy where the WRITE rendezvous moves the bytes once. Measured (docs/PERFORMANCE.md): with
-     * 1 MiB, a 256 KiB echo in block mode costs 0.73 idle waits per message per side instead of 2.2
-     * and less CPU than TCP, but the parameter-server demo, whose replies are gathers of hundreds of
-     * KiB, and the fan-out benchmark lose CPU and requests/s to the doubled copies: hence 0.
+     * The largest payload outside the peer-readable memory that is copied into it to go by pull:
+     * 64 KiB. The copy (one memcpy on the sender's I/O thread, a few microseconds at this size)
+     * replaces the WRITE rendezvous's round trip: a destination request, its answer and the
+     * sender's wake-up for it, and the receiver's wake for the last WRITE. Larger payloads are not
+     * copied (with the soft provider the receiver's READ is a second memcpy, which large gathered
+     * replies felt: docs/PERFORMANCE.md); they go by pull where they lie when the peer may read
+     * them (a connection's {@code alloc()} gives large buffers there, and memory every peer may
+     * read), else by WRITE rendezvous. 0: never copy.
      */
-    public static final int DEFAULT_PULL_COPY_LIMIT = 0;
+    public static final int DEFAULT_PULL_COPY_LIMIT = 64 * 1024;
 
     public EngineConfig {
         atLeast("sendQueueDepth", sendQueueDepth, 4);
