@@ -174,7 +174,7 @@ public final class Engine {
         this.headerAddress = RegisteredByteBufAllocator.addressOf(headerArea);
         this.headerLkey = RegisteredByteBufAllocator.regionOf(headerArea).lkey();
         this.recvDepth = config.recvQueueDepth();
-        this.recvBufferSize = WireHeader.SIZE + config.eagerSize(client);
+        this.recvBufferSize = recvBufferSize(config, client);
         this.replenishBatch = Math.max(1, recvDepth / 2);
         this.recvBufs = postedReceives;
         this.recvBatch = new RecvWr[recvDepth];
@@ -256,10 +256,15 @@ public final class Engine {
 
     static volatile ReadObserver readObserver;
 
+    /** Bytes of each receive buffer this side posts: the header and the eager size it advertises. */
+    private static int recvBufferSize(EngineConfig config, boolean client) {
+        return WireHeader.SIZE + config.eagerSize(client);
+    }
+
     /** Allocates and posts the receive buffers a new queue pair needs before it connects. */
     static ByteBuf[] postInitialReceives(QueuePair qp, RegisteredAllocator memory, EngineConfig config, boolean client) {
         int depth = config.recvQueueDepth();
-        int size = WireHeader.SIZE + config.eagerSize(client);
+        int size = recvBufferSize(config, client);
         ByteBuf[] bufs = new ByteBuf[depth];
         RecvWr[] wrs = new RecvWr[depth];
         for (int i = 0; i < depth; i++) {
@@ -902,7 +907,9 @@ public final class Engine {
             ByteBuf copy = readableCopyDestination(size);
             if (copy != null) {
                 s.pollOutbound(); // taken (OutboundListener.onTaken) before it is copied and released
-                return preparePullRequest(s, copyForPull(msg, copy, size), size, 0);
+                ByteBuf source = copyForPull(msg, copy, size);
+                PayloadGather.lastPiece(source, lastPiece); // all of it: the copy is contiguous
+                return preparePullRequest(s, source, size, 0);
             }
             pull.unreserveExposure(size); // no readable memory now: the WRITE rendezvous needs none
         }
@@ -981,14 +988,14 @@ public final class Engine {
 
     /**
      * Names a message, taken from socket {@code s}, to the peer to pull (PULL_REQUEST, solicited):
-     * the source is its last piece, the {@code head} bytes before it travel in the request. It
+     * the source is its last piece, already in {@link #lastPiece}, the {@code head} bytes before it
+     * travel in the request. It
      * counts as sent now (the sender's I/O thread does nothing more for it), and the whole message
      * is held until the peer's PULL_DONE releases it. The socket's next messages go at once; the
      * peer keeps the order.
      */
     private boolean preparePullRequest(EngineSocket s, ByteBuf msg, int size, int head) {
         int token = rendezvous.nextToken();
-        PayloadGather.lastPiece(msg, lastPiece);
         SendWr wr = chain.prepare(null, 0); // control traffic: the peer's READs count against its window
         int at = (int) (wr.wrId() % chain.depth()) * HEADER_SLOT;
         WireHeader.write(headerArea, at, WireHeader.PULL_REQUEST, takeCreditsToReturn(), s.id, size, token);

@@ -8,4 +8,11 @@ public final class UsageException extends IllegalArgumentException {
     public UsageException(String message) {
         super(message);
     }
+
+    /** A whole-number option's lower bound: throws naming the option, the bound and the value given. */
+    public static void atLeast(String option, long value, long min) {
+        if (value < min) {
+            throw new UsageException(option + " must be at least " + min + ", got " + value);
+        }
+    }
 }

@@ -39,16 +39,10 @@ final class RankerArguments {
 
     /** The ranker's configuration. @throws UsageException naming the value out of range */
     RankerConfig config() {
-        atLeast("--outstanding", outstanding);
-        atLeast("--models", models);
-        atLeast("--dim", dimension);
-        atLeast("--rows", rows);
+        UsageException.atLeast("--outstanding", outstanding, 1);
+        UsageException.atLeast("--models", models, 1);
+        UsageException.atLeast("--dim", dimension, 1);
+        UsageException.atLeast("--rows", rows, 1);
         return RankerConfig.defaults().withModels(models).withDimension(dimension).withRowsPerShard(rows).withSeed(seed);
-    }
-
-    private static void atLeast(String name, int n) {
-        if (n < 1) {
-            throw new UsageException(name + " must be at least 1, got " + n);
-        }
     }
 }

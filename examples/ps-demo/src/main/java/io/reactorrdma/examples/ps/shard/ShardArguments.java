@@ -52,20 +52,13 @@ final class ShardArguments {
      * @throws IllegalArgumentException naming the value that is out of range
      */
     ShardConfig config() {
-        atLeast("--index", index, 0);
-        atLeast("--count", count, 1);
-        atLeast("--rows", rows, 1);
-        atLeast("--dim", dimension, 1);
-        atLeast("--slow-ms", slowMillis, 0);
-        atLeast("--rdma-port", rdmaPort, 0);
-        atLeast("--tcp-port", tcpPort, 0);
+        UsageException.atLeast("--index", index, 0);
+        UsageException.atLeast("--count", count, 1);
+        UsageException.atLeast("--rows", rows, 1);
+        UsageException.atLeast("--dim", dimension, 1);
+        UsageException.atLeast("--slow-ms", slowMillis, 0);
+        UsageException.atLeast("--rdma-port", rdmaPort, 0);
+        UsageException.atLeast("--tcp-port", tcpPort, 0);
         return new ShardConfig(index, count, rows, dimension, learningRate, seed, slowMillis);
-    }
-
-    /** A whole-number option's lower bound, as the examples' mains say it. */
-    static void atLeast(String name, long n, long min) {
-        if (n < min) {
-            throw new UsageException(name + " must be at least " + min + ", got " + n);
-        }
     }
 }

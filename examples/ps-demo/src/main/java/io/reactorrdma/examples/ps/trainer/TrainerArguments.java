@@ -44,18 +44,12 @@ final class TrainerArguments {
 
     /** The trainers' configuration. @throws UsageException naming the value out of range */
     TrainerSettings config() {
-        atLeast("--trainers", trainers, 1);
-        atLeast("--fetch-rows", fetchRows, 1);
-        atLeast("--dim", dimension, 1);
-        atLeast("--rows", rows, 1);
-        atLeast("--compute-us", computeMicros, 0);
+        UsageException.atLeast("--trainers", trainers, 1);
+        UsageException.atLeast("--fetch-rows", fetchRows, 1);
+        UsageException.atLeast("--dim", dimension, 1);
+        UsageException.atLeast("--rows", rows, 1);
+        UsageException.atLeast("--compute-us", computeMicros, 0);
         return TrainerSettings.defaults().withDimension(dimension).withRowsPerShard(rows).withFetchRows(fetchRows)
                 .withComputeNanos(computeMicros * 1000).withSeed(seed);
-    }
-
-    private static void atLeast(String name, long n, long min) {
-        if (n < min) {
-            throw new UsageException(name + " must be at least " + min + ", got " + n);
-        }
     }
 }
