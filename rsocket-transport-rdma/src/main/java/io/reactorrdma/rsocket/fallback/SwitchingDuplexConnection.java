@@ -178,8 +178,8 @@ final class SwitchingDuplexConnection implements DuplexConnection {
         if (now) {
             moved(previous, next, previousIdle);
         } else {
-            LOG.debug("SETUP replayed on " + next + "; new requests stay on " + previous
-                    + " until the client's lease there is used up and " + next + " has sent its first lease");
+            LOG.debug("SETUP replayed on {}; new requests stay on {} until the client's lease there is used up and {} has sent its first lease",
+                    next, previous, next);
         }
         return true;
     }
@@ -508,8 +508,8 @@ final class SwitchingDuplexConnection implements DuplexConnection {
             }
         }
         if (probeAgain != null) {
-            LOG.debug(c + " closed before its first lease" + (error != null ? " (" + error + ")" : "")
-                    + "; the session stays on " + current() + " and probes again");
+            LOG.debug("{} closed before its first lease{}; the session stays on {} and probes again",
+                    c, error != null ? " (" + error + ")" : "", current());
             probeAgain.run();
         }
         if (whole) {
