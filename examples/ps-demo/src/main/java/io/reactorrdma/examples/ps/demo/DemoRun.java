@@ -23,6 +23,7 @@ import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -60,10 +61,20 @@ public final class DemoRun {
     /** Recovery: how long the demo waits for the ejection and for the return: 30 s. */
     public static final Duration DEFAULT_RECOVERY_WAIT = Duration.ofSeconds(30);
     /**
-     * Inference rounds: each transport's measured time is split in this many rounds, run RDMA, TCP,
-     * RDMA, TCP..., so that a drift of the host's load or of the shards' JIT weighs on both alike: 2.
+     * Inference rounds: each transport's measured time is split in this many rounds, run in mirrored
+     * order (RDMA, TCP, then TCP, RDMA, ...), so that a steady drift of the host's load or of the
+     * shards' JIT weighs on both alike: 2.
      */
     public static final int DEFAULT_ROUNDS = 2;
+    /**
+     * Inference warm-up: rounds of {@code warmup} per transport, alternating, this many: 6 (36 s with
+     * the default 3 s). On 2 cores the shards' JIT, the pools and the first touch of shared memory
+     * take 20-40 s to settle: the rates of successive warm-up rounds climb from a few per second to
+     * the measured ones, and may rest on a plateau on the way, so a rule that stops at the first two
+     * rounds that agree stops early. Rates measured before then say more about the warm-up than
+     * about the transport.
+     */
+    public static final int DEFAULT_WARMUP_ROUNDS = 6;
     /** The name of this JVM's resources for inference and recovery; its I/O threads are {@code ps-demo-io-<n>}. */
     static final String MAIN_RESOURCES = "ps-demo";
     /** The host the shards bind on one machine. */
@@ -193,7 +204,7 @@ public final class DemoRun {
         Map<String, Workloads.Inference> work = new LinkedHashMap<>();
         try {
             try (Progress.Step step = progress.start("inference warm-up over " + String.join(" and ", options.transports()),
-                    options.warmup().multipliedBy(options.transports().size()))) {
+                    options.warmup().multipliedBy((long) options.transports().size() * warmupRounds()))) {
                 try {
                     memory("inference");
                     for (String transport : options.transports()) {
@@ -201,9 +212,8 @@ public final class DemoRun {
                         fetches.put(transport, new Recorder());
                         work.put(transport, Workloads.inference(open.get(transport).clients(), allocator(transport, main),
                                 fetches.get(transport)));
-                        Lanes.run(options.rankers(), options.warmup(), work.get(transport), null);
                     }
-                    step.result("connected and warm");
+                    step.result(warmUp(work));
                 } catch (RuntimeException e) {
                     step.result("FAILED: " + e.getMessage());
                     report.failure("inference warm-up: " + e.getMessage());
@@ -212,7 +222,7 @@ public final class DemoRun {
             }
             Map<String, InferenceResult> results = new LinkedHashMap<>();
             for (int round = 1; round <= DEFAULT_ROUNDS; round++) {
-                for (String transport : options.transports()) {
+                for (String transport : roundOrder(options.transports(), round)) {
                     if (round > 1 && !results.containsKey(transport)) {
                         continue; // failed in an earlier round
                     }
@@ -241,6 +251,37 @@ public final class DemoRun {
         } finally {
             open.values().forEach(ArmConnections::close);
         }
+    }
+
+    /** Warm-up rounds per transport: one with {@code --quick}, else {@link #DEFAULT_WARMUP_ROUNDS}. */
+    private int warmupRounds() {
+        return options.quick() ? 1 : DEFAULT_WARMUP_ROUNDS;
+    }
+
+    /** Runs every transport's workload for {@code warmup}, alternating, {@link #warmupRounds()} times; says the rates it saw. */
+    private String warmUp(Map<String, Workloads.Inference> work) {
+        Map<String, List<String>> rates = new LinkedHashMap<>();
+        work.keySet().forEach(t -> rates.put(t, new ArrayList<>()));
+        for (int round = 1; round <= warmupRounds(); round++) {
+            for (Map.Entry<String, Workloads.Inference> e : work.entrySet()) {
+                Lanes.Outcome o = Lanes.run(options.rankers(), options.warmup(), e.getValue(), null);
+                rates.get(e.getKey()).add(String.format(Locale.ROOT, "%.0f", o.answered() / Math.max(o.seconds(), 1e-9)));
+            }
+        }
+        StringBuilder said = new StringBuilder(String.format(Locale.ROOT, "connected and warm after %d round%s of %.1f s (user requests/s",
+                warmupRounds(), warmupRounds() == 1 ? "" : "s", options.warmup().toMillis() / 1e3));
+        rates.forEach((t, r) -> said.append(' ').append(t).append(' ').append(String.join("/", r)));
+        return said.append(')').toString();
+    }
+
+    /** The transports in round {@code round}'s order: as given in odd rounds, reversed in even ones. */
+    static List<String> roundOrder(List<String> transports, int round) {
+        if (round % 2 == 1) {
+            return transports;
+        }
+        List<String> reversed = new ArrayList<>(transports);
+        Collections.reverse(reversed);
+        return reversed;
     }
 
     /** Each round's share of the measured time of a transport. */
