@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The parameter-server demo in one command, from a fresh clone with only JDK 17+ and Maven:
-#   ./demo.sh              # about 2-3 min on 2 cores; the report goes to demo-report/
+#   ./demo.sh              # about 3-4 min on 2 cores; the report goes to demo-report/
 #   ./demo.sh --quick      # about 30 s
 #   ./demo.sh --help       # every option
 # Builds examples/ps-demo/target/ps-demo.jar when it is missing or older than any source or pom it is
