@@ -39,7 +39,9 @@ public final class RdmaClient {
     }
 
     public RdmaClient port(int port) {
-        if (port < 1 || port > 65535) throw new IllegalArgumentException("port must be 1..65535, got " + port);
+        if (port < 1 || port > 65535) {
+            throw new IllegalArgumentException("port must be 1..65535, got " + port);
+        }
         return new RdmaClient(host, port, resources, connectTimeout);
     }
 

@@ -70,7 +70,8 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
      */
     RdmaConnection(EngineSocket socket, RdmaResources owner) {
         this.socket = socket;
-        this.alloc = new ConnectionAllocator(owner.allocator().byteBufAllocator(), socket.remoteReadableAllocator(), socket.peerEagerSize());
+        this.alloc = new ConnectionAllocator(owner.allocator().byteBufAllocator(),
+                socket.remoteReadableAllocator(), socket.peerEagerSize());
         this.sendWindow = owner.engineConfig().sendQueueDepth();
         this.inbound = new InboundMessages(socket::consumed, socket.peer(), () -> untrackFrom(owner));
         owner.track(inbound);

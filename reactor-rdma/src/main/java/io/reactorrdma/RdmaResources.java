@@ -351,7 +351,9 @@ public final class RdmaResources implements Disposable {
 
         /** Thread domains (I/O threads). */
         public Builder threads(int threads) {
-            if (threads < 1) throw new IllegalArgumentException("threads must be at least 1, got " + threads);
+            if (threads < 1) {
+                throw new IllegalArgumentException("threads must be at least 1, got " + threads);
+            }
             this.threads = threads;
             return this;
         }
@@ -377,7 +379,9 @@ public final class RdmaResources implements Disposable {
          * when none has, the client's connect fails with a rejection that says so.
          */
         public Builder maxEnginesPerThread(int n) {
-            if (n < 1) throw new IllegalArgumentException("maxEnginesPerThread must be at least 1, got " + n);
+            if (n < 1) {
+                throw new IllegalArgumentException("maxEnginesPerThread must be at least 1, got " + n);
+            }
             this.maxEnginesPerThread = n;
             return this;
         }

@@ -57,7 +57,9 @@ public final class RdmaServer {
     }
 
     public RdmaServer port(int port) {
-        if (port < 0 || port > 65535) throw new IllegalArgumentException("port must be 0..65535, got " + port);
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException("port must be 0..65535, got " + port);
+        }
         return new RdmaServer(host, port, resources, handler, backlog);
     }
 
@@ -81,7 +83,9 @@ public final class RdmaServer {
     }
 
     public RdmaServer backlog(int backlog) {
-        if (backlog < 1) throw new IllegalArgumentException("backlog must be at least 1, got " + backlog);
+        if (backlog < 1) {
+            throw new IllegalArgumentException("backlog must be at least 1, got " + backlog);
+        }
         return new RdmaServer(host, port, resources, handler, backlog);
     }
 

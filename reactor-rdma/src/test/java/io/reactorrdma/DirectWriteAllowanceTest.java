@@ -23,7 +23,9 @@ class DirectWriteAllowanceTest {
 
     private static ByteBuf message(RdmaConnection c, int size, int value) {
         ByteBuf b = c.alloc().directBuffer(size, size);
-        for (int i = 0; i < size; i++) b.writeByte(value + i);
+        for (int i = 0; i < size; i++) {
+            b.writeByte(value + i);
+        }
         return b;
     }
 

@@ -53,7 +53,9 @@ class EngineFailuresTest {
         }
         if (dir != null && Files.exists(dir)) {
             try (Stream<Path> w = Files.walk(dir)) {
-                for (Path p : w.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
+                for (Path p : w.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.deleteIfExists(p);
+                }
             }
         }
     }
@@ -66,13 +68,17 @@ class EngineFailuresTest {
 
     private static long failures(RdmaResources r) {
         long n = 0;
-        for (ThreadDomain d : r.domains()) n += d.metrics().engineFailures();
+        for (ThreadDomain d : r.domains()) {
+            n += d.metrics().engineFailures();
+        }
         return n;
     }
 
     private static long engines(RdmaResources r) {
         long n = 0;
-        for (ThreadDomain d : r.domains()) n += d.metrics().engines();
+        for (ThreadDomain d : r.domains()) {
+            n += d.metrics().engines();
+        }
         return n;
     }
 
@@ -114,7 +120,8 @@ class EngineFailuresTest {
         dir = Paths.get("/dev/shm", "reactor-rdma-failures-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
         String java = ProcessHandle.current().info().command().orElse("java");
         server = new ProcessBuilder(java, "-Xmx256m", "-D" + SoftConfig.STRICT_PROPERTY + "=" + SoftConfig.defaults().strict(),
-                "-cp", System.getProperty("java.class.path"), ShmEchoServerMain.class.getName(), dir.toString(), String.valueOf(PEER_TIMEOUT.toMillis()))
+                "-cp", System.getProperty("java.class.path"), ShmEchoServerMain.class.getName(), dir.toString(),
+                String.valueOf(PEER_TIMEOUT.toMillis()))
                 .redirectError(ProcessBuilder.Redirect.INHERIT).start();
         String line = new BufferedReader(new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8)).readLine();
         assertThat(line).isNotNull().startsWith("READY ");

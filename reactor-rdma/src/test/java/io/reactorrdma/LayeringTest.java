@@ -70,7 +70,8 @@ class LayeringTest {
             .because("backpressure (credits, windows) has no RDMA types: the simulator and other transports use it as it is");
 
     @ArchTest
-    static final ArchRule reactorRdmaDoesNotKnowRSocket = noClasses().that().resideInAnyPackage(API, CONFIG, "io.reactorrdma.verbs..", MEMORY, ENGINE)
+    static final ArchRule reactorRdmaDoesNotKnowRSocket = noClasses().that()
+            .resideInAnyPackage(API, CONFIG, "io.reactorrdma.verbs..", MEMORY, ENGINE)
             .should().dependOnClassesThat().resideInAnyPackage("io.rsocket..", "io.reactorrdma.rsocket..")
             .because("reactor-rdma does not know RSocket: the transport builds on it, never the other way round");
 }

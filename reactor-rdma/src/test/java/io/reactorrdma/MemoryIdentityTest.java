@@ -40,8 +40,10 @@ class MemoryIdentityTest {
     private final ConcurrentHashMap<Object, List<MemoryRegion>> arrivedIn = new ConcurrentHashMap<>();
 
     private void start(EngineConfig engine) {
-        serverResources = RdmaResources.builder("server").provider("loopback").threads(1).idle(IdleStrategy.BACK_OFF).engine(engine).build();
-        clientResources = RdmaResources.builder("client").provider("loopback").threads(1).idle(IdleStrategy.BACK_OFF).engine(engine).build();
+        serverResources = RdmaResources.builder("server").provider("loopback").threads(1)
+                .idle(IdleStrategy.BACK_OFF).engine(engine).build();
+        clientResources = RdmaResources.builder("client").provider("loopback").threads(1)
+                .idle(IdleStrategy.BACK_OFF).engine(engine).build();
         otherResources = RdmaResources.builder("other").provider("loopback").threads(1).idle(IdleStrategy.BACK_OFF).engine(engine).build();
         server = RdmaServer.create().port(0).runOn(serverResources)
                 .handle((in, out) -> out.send(in.receive().doOnNext(m -> recordRegion(in, m))))

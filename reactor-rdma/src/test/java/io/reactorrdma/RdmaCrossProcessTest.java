@@ -26,7 +26,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import static io.reactorrdma.TestMessages.crc;
-import static io.reactorrdma.TestMessages.message;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** The public API between two processes over shm: integrity under random sizes on many sockets, and a killed server. */
@@ -42,7 +41,9 @@ class RdmaCrossProcessTest {
     void start() throws IOException {
         dir = Paths.get("/dev/shm", "reactor-rdma-api-xp-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
         String java = ProcessHandle.current().info().command().orElse("java");
-        serverProcess = new ProcessBuilder(java, "-Xmx512m", "-D" + io.reactorrdma.config.SoftConfig.STRICT_PROPERTY + "=" + io.reactorrdma.config.SoftConfig.defaults().strict(), "-cp", System.getProperty("java.class.path"),
+        serverProcess = new ProcessBuilder(java, "-Xmx512m",
+                "-D" + io.reactorrdma.config.SoftConfig.STRICT_PROPERTY + "=" + io.reactorrdma.config.SoftConfig.defaults().strict(),
+                "-cp", System.getProperty("java.class.path"),
                 ShmEchoServerMain.class.getName(), dir.toString(), "500")
                 .redirectError(ProcessBuilder.Redirect.INHERIT).start();
         String line = new BufferedReader(new InputStreamReader(serverProcess.getInputStream(), StandardCharsets.UTF_8)).readLine();
@@ -63,7 +64,9 @@ class RdmaCrossProcessTest {
         }
         if (Files.exists(dir)) {
             try (Stream<Path> w = Files.walk(dir)) {
-                for (Path p : w.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
+                for (Path p : w.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.deleteIfExists(p);
+                }
             }
         }
     }

@@ -29,7 +29,8 @@ class RdmaFlowControlTest {
     @RegisterExtension
     final RdmaPair pair = new RdmaPair();
 
-    private void start(EngineConfig engine, java.util.function.BiFunction<RdmaInbound, RdmaOutbound, org.reactivestreams.Publisher<Void>> handler) {
+    private void start(EngineConfig engine,
+            java.util.function.BiFunction<RdmaInbound, RdmaOutbound, org.reactivestreams.Publisher<Void>> handler) {
         SoftConfig soft = SoftConfig.defaults().withPeerTimeout(Duration.ofMillis(400));
         pair.configure(b -> b.softConfig(soft).engine(engine)).serve(s -> s.handle(handler::apply));
     }
@@ -124,7 +125,9 @@ class RdmaFlowControlTest {
         consumer.get().request(Long.MAX_VALUE);
         sent.get(60, TimeUnit.SECONDS);
         Eventually.until(Duration.ofSeconds(60), () -> received.size() == total);
-        for (int i = 0; i < total; i++) assertThat(received.get(i)).isEqualTo(i % 100);
+        for (int i = 0; i < total; i++) {
+            assertThat(received.get(i)).isEqualTo(i % 100);
+        }
         assertThat(clientMetrics.rnrEvents()).isZero();
         assertThat(serverMetrics.rnrEvents()).isZero();
         c.dispose();
@@ -149,7 +152,8 @@ class RdmaFlowControlTest {
         // answers happened to arrive together)
         long window = 64 * 1024;
         // WRITE rendezvous: the senders' WRITEs are what their window bounds (pulled messages count against the puller's)
-        start(EngineConfig.defaults().withSendWindowBytes(window).withPullRendezvous(false), (in, out) -> in.receive().doOnNext(ByteBuf::release).then());
+        start(EngineConfig.defaults().withSendWindowBytes(window).withPullRendezvous(false),
+                (in, out) -> in.receive().doOnNext(ByteBuf::release).then());
         List<RdmaConnection> connections = Flux.range(0, 6).flatMap(i -> pair.client().connect())
                 .collectList().block(Duration.ofSeconds(30));
         Flux.fromIterable(connections)

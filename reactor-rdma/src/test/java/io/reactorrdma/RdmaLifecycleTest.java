@@ -7,7 +7,6 @@ import org.junit.jupiter.api.Timeout;
 import reactor.core.Disposable;
 
 import java.io.IOException;
-import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Files;

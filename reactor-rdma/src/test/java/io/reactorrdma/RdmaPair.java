@@ -42,7 +42,8 @@ final class RdmaPair implements AfterEachCallback {
     /** Adds {@code server} to the server's resources and {@code client} to the client's; before first use. */
     RdmaPair configure(UnaryOperator<RdmaResources.Builder> server, UnaryOperator<RdmaResources.Builder> client) {
         if (serverResources != null) {
-            throw new IllegalStateException("the pair's resources are built already: configure it before serving, connecting or reading them");
+            throw new IllegalStateException(
+                    "the pair's resources are built already: configure it before serving, connecting or reading them");
         }
         this.serverConfig = server;
         this.clientConfig = client;

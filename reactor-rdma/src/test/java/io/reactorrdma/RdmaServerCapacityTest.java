@@ -39,11 +39,17 @@ class RdmaServerCapacityTest {
 
     @AfterEach
     void stop() {
-        if (server != null) server.disposeNow(Duration.ofSeconds(10));
+        if (server != null) {
+            server.disposeNow(Duration.ofSeconds(10));
+        }
         Flux.fromIterable(clients).parallel(4).runOn(reactor.core.scheduler.Schedulers.boundedElastic())
                 .doOnNext(RdmaResources::dispose).sequential().blockLast(Duration.ofSeconds(60));
-        if (serverResources != null) serverResources.dispose();
-        for (RdmaResources c : clients) assertThat(c.allocator().liveBuffers()).as("client live buffers").isZero();
+        if (serverResources != null) {
+            serverResources.dispose();
+        }
+        for (RdmaResources c : clients) {
+            assertThat(c.allocator().liveBuffers()).as("client live buffers").isZero();
+        }
         assertThat(serverResources.allocator().liveBuffers()).as("server live buffers").isZero();
     }
 
@@ -66,7 +72,9 @@ class RdmaServerCapacityTest {
                 .engine(SMALL).allocator(SMALL_BLOCKS).maxEnginesPerThread(MAX_ENGINES).build();
         server = RdmaServer.create().port(0).runOn(serverResources).handle((in, out) -> out.send(in.receive())).bindNow();
         List<RdmaResources> contexts = new ArrayList<>();
-        for (int i = 0; i < CLIENTS; i++) contexts.add(client(i));
+        for (int i = 0; i < CLIENTS; i++) {
+            contexts.add(client(i));
+        }
 
         long start = System.nanoTime();
         List<Object> outcomes = Flux.fromIterable(contexts).flatMapSequential(c -> attempt(c, server.port()), 32)
@@ -79,7 +87,9 @@ class RdmaServerCapacityTest {
         for (int i = 0; i < outcomes.size(); i++) {
             if (outcomes.get(i) instanceof RdmaConnection c) {
                 accepted.add(c);
-                if (firstAccepted == null) firstAccepted = contexts.get(i);
+                if (firstAccepted == null) {
+                    firstAccepted = contexts.get(i);
+                }
             } else {
                 refused.add((Throwable) outcomes.get(i));
             }
@@ -105,9 +115,12 @@ class RdmaServerCapacityTest {
             outcome = attempt(late, server.port()).block(Duration.ofSeconds(30));
         } while (outcome instanceof ConnectionRejectedException && System.nanoTime() < deadline && sleep());
         assertThat(outcome).as("a client after one engine closed").isInstanceOf(RdmaConnection.class);
-        for (RdmaConnection c : accepted) c.dispose();
+        for (RdmaConnection c : accepted) {
+            c.dispose();
+        }
         ((RdmaConnection) outcome).dispose();
-        assertThat(took).as("200 connects with rejections are answered promptly, not by connect timeouts").isLessThan(Duration.ofSeconds(60));
+        assertThat(took).as("200 connects with rejections are answered promptly, not by connect timeouts")
+                .isLessThan(Duration.ofSeconds(60));
     }
 
     @Test

@@ -14,7 +14,8 @@ import java.time.Duration;
 public final class ShmEchoServerMain {
 
     public static void main(String[] args) throws Exception {
-        SoftConfig soft = SoftConfig.defaults().withShmDirectory(Paths.get(args[0])).withPeerTimeout(Duration.ofMillis(Long.parseLong(args[1])));
+        SoftConfig soft = SoftConfig.defaults().withShmDirectory(Paths.get(args[0]))
+                .withPeerTimeout(Duration.ofMillis(Long.parseLong(args[1])));
         RdmaResources resources = RdmaResources.builder("echo-server").provider("shm").softConfig(soft).threads(1)
                 .idle(IdleStrategy.BACK_OFF).engine(EngineConfig.defaults()).build();
         DisposableRdmaServer server = RdmaServer.create().port(0).runOn(resources)

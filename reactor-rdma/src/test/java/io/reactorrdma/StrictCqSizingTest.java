@@ -32,10 +32,18 @@ class StrictCqSizingTest {
 
     @AfterEach
     void stop() {
-        if (server != null) server.disposeNow(Duration.ofSeconds(10));
-        for (RdmaResources c : clients) c.dispose();
-        if (serverResources != null) serverResources.dispose();
-        for (RdmaResources c : clients) assertThat(c.allocator().liveBuffers()).as("client live buffers").isZero();
+        if (server != null) {
+            server.disposeNow(Duration.ofSeconds(10));
+        }
+        for (RdmaResources c : clients) {
+            c.dispose();
+        }
+        if (serverResources != null) {
+            serverResources.dispose();
+        }
+        for (RdmaResources c : clients) {
+            assertThat(c.allocator().liveBuffers()).as("client live buffers").isZero();
+        }
         assertThat(serverResources.allocator().liveBuffers()).as("server live buffers").isZero();
     }
 

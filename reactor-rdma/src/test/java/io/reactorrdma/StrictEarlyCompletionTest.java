@@ -31,9 +31,15 @@ class StrictEarlyCompletionTest {
 
     @AfterEach
     void stop() {
-        if (server != null) server.disposeNow(Duration.ofSeconds(10));
-        if (clientResources != null) clientResources.dispose();
-        if (serverResources != null) serverResources.dispose();
+        if (server != null) {
+            server.disposeNow(Duration.ofSeconds(10));
+        }
+        if (clientResources != null) {
+            clientResources.dispose();
+        }
+        if (serverResources != null) {
+            serverResources.dispose();
+        }
         assertThat(clientResources.allocator().liveBuffers()).as("client live buffers").isZero();
         assertThat(serverResources.allocator().liveBuffers()).as("server live buffers").isZero();
     }

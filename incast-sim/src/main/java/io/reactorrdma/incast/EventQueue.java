@@ -5,7 +5,8 @@ import java.util.Arrays;
 /**
  * A binary min-heap of events (time, sequence, kind, a, b) on primitive arrays. Ties in time are broken by insertion
  * sequence, so one seed gives one order. Three arrays per slot: the time, the sequence with the kind in its low
- * {@value #KIND_BITS} bits (so one comparison of that long orders ties), and a and b packed into one long. Growing doubles the arrays; in steady state push and pop allocate nothing.
+ * {@value #KIND_BITS} bits (so one comparison of that long orders ties), and a and b packed into one long. Growing
+ * doubles the arrays; in steady state push and pop allocate nothing.
  * The head's fields are read through {@link #time()}, {@link #kind()}, {@link #a()}, {@link #b()} after {@link #pop()}.
  */
 public final class EventQueue {

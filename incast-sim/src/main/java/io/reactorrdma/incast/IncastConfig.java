@@ -6,7 +6,8 @@ import java.util.Set;
  * The fabric's parameters, each declared once (the {@code DEFAULT_*} constants) and validated here.
  * Units are in the names: bits per second, picoseconds, bytes.
  *
- * @param linkBitsPerSecond  the host links' rate, and every link's on one switch (default {@value #DEFAULT_LINK_BITS_PER_SECOND}); 8e12 must be a
+ * @param linkBitsPerSecond  the host links' rate, and every link's on one switch
+ *                           (default {@value #DEFAULT_LINK_BITS_PER_SECOND}); 8e12 must be a
  *                           multiple of it so that a byte's serialization is a whole number of picoseconds
  * @param linkDelayPs        every link's propagation delay (default {@value #DEFAULT_LINK_DELAY_PS} ps = 1 µs)
  * @param mtuBytes           payload bytes per packet (default {@value #DEFAULT_MTU_BYTES}; 256, 512, 1024, 2048 or 4096)

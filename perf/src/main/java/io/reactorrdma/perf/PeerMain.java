@@ -29,8 +29,10 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
 /**
- * The forked peer: {@code PeerMain <send-lat|write-bw|shm-floor|echo-rdma|echo-tcp|rsocket-rdma|rsocket-tcp|fanout-rdma|fanout-tcp|soak-server> [--port N] [--size N] [--poll back-off|spin|block]
- * [--file PATH] [--max-seconds N] [--provider NAME] [--host ADDR] [--shm-dir DIR] [--seed N] [--cancel-share F] [--standby true] [--count N] [--slow-index I] [--slow-ms MS]};
+ * The forked peer: {@code PeerMain
+ * <send-lat|write-bw|shm-floor|echo-rdma|echo-tcp|rsocket-rdma|rsocket-tcp|fanout-rdma|fanout-tcp|soak-server>
+ * [--port N] [--size N] [--poll back-off|spin|block] [--file PATH] [--max-seconds N] [--provider NAME] [--host ADDR]
+ * [--shm-dir DIR] [--seed N] [--cancel-share F] [--standby true] [--count N] [--slow-index I] [--slow-ms MS]};
  * {@code --provider disni --host <RDMA IPv4>}
  * is the hardware peer that {@code serve} starts by hand on another host. Prints {@code KEY value} reports on standard output (see
  * {@link PeerReporter}); each {@code mark} line on standard input is answered with a {@code CPU}
@@ -62,8 +64,9 @@ public final class PeerMain {
 
     private static int run(String[] args) throws Exception {
         if (args.length == 0) {
-            System.err.println("[peer] usage: PeerMain <send-lat|write-bw|shm-floor|echo-rdma|echo-tcp|rsocket-rdma|rsocket-tcp|fanout-rdma|fanout-tcp|soak-server> [--port N] [--size N] [--poll back-off|spin|block] "
-                    + "[--file PATH] [--max-seconds N]");
+            System.err.println("[peer] usage: PeerMain "
+                    + "<send-lat|write-bw|shm-floor|echo-rdma|echo-tcp|rsocket-rdma|rsocket-tcp|fanout-rdma|fanout-tcp|soak-server> "
+                    + "[--port N] [--size N] [--poll back-off|spin|block] [--file PATH] [--max-seconds N]");
             return 2;
         }
         String role = args[0];
@@ -113,7 +116,8 @@ public final class PeerMain {
                 int slowIndex = Integer.parseInt(opts.getOrDefault("--slow-index", "-1"));
                 Duration slow = Duration.ofMillis(Long.parseLong(opts.getOrDefault("--slow-ms", "0")));
                 String transport = role.equals("fanout-rdma") ? "rdma" : "tcp";
-                FanoutServers.task(() -> FanoutServers.start(transport, mode, count, slowIndex, slow), meters::set).serve(reporter, () -> stop);
+                FanoutServers.task(() -> FanoutServers.start(transport, mode, count, slowIndex, slow), meters::set)
+                        .serve(reporter, () -> stop);
                 return 0;
             case "soak-server":
                 String shmDir = opts.get("--shm-dir");

@@ -101,7 +101,8 @@ final class ScenarioRounds {
                         o.poll.id(), o.connections)
                 : String.format(Locale.ROOT, "%s, %d shards x %d replicas, size mix, --poll %s, %d caller(s), client %s%s: whole fan-out",
                         o.scenario.id(), o.shards, o.replicas, o.poll.id(), o.connections,
-                        o.fanoutClient.id() + (o.fanoutClient == FanoutClient.SHARD ? ", hedging " + (o.hedging ? "on after " + o.hedgeQuantileLabel() : "off") : ""),
+                        o.fanoutClient.id() + (o.fanoutClient == FanoutClient.SHARD
+                                ? ", hedging " + (o.hedging ? "on after " + o.hedgeQuantileLabel() : "off") : ""),
                         o.slowReplicaMillis > 0 ? ", a replica " + o.slowReplicaMillis + " ms slow" : "");
         if (o.repeat > 1) {
             title += String.format(Locale.ROOT, " (median run of %d by p50)", o.repeat);
@@ -115,7 +116,10 @@ final class ScenarioRounds {
         }
     }
 
-    /** {@code --chart FILE.png} as given for one poll mode; with several, one file each: {@code FILE-back-off.png}, {@code FILE-spin.png}. */
+    /**
+     * {@code --chart FILE.png} as given for one poll mode; with several, one file each: {@code FILE-back-off.png},
+     * {@code FILE-spin.png}.
+     */
     static Path chartFile(Path chart, PollMode poll, int modes) {
         if (modes == 1) {
             return chart;

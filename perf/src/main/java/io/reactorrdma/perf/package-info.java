@@ -25,7 +25,8 @@
  * invocation), {@code ScenarioCommand} (a scenario run's picocli command), {@code Usage} (the help text around its
  * options) and {@code ServeCommand}; the {@code incast-sim} command is the incast-sim module's. Below them, by
  * concern: the scenarios ({@link io.reactorrdma.perf.verbs}, {@link io.reactorrdma.perf.echo},
- * {@link io.reactorrdma.perf.rsocket}, {@link io.reactorrdma.perf.soak}, {@link io.reactorrdma.perf.fanout}), the floors ({@link io.reactorrdma.perf.floor}),
+ * {@link io.reactorrdma.perf.rsocket}, {@link io.reactorrdma.perf.soak}, {@link io.reactorrdma.perf.fanout}), the
+ * floors ({@link io.reactorrdma.perf.floor}),
  * JMH ({@link io.reactorrdma.perf.jmh}), the peers ({@link io.reactorrdma.perf.peer}), measuring
  * ({@link io.reactorrdma.perf.measure}), reports ({@link io.reactorrdma.perf.report}) and the command line's options
  * and names ({@link io.reactorrdma.perf.cli}). Packages depend only downwards in that order; no scenario sees another

@@ -43,7 +43,8 @@ class PerfOptionsTest {
             assertThatThrownBy(() -> PerfOptions.parse(new String[]{"echo", "--connections", bad})).isInstanceOf(UsageException.class)
                     .hasMessageContaining("--connections '" + bad + "'");
         }
-        assertThatThrownBy(() -> PerfOptions.parse(new String[]{"send-lat", "--connections", "2"})).hasMessageContaining("echo, rsocket-rr, rsocket-stream and fanout only");
+        assertThatThrownBy(() -> PerfOptions.parse(new String[]{"send-lat", "--connections", "2"}))
+                .hasMessageContaining("echo, rsocket-rr, rsocket-stream and fanout only");
         assertThat(PerfMain.run(new String[]{"echo", "--transports", "memcpy"})).isEqualTo(ExitStatus.USAGE);
     }
 
@@ -77,8 +78,10 @@ class PerfOptionsTest {
                 .hasMessageContaining("unknown transport 'udp'").hasMessageContaining("rdma-shm");
         assertThatThrownBy(() -> PerfOptions.parse(new String[]{"send-lat", "--poll", "busy"})).hasMessageContaining("spin or block");
         assertThatThrownBy(() -> PerfOptions.parse(new String[]{"send-lat", "--duration", "0"})).hasMessageContaining("--duration");
-        assertThatThrownBy(() -> PerfOptions.parse(new String[]{"send-lat", "--size"})).hasMessageContaining("Missing required parameter for option '--size'");
-        assertThatThrownBy(() -> PerfOptions.parse(new String[]{"send-lat", "--verbose"})).hasMessageContaining("Unknown option: '--verbose'");
+        assertThatThrownBy(() -> PerfOptions.parse(new String[]{"send-lat", "--size"}))
+                .hasMessageContaining("Missing required parameter for option '--size'");
+        assertThatThrownBy(() -> PerfOptions.parse(new String[]{"send-lat", "--verbose"}))
+                .hasMessageContaining("Unknown option: '--verbose'");
     }
 
     @Test

@@ -1,6 +1,5 @@
 package io.reactorrdma.config;
 
-import io.reactorrdma.config.DisniConfig;
 /**
  * The disni provider's tunables, each with its default and why. Immutable; from system properties
  * {@code reactor.rdma.disni.*} with {@link #fromSystemProperties()}; each {@code with…} returns a copy.
@@ -22,9 +21,15 @@ public record DisniConfig(String address, int retryCount, int sendCallCacheSize,
     public static final int DEFAULT_RECV_CALL_CACHE = 64;
 
     public DisniConfig {
-        if (retryCount < 0 || retryCount > 7) throw new IllegalArgumentException("retryCount must be 0..7, got " + retryCount);
-        if (sendCallCacheSize < 1) throw new IllegalArgumentException("sendCallCacheSize must be at least 1");
-        if (recvCallCacheSize < 1) throw new IllegalArgumentException("recvCallCacheSize must be at least 1");
+        if (retryCount < 0 || retryCount > 7) {
+            throw new IllegalArgumentException("retryCount must be 0..7, got " + retryCount);
+        }
+        if (sendCallCacheSize < 1) {
+            throw new IllegalArgumentException("sendCallCacheSize must be at least 1");
+        }
+        if (recvCallCacheSize < 1) {
+            throw new IllegalArgumentException("recvCallCacheSize must be at least 1");
+        }
     }
 
     public static DisniConfig defaults() {

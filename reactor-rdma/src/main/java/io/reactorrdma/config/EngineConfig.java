@@ -1,6 +1,5 @@
 package io.reactorrdma.config;
 
-import io.reactorrdma.config.EngineConfig;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -109,7 +108,9 @@ public record EngineConfig(int sendQueueDepth,
         atLeast("eagerSize", eagerSize, 64);
         atLeast("clientEagerSize", clientEagerSize, 64);
         atLeast("fragmentSize", fragmentSize, 4096);
-        if (sendWindowBytes < 1) throw new IllegalArgumentException("sendWindowBytes must be at least 1, got " + sendWindowBytes);
+        if (sendWindowBytes < 1) {
+            throw new IllegalArgumentException("sendWindowBytes must be at least 1, got " + sendWindowBytes);
+        }
         atLeast("maxMessageSize", maxMessageSize, 1);
         atLeast("socketMessageWindow", socketMessageWindow, 1);
         atLeastTenMillis("heartbeatInterval", heartbeatInterval);
@@ -125,12 +126,16 @@ public record EngineConfig(int sendQueueDepth,
     }
 
     private static void atLeast(String name, int v, int min) {
-        if (v < min) throw new IllegalArgumentException(name + " must be at least " + min + ", got " + v);
+        if (v < min) {
+            throw new IllegalArgumentException(name + " must be at least " + min + ", got " + v);
+        }
     }
 
     private static void atLeastTenMillis(String name, Duration v) {
         Objects.requireNonNull(v, name);
-        if (v.toMillis() < 10) throw new IllegalArgumentException(name + " must be at least 10 ms, got " + v.toMillis() + " ms");
+        if (v.toMillis() < 10) {
+            throw new IllegalArgumentException(name + " must be at least 10 ms, got " + v.toMillis() + " ms");
+        }
     }
 
     public static EngineConfig defaults() {

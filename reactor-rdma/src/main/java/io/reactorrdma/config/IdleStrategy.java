@@ -1,7 +1,5 @@
 package io.reactorrdma.config;
 
-import io.reactorrdma.config.IdleStrategy;
-
 /** What an I/O thread does when a loop turn found nothing to do. */
 public enum IdleStrategy {
     /** Spin: lowest latency, one core per thread domain. */

@@ -37,7 +37,8 @@ public record ProviderConfig(String name, SoftConfig soft, DisniConfig disni) {
      * {@code reactor.rdma.soft.*} and the DiSNI settings from {@code reactor.rdma.disni.*}.
      */
     public static ProviderConfig fromSystemProperties() {
-        return new ProviderConfig(System.getProperty(PROPERTY, AUTO), SoftConfig.fromSystemProperties(), DisniConfig.fromSystemProperties());
+        return new ProviderConfig(System.getProperty(PROPERTY, AUTO), SoftConfig.fromSystemProperties(),
+                DisniConfig.fromSystemProperties());
     }
 
     public ProviderConfig withName(String name) {

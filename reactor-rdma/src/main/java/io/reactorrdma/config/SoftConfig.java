@@ -1,6 +1,5 @@
 package io.reactorrdma.config;
 
-import io.reactorrdma.config.SoftConfig;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;

@@ -178,7 +178,9 @@ public final class Engine {
         this.replenishBatch = Math.max(1, recvDepth / 2);
         this.recvBufs = postedReceives;
         this.recvBatch = new RecvWr[recvDepth];
-        for (int i = 0; i < recvDepth; i++) recvBatch[i] = new RecvWr();
+        for (int i = 0; i < recvDepth; i++) {
+            recvBatch[i] = new RecvWr();
+        }
         this.toRepost = new int[recvDepth];
         this.peerDepth = peer.recvDepth();
         this.peerEagerSize = Math.min(peer.eagerSize(), config.eagerSendLimit(client));
@@ -308,7 +310,8 @@ public final class Engine {
     ByteBuf allocateRemoteReadable(int size) {
         if (readables == null) {
             throw new IllegalStateException("pull rendezvous is not on for the connection to " + peerName
-                    + " (EngineConfig.withPullRendezvous on both sides): it has no readable memory; allocate from the connection's alloc()");
+                    + " (EngineConfig.withPullRendezvous on both sides): it has no readable memory; "
+                    + "allocate from the connection's alloc()");
         }
         return readables.directBuffer(size, size);
     }
@@ -441,7 +444,8 @@ public final class Engine {
         boolean handedOver = false;
         try {
             if (n < WireHeader.SIZE) {
-                throw new ProtocolException(peerName + " sent a " + n + "-byte message, shorter than the " + WireHeader.SIZE + "-byte header");
+                throw new ProtocolException(peerName + " sent a " + n + "-byte message, shorter than the "
+                        + WireHeader.SIZE + "-byte header");
             }
             int base = buf.readerIndex();
             byte type = WireHeader.type(buf, base);
@@ -458,7 +462,8 @@ public final class Engine {
             switch (type) {
                 case WireHeader.DATA: {
                     if (length != n - WireHeader.SIZE) {
-                        throw new ProtocolException(peerName + " sent DATA whose header says " + length + " bytes but " + (n - WireHeader.SIZE) + " came");
+                        throw new ProtocolException(peerName + " sent DATA whose header says " + length + " bytes but "
+                                + (n - WireHeader.SIZE) + " came");
                     }
                     EngineSocket s = sockets.get(socketId);
                     if (flags == WireHeader.FLAG_GRANT) {
@@ -493,7 +498,8 @@ public final class Engine {
                     if (n < WireHeader.PULL_REQUEST_SIZE) {
                         throw new ProtocolException(peerName + " sent a " + n + "-byte pull request");
                     }
-                    pull.onRequest(socketId, length, token, buf.getLongLE(base + WireHeader.OFF_ADDRESS), buf.getIntLE(base + WireHeader.OFF_RKEY),
+                    pull.onRequest(socketId, length, token, buf.getLongLE(base + WireHeader.OFF_ADDRESS),
+                            buf.getIntLE(base + WireHeader.OFF_RKEY),
                             buf, base + WireHeader.PULL_REQUEST_SIZE, n - WireHeader.PULL_REQUEST_SIZE);
                     break;
                 case WireHeader.PULL_DONE:
@@ -515,7 +521,9 @@ public final class Engine {
                         try {
                             acceptor.accept(s);
                         } catch (RuntimeException | Error e) {
-                            closeSocket(s, new EngineException("the acceptor of socket " + socketId + " from " + peerName + " threw " + e, e), true);
+                            closeSocket(s,
+                                    new EngineException("the acceptor of socket " + socketId + " from " + peerName + " threw " + e, e),
+                                    true);
                         }
                     }
                     break;
@@ -556,7 +564,9 @@ public final class Engine {
         }
         if (s != null) {
             s.addAllowance(messages);
-            if (s.hasOutbound()) makeReady(s); // no-op when parked: the next turn retries it
+            if (s.hasOutbound()) {
+                makeReady(s); // no-op when parked: the next turn retries it
+            }
         }
     }
 
@@ -577,7 +587,8 @@ public final class Engine {
         try {
             this.credits.release(credits);
         } catch (IllegalStateException e) {
-            throw new ProtocolException(peerName + " returned " + credits + " credits, more than it was owed (" + this.credits.inUse() + ")");
+            throw new ProtocolException(peerName + " returned " + credits + " credits, more than it was owed ("
+                    + this.credits.inUse() + ")");
         }
     }
 
@@ -674,7 +685,9 @@ public final class Engine {
                         ready.add(s);
                     } else {
                         s.unschedule();
-                        if (s.hasOutbound()) makeReady(s); // raced with an offer
+                        if (s.hasOutbound()) {
+                            makeReady(s); // raced with an offer
+                        }
                     }
                 } else {
                     parked.add(s); // waits for credits, window, allowance or an answer; stays scheduled
@@ -690,7 +703,8 @@ public final class Engine {
                 prepareControl(ControlMessage.CREDIT);
             }
             long now = System.nanoTime();
-            if (chain.pending() == 0 && now - lastSendNanos > config.heartbeatInterval().toNanos() && chain.free() > 0 && credits.availableForData() > 0) {
+            if (chain.pending() == 0 && now - lastSendNanos > config.heartbeatInterval().toNanos() && chain.free() > 0
+                    && credits.availableForData() > 0) {
                 prepareControl(ControlMessage.HEARTBEAT);
             }
             if (now - nextTrimNanos >= 0) {
@@ -826,7 +840,8 @@ public final class Engine {
      * unsolicited, or the flushes of a drain. Its thread domain then arms for every completion.
      */
     boolean waitsOnSendResource() {
-        if (failed || !control.isEmpty() || !untoldGrants.isEmpty() || !ready.isEmpty() || !closing.isEmpty() || chain.pending() > 0 || chain.free() == 0) {
+        if (failed || !control.isEmpty() || !untoldGrants.isEmpty() || !ready.isEmpty() || !closing.isEmpty()
+                || chain.pending() > 0 || chain.free() == 0) {
             return true;
         }
         if (pull.readsInFlight() > 0 || pull.hasReadsToPost() || pull.hasNotice()) {
@@ -882,7 +897,8 @@ public final class Engine {
             SendWr wr = chain.prepare(payload, bytes);
             int at = (int) (wr.wrId() % chain.depth()) * HEADER_SLOT;
             int grant = s.takeUntoldGrant(); // a SOCKET_CREDIT saved: it rides on data that goes anyway
-            WireHeader.write(headerArea, at, WireHeader.DATA, grant > 0 ? WireHeader.FLAG_GRANT : 0, takeCreditsToReturn(), s.id, size, grant);
+            WireHeader.write(headerArea, at, WireHeader.DATA, grant > 0 ? WireHeader.FLAG_GRANT : 0, takeCreditsToReturn(),
+                    s.id, size, grant);
             wr.opcode(WrOpcode.SEND).addSge(headerAddress + at, WireHeader.SIZE, headerLkey);
             batchWakesPeer = true;
             if (size > 0) {
@@ -1317,7 +1333,9 @@ public final class Engine {
     private int postedReceives() {
         int n = 0;
         for (ByteBuf b : recvBufs) {
-            if (b != null) n++;
+            if (b != null) {
+                n++;
+            }
         }
         return n;
     }

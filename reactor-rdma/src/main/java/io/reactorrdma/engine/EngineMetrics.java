@@ -106,8 +106,12 @@ public final class EngineMetrics {
 
     /** Bytes in flight and credits left after a request was prepared: tracks the extremes. */
     void inFlight(long windowBytes, int creditsLeft) {
-        if (windowBytes > peakWindowBytes) peakWindowBytes = windowBytes;
-        if (creditsLeft < minCredits) minCredits = creditsLeft;
+        if (windowBytes > peakWindowBytes) {
+            peakWindowBytes = windowBytes;
+        }
+        if (creditsLeft < minCredits) {
+            minCredits = creditsLeft;
+        }
     }
 
     void socketOpened() {
@@ -146,31 +150,91 @@ public final class EngineMetrics {
         idleSpinsSkipped++;
     }
 
-    public long doorbells() { return doorbells; }
-    public long requestsPosted() { return requestsPosted; }
+    public long doorbells() {
+        return doorbells;
+    }
+
+    public long requestsPosted() {
+        return requestsPosted;
+    }
+
     /** Work requests posted with the signaled flag: the signaled fraction is this over {@link #requestsPosted}. */
-    public long signaledPosted() { return signaledPosted; }
-    public long completions() { return completions; }
-    public long creditStalls() { return creditStalls; }
-    public long windowStalls() { return windowStalls; }
-    public long socketStalls() { return socketStalls; }
-    public long rnrEvents() { return rnrEvents; }
-    public long rendezvousRoundTrips() { return rendezvousRoundTrips; }
+    public long signaledPosted() {
+        return signaledPosted;
+    }
+
+    public long completions() {
+        return completions;
+    }
+
+    public long creditStalls() {
+        return creditStalls;
+    }
+
+    public long windowStalls() {
+        return windowStalls;
+    }
+
+    public long socketStalls() {
+        return socketStalls;
+    }
+
+    public long rnrEvents() {
+        return rnrEvents;
+    }
+
+    public long rendezvousRoundTrips() {
+        return rendezvousRoundTrips;
+    }
+
     /** Messages of the peers this domain pulled (pull rendezvous: READ into local memory). */
-    public long messagesPulled() { return messagesPulled; }
+    public long messagesPulled() {
+        return messagesPulled;
+    }
+
     /** Rendezvous requests of the peer we refused (no destination could be allocated). */
-    public long rendezvousRefused() { return rendezvousRefused; }
+    public long rendezvousRefused() {
+        return rendezvousRefused;
+    }
+
     /** Destinations we revoked because their data did not come within the write timeout. */
-    public long rendezvousRevocations() { return rendezvousRevocations; }
-    public long bytesSent() { return bytesSent; }
-    public long bytesReceived() { return bytesReceived; }
-    public long copiesOnSend() { return copiesOnSend; }
-    public long copiedBytesOnSend() { return copiedBytesOnSend; }
+    public long rendezvousRevocations() {
+        return rendezvousRevocations;
+    }
+
+    public long bytesSent() {
+        return bytesSent;
+    }
+
+    public long bytesReceived() {
+        return bytesReceived;
+    }
+
+    public long copiesOnSend() {
+        return copiesOnSend;
+    }
+
+    public long copiedBytesOnSend() {
+        return copiedBytesOnSend;
+    }
+
     /** Large payloads in registered memory the peer may not read, copied into memory it may read to go by pull. */
-    public long pullCopies() { return pullCopies; }
-    public long pullCopiedBytes() { return pullCopiedBytes; }
-    public long socketsOpen() { return socketsOpen; }
-    public long engines() { return engines; }
+    public long pullCopies() {
+        return pullCopies;
+    }
+
+    public long pullCopiedBytes() {
+        return pullCopiedBytes;
+    }
+
+    public long socketsOpen() {
+        return socketsOpen;
+    }
+
+    public long engines() {
+        return engines;
+    }
+
     /**
      * Engines that ended because their peer was lost or broke the protocol, not closed by either
      * side: the provider found the peer dead or silent (soft: process killed or exited, or stopped
@@ -178,29 +242,49 @@ public final class EngineMetrics {
      * any status but WR_FLUSH_ERR) while the connection was up, or the peer sent what the protocol
      * forbids. Counted once per engine.
      */
-    public long engineFailures() { return engineFailures; }
+    public long engineFailures() {
+        return engineFailures;
+    }
+
     /**
      * Times the I/O thread found nothing to do for its idle strategy's spin and blocked on completion
      * notification (never with BUSY_SPIN). Per message, it says how often a peer's message found the
      * thread asleep and paid a wake-up: the measure of whether BACK_OFF's spin covers the traffic's gaps.
      */
-    public long idleWaits() { return idleWaits; }
+    public long idleWaits() {
+        return idleWaits;
+    }
+
     /**
      * Idle episodes in which a {@link IdleStrategy#BACK_OFF} thread spun its full budget before blocking: while
      * recent spins paid, and one probe in every few episodes while they did not (0 with the other strategies).
      */
-    public long idleSpins() { return idleSpins; }
+    public long idleSpins() {
+        return idleSpins;
+    }
+
     /** Full spins ({@link #idleSpins}) that found work soon enough to pay: the share BACK_OFF decides on. */
-    public long idleSpinsPaid() { return idleSpinsPaid; }
+    public long idleSpinsPaid() {
+        return idleSpinsPaid;
+    }
+
     /**
      * Idle episodes in which a {@link IdleStrategy#BACK_OFF} thread skipped the full spin, because too few recent
      * spins paid, and blocked after {@link IdleStrategy#BLOCK}'s short spin (0 with the other strategies).
      */
-    public long idleSpinsSkipped() { return idleSpinsSkipped; }
+    public long idleSpinsSkipped() {
+        return idleSpinsSkipped;
+    }
+
     /** Most bytes ever in flight on one engine of this domain (never above the send window). */
-    public long peakWindowBytes() { return peakWindowBytes; }
+    public long peakWindowBytes() {
+        return peakWindowBytes;
+    }
+
     /** Fewest receive credits an engine of this domain was ever left with (never negative). */
-    public long minCredits() { return minCredits == Long.MAX_VALUE ? 0 : minCredits; }
+    public long minCredits() {
+        return minCredits == Long.MAX_VALUE ? 0 : minCredits;
+    }
 
     /** Binds the counters to {@code registry}, tagged with {@code tags} (e.g. the domain). */
     public void bindTo(MeterRegistry registry, Tags tags) {
@@ -211,7 +295,8 @@ public final class EngineMetrics {
         counter(registry, "rdma.completions", "work completions processed", EngineMetrics::completions, tags);
         counter(registry, "rdma.credit.stalls", "turns a socket waited for receive credits", EngineMetrics::creditStalls, tags);
         counter(registry, "rdma.window.stalls", "turns a socket waited for send-window room", EngineMetrics::windowStalls, tags);
-        counter(registry, "rdma.socket.stalls", "turns a socket waited for its peer's message allowance", EngineMetrics::socketStalls, tags);
+        counter(registry, "rdma.socket.stalls", "turns a socket waited for its peer's message allowance",
+                EngineMetrics::socketStalls, tags);
         counter(registry, "rdma.rnr", "receiver-not-ready errors (must stay 0)", EngineMetrics::rnrEvents, tags);
         counter(registry, "rdma.rendezvous", "rendezvous round trips", EngineMetrics::rendezvousRoundTrips, tags);
         counter(registry, "rdma.pulled", "messages pulled from peers (pull rendezvous: RDMA READ)", EngineMetrics::messagesPulled, tags);
@@ -221,7 +306,8 @@ public final class EngineMetrics {
                 EngineMetrics::rendezvousRevocations, tags);
         counter(registry, "rdma.bytes.sent", "bytes sent", EngineMetrics::bytesSent, tags);
         counter(registry, "rdma.bytes.received", "bytes received", EngineMetrics::bytesReceived, tags);
-        counter(registry, "rdma.copies.on.send", "payloads copied into registered memory before sending", EngineMetrics::copiesOnSend, tags);
+        counter(registry, "rdma.copies.on.send", "payloads copied into registered memory before sending",
+                EngineMetrics::copiesOnSend, tags);
         counter(registry, "rdma.pull.copies", "registered payloads copied into peer-readable memory to go by pull rendezvous",
                 EngineMetrics::pullCopies, tags);
         counter(registry, "rdma.idle.waits", "times the I/O thread blocked on completion notification after its idle spin",
@@ -230,12 +316,14 @@ public final class EngineMetrics {
                 EngineMetrics::idleSpins, tags);
         counter(registry, "rdma.idle.spins.paid", "full idle spins that found work soon enough to pay",
                 EngineMetrics::idleSpinsPaid, tags);
-        counter(registry, "rdma.idle.spins.skipped", "idle episodes in which a BACK_OFF I/O thread skipped the full spin (spins were not paying)",
+        counter(registry, "rdma.idle.spins.skipped",
+                "idle episodes in which a BACK_OFF I/O thread skipped the full spin (spins were not paying)",
                 EngineMetrics::idleSpinsSkipped, tags);
         Gauge.builder("rdma.window.peak.bytes", this, EngineMetrics::peakWindowBytes).tags(tags).baseUnit("bytes")
                 .description("most bytes in flight on one engine").register(registry);
         Gauge.builder("rdma.sockets", this, EngineMetrics::socketsOpen).tags(tags).description("open sockets").register(registry);
-        counter(registry, "rdma.engine.failures", "engines that ended on a lost peer (dead, silent, transport error) or a protocol error, not on a close",
+        counter(registry, "rdma.engine.failures",
+                "engines that ended on a lost peer (dead, silent, transport error) or a protocol error, not on a close",
                 EngineMetrics::engineFailures, tags);
         Gauge.builder("rdma.engines", this, EngineMetrics::engines).tags(tags).description("engines (queue pairs)").register(registry);
     }
@@ -251,7 +339,8 @@ public final class EngineMetrics {
                 + ", completions=" + completions
                 + ", creditStalls=" + creditStalls + ", windowStalls=" + windowStalls + ", socketStalls=" + socketStalls
                 + ", rnr=" + rnrEvents + ", rendezvous=" + rendezvousRoundTrips + ", pulled=" + messagesPulled + ", bytesSent=" + bytesSent
-                + ", bytesReceived=" + bytesReceived + ", copiesOnSend=" + copiesOnSend + ", pullCopies=" + pullCopies + ", sockets=" + socketsOpen
+                + ", bytesReceived=" + bytesReceived + ", copiesOnSend=" + copiesOnSend + ", pullCopies=" + pullCopies
+                + ", sockets=" + socketsOpen
                 + ", engines=" + engines + ", engineFailures=" + engineFailures + ", idleWaits=" + idleWaits
                 + ", idleSpins=" + idleSpins + ", idleSpinsPaid=" + idleSpinsPaid + ", idleSpinsSkipped=" + idleSpinsSkipped + "}";
     }

@@ -1,6 +1,5 @@
 package io.reactorrdma.engine;
 
-import io.reactorrdma.config.EngineConfig;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.internal.PlatformDependent;
 
@@ -545,7 +544,9 @@ public final class EngineSocket {
 
     /** A message of the peer is being pulled: what arrives after it waits until it is delivered. */
     void awaitPull(Pull.Inbound p) {
-        if (ordered == null) ordered = new java.util.ArrayDeque<>();
+        if (ordered == null) {
+            ordered = new java.util.ArrayDeque<>();
+        }
         ordered.add(p);
     }
 
@@ -601,7 +602,9 @@ public final class EngineSocket {
         if (ended) {
             message.release();
         } else if (in == null) {
-            if (early == null) early = new java.util.ArrayDeque<>();
+            if (early == null) {
+                early = new java.util.ArrayDeque<>();
+            }
             early.add(message);
         } else {
             handOver(in, message);
@@ -613,7 +616,11 @@ public final class EngineSocket {
         if (early != null && in != null) {
             ByteBuf m;
             while ((m = early.poll()) != null) {
-                if (ended) m.release(); else handOver(in, m);
+                if (ended) {
+                    m.release();
+                } else {
+                    handOver(in, m);
+                }
             }
         }
     }
@@ -654,7 +661,9 @@ public final class EngineSocket {
         releaseQueued();
         ByteBuf m;
         if (early != null) {
-            while ((m = early.poll()) != null) m.release();
+            while ((m = early.poll()) != null) {
+                m.release();
+            }
         }
         if (ordered != null) {
             Object o;

@@ -202,7 +202,8 @@ final class Pull {
         exposure.release(src.size);
         if (length != src.size) {
             src.payload.release();
-            throw new ProtocolException(peerName + " refused " + length + " bytes for pull token " + token + ", the message has " + src.size);
+            throw new ProtocolException(peerName + " refused " + length + " bytes for pull token " + token
+                    + ", the message has " + src.size);
         }
         EngineSocket s = src.socket;
         s.returnAllowance();
@@ -257,7 +258,8 @@ final class Pull {
      */
     void onRequest(int socketId, int size, int token, long address, int rkey, ByteBuf headBytes, int headIndex, int head) {
         if (size <= 0 || size > config.maxMessageSize()) {
-            throw new ProtocolException(peerName + " offered a " + size + "-byte message to pull; the maximum is " + config.maxMessageSize());
+            throw new ProtocolException(peerName + " offered a " + size + "-byte message to pull; the maximum is "
+                    + config.maxMessageSize());
         }
         if (head < 0 || head >= size || head > WireHeader.PULL_HEAD_MAX) {
             throw new ProtocolException(peerName + " sent a pull request with a " + head + "-byte inline head for a " + size
@@ -308,7 +310,8 @@ final class Pull {
         pulling.remove(p.token);
         p.finished = true;
         p.abandoned = true;
-        host.queueControl(new ControlMessage(WireHeader.RNDV_REFUSE, p.socket.id, p.size, p.token, WireHeader.REFUSED_NO_MEMORY, 0, reason));
+        host.queueControl(new ControlMessage(WireHeader.RNDV_REFUSE, p.socket.id, p.size, p.token,
+                WireHeader.REFUSED_NO_MEMORY, 0, reason));
         metrics.rendezvousRefusal();
         p.socket.pullGivenUp();
     }

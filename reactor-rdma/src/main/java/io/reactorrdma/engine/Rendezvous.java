@@ -119,7 +119,9 @@ final class Rendezvous {
     int nextToken() {
         int token = nextToken;
         nextToken = (nextToken + 1) & ~DirectWrite.IMM_FLAG; // rendezvous tokens never have the direct-write bit
-        if (nextToken == 0) nextToken = 1;
+        if (nextToken == 0) {
+            nextToken = 1;
+        }
         return token;
     }
 
@@ -167,14 +169,16 @@ final class Rendezvous {
         }
         int reason = buf.getIntLE(base + WireHeader.OFF_REFUSE_REASON);
         int textBytes = buf.getUnsignedShortLE(base + WireHeader.OFF_REFUSE_TEXT_LENGTH);
-        if (WireHeader.RNDV_REFUSE_SIZE + textBytes > n || (reason != WireHeader.REFUSED_NO_MEMORY && reason != WireHeader.REFUSED_ABANDONED)) {
+        if (WireHeader.RNDV_REFUSE_SIZE + textBytes > n
+                || (reason != WireHeader.REFUSED_NO_MEMORY && reason != WireHeader.REFUSED_ABANDONED)) {
             throw new ProtocolException(peerName + " sent a rendezvous refusal with reason " + reason + " and " + textBytes
                     + " bytes of text in " + n + " bytes");
         }
         OutboundMessage m = awaitingAnswer.remove(token);
         if (m == null) {
             if (reason == WireHeader.REFUSED_NO_MEMORY
-                    && host.pullRefused(token, length, buf.toString(base + WireHeader.OFF_REFUSE_TEXT, textBytes, java.nio.charset.StandardCharsets.UTF_8))) {
+                    && host.pullRefused(token, length, buf.toString(base + WireHeader.OFF_REFUSE_TEXT, textBytes,
+                            java.nio.charset.StandardCharsets.UTF_8))) {
                 return;
             }
             throw new ProtocolException(peerName + " refused rendezvous token " + token + ", which we never asked about");
@@ -192,7 +196,8 @@ final class Rendezvous {
         }
         String text = buf.toString(base + WireHeader.OFF_REFUSE_TEXT, textBytes, java.nio.charset.StandardCharsets.UTF_8);
         fail(m, new MessageRefusedException(peerName + " could not allocate " + sizeText(m.size) + " (" + m.size
-                + " bytes) for a message: " + (text.isEmpty() ? "no reason given" : text) + "; the message was not sent, the connection goes on."
+                + " bytes) for a message: " + (text.isEmpty() ? "no reason given" : text)
+                + "; the message was not sent, the connection goes on."
                 + " Retry later, send it in smaller messages, or give the peer more registered memory (its region limit, /dev/shm space,"
                 + " memlock limit, -XX:MaxDirectMemorySize)"));
     }
@@ -223,7 +228,9 @@ final class Rendezvous {
         s.returnAllowance();
         s.rejected(m.takePayload(), m.ordinal, error);
         s.sent(1);
-        if (s.hasOutbound()) host.makeReady(s);
+        if (s.hasOutbound()) {
+            host.makeReady(s);
+        }
     }
 
     /** The engine failed: payloads not posted yet are released; no revocation or fragment follows. */

@@ -112,7 +112,9 @@ public final class ThreadDomain implements AutoCloseable {
         this.maxEngines = maxEngines;
         // every send- and receive-queue slot of every engine may hold a completion (an RNIC overruns otherwise)
         this.cq = context.createCq(maxEngines * (config.sendQueueDepth() + config.recvQueueDepth()));
-        for (int i = 0; i < POLL_BATCH; i++) wcs[i] = new WorkCompletion();
+        for (int i = 0; i < POLL_BATCH; i++) {
+            wcs[i] = new WorkCompletion();
+        }
         this.thread = new Thread(this::loop, name);
         thread.setDaemon(true);
         thread.start();
@@ -264,7 +266,8 @@ public final class ThreadDomain implements AutoCloseable {
             // The client's connect fails with the reason; the server has no caller to tell, so it logs.
             short theirs = ConnectionParameters.versionOf(request.privateData());
             request.reject(ConnectionParameters.refusal(protocolVersion,
-                    theirs != 0 && theirs != protocolVersion ? ConnectionParameters.REFUSED_VERSION : ConnectionParameters.REFUSED_PARAMETERS,
+                    theirs != 0 && theirs != protocolVersion
+                            ? ConnectionParameters.REFUSED_VERSION : ConnectionParameters.REFUSED_PARAMETERS,
                     theirs));
             LOG.warn("{} refused a connection: {}", name, e.getMessage());
             return;
@@ -389,7 +392,11 @@ public final class ThreadDomain implements AutoCloseable {
 
     private static void releaseAll(ByteBuf[] bufs) {
         if (bufs != null) {
-            for (ByteBuf b : bufs) if (b != null) b.release();
+            for (ByteBuf b : bufs) {
+                if (b != null) {
+                    b.release();
+                }
+            }
         }
     }
 
@@ -409,7 +416,9 @@ public final class ThreadDomain implements AutoCloseable {
         connecting.remove(e.qpNum());
         List<WorkCompletion> kept = early.remove(e.qpNum());
         if (kept != null) {
-            for (WorkCompletion wc : kept) e.onCompletion(wc);
+            for (WorkCompletion wc : kept) {
+                e.onCompletion(wc);
+            }
         }
         discardUnclaimed();
     }

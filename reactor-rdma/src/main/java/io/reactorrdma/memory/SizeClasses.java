@@ -52,7 +52,9 @@ final class SizeClasses {
         int c = 0;
         for (int i = 0; i < 64; i++) {
             int size = (i + 1) << 4;
-            while (SIZES[c] < size) c++;
+            while (SIZES[c] < size) {
+                c++;
+            }
             t[i] = (byte) c;
         }
         return t;

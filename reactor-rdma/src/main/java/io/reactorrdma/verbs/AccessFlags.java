@@ -41,10 +41,18 @@ public final class AccessFlags {
             return "none";
         }
         StringBuilder sb = new StringBuilder();
-        if ((access & LOCAL_WRITE) != 0) sb.append("LOCAL_WRITE|");
-        if ((access & REMOTE_WRITE) != 0) sb.append("REMOTE_WRITE|");
-        if ((access & REMOTE_READ) != 0) sb.append("REMOTE_READ|");
-        if ((access & ~ALL) != 0) sb.append("0x").append(Integer.toHexString(access & ~ALL)).append('|');
+        if ((access & LOCAL_WRITE) != 0) {
+            sb.append("LOCAL_WRITE|");
+        }
+        if ((access & REMOTE_WRITE) != 0) {
+            sb.append("REMOTE_WRITE|");
+        }
+        if ((access & REMOTE_READ) != 0) {
+            sb.append("REMOTE_READ|");
+        }
+        if ((access & ~ALL) != 0) {
+            sb.append("0x").append(Integer.toHexString(access & ~ALL)).append('|');
+        }
         return sb.substring(0, sb.length() - 1);
     }
 }

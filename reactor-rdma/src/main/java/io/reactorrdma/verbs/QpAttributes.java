@@ -60,19 +60,23 @@ public final class QpAttributes {
     }
 
     public QpAttributes withMaxSendWr(int maxSendWr) {
-        return new QpAttributes(sendCq, recvCq, positive("maxSendWr", maxSendWr), maxRecvWr, maxSendSge, maxRecvSge, rnrRetry, rnrDelayMicros, maxRdAtomic);
+        return new QpAttributes(sendCq, recvCq, positive("maxSendWr", maxSendWr), maxRecvWr, maxSendSge, maxRecvSge, rnrRetry,
+                rnrDelayMicros, maxRdAtomic);
     }
 
     public QpAttributes withMaxRecvWr(int maxRecvWr) {
-        return new QpAttributes(sendCq, recvCq, maxSendWr, positive("maxRecvWr", maxRecvWr), maxSendSge, maxRecvSge, rnrRetry, rnrDelayMicros, maxRdAtomic);
+        return new QpAttributes(sendCq, recvCq, maxSendWr, positive("maxRecvWr", maxRecvWr), maxSendSge, maxRecvSge, rnrRetry,
+                rnrDelayMicros, maxRdAtomic);
     }
 
     public QpAttributes withMaxSendSge(int maxSendSge) {
-        return new QpAttributes(sendCq, recvCq, maxSendWr, maxRecvWr, positive("maxSendSge", maxSendSge), maxRecvSge, rnrRetry, rnrDelayMicros, maxRdAtomic);
+        return new QpAttributes(sendCq, recvCq, maxSendWr, maxRecvWr, positive("maxSendSge", maxSendSge), maxRecvSge, rnrRetry,
+                rnrDelayMicros, maxRdAtomic);
     }
 
     public QpAttributes withMaxRecvSge(int maxRecvSge) {
-        return new QpAttributes(sendCq, recvCq, maxSendWr, maxRecvWr, maxSendSge, positive("maxRecvSge", maxRecvSge), rnrRetry, rnrDelayMicros, maxRdAtomic);
+        return new QpAttributes(sendCq, recvCq, maxSendWr, maxRecvWr, maxSendSge, positive("maxRecvSge", maxRecvSge), rnrRetry,
+                rnrDelayMicros, maxRdAtomic);
     }
 
     /**
@@ -99,7 +103,8 @@ public final class QpAttributes {
      * only the soft provider honours this value exactly.
      */
     public QpAttributes withRnrDelayMicros(int rnrDelayMicros) {
-        return new QpAttributes(sendCq, recvCq, maxSendWr, maxRecvWr, maxSendSge, maxRecvSge, rnrRetry, positive("rnrDelayMicros", rnrDelayMicros), maxRdAtomic);
+        return new QpAttributes(sendCq, recvCq, maxSendWr, maxRecvWr, maxSendSge, maxRecvSge, rnrRetry,
+                positive("rnrDelayMicros", rnrDelayMicros), maxRdAtomic);
     }
 
     /**
@@ -168,6 +173,7 @@ public final class QpAttributes {
     @Override
     public String toString() {
         return "QpAttributes{maxSendWr=" + maxSendWr + ", maxRecvWr=" + maxRecvWr + ", maxSendSge=" + maxSendSge
-                + ", maxRecvSge=" + maxRecvSge + ", rnrRetry=" + rnrRetry + ", rnrDelayMicros=" + rnrDelayMicros + ", maxRdAtomic=" + maxRdAtomic + "}";
+                + ", maxRecvSge=" + maxRecvSge + ", rnrRetry=" + rnrRetry + ", rnrDelayMicros=" + rnrDelayMicros
+                + ", maxRdAtomic=" + maxRdAtomic + "}";
     }
 }

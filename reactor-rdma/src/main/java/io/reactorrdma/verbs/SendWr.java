@@ -39,7 +39,9 @@ public final class SendWr extends ScatterGatherList {
     }
 
     public SendWr opcode(WrOpcode opcode) {
-        if (opcode == null) throw new NullPointerException("opcode");
+        if (opcode == null) {
+            throw new NullPointerException("opcode");
+        }
         this.opcode = opcode;
         return this;
     }

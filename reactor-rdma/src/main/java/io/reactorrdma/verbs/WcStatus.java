@@ -28,7 +28,9 @@ public enum WcStatus {
     private static final WcStatus[] BY_IBV = new WcStatus[32];
 
     static {
-        for (WcStatus s : values()) BY_IBV[s.ibv] = s;
+        for (WcStatus s : values()) {
+            BY_IBV[s.ibv] = s;
+        }
     }
 
     private final int ibv;

@@ -43,7 +43,9 @@ public final class WorkCompletion {
     public static WorkCompletion copyOf(WorkCompletion w) {
         WorkCompletion c = new WorkCompletion();
         c.set(w.wrId, w.status, w.opcode, w.byteLen, w.qpNum);
-        if (w.hasImm) c.setImmediate(w.immData);
+        if (w.hasImm) {
+            c.setImmediate(w.immData);
+        }
         c.setErrorDetail(w.errorDetail);
         return c;
     }

@@ -34,18 +34,30 @@ class ConnectionParametersTest {
 
     private void start(EngineConfig serverConfig, EngineConfig clientConfig,
                        java.util.function.Function<RdmaConnection, org.reactivestreams.Publisher<Void>> handler) {
-        serverResources = RdmaResources.builder("server").provider("loopback").threads(1).idle(IdleStrategy.BACK_OFF).engine(serverConfig).build();
-        clientResources = RdmaResources.builder("client").provider("loopback").threads(1).idle(IdleStrategy.BACK_OFF).engine(clientConfig).build();
+        serverResources = RdmaResources.builder("server").provider("loopback").threads(1).idle(IdleStrategy.BACK_OFF)
+                .engine(serverConfig).build();
+        clientResources = RdmaResources.builder("client").provider("loopback").threads(1).idle(IdleStrategy.BACK_OFF)
+                .engine(clientConfig).build();
         server = RdmaServer.create().port(0).runOn(serverResources).handleConnection(handler::apply).bindNow();
     }
 
     @AfterEach
     void stop() {
-        if (server != null) server.disposeNow(Duration.ofSeconds(10));
-        if (clientResources != null) clientResources.dispose();
-        if (serverResources != null) serverResources.dispose();
-        if (clientResources != null) assertThat(clientResources.allocator().liveBuffers()).as("client live buffers").isZero();
-        if (serverResources != null) assertThat(serverResources.allocator().liveBuffers()).as("server live buffers").isZero();
+        if (server != null) {
+            server.disposeNow(Duration.ofSeconds(10));
+        }
+        if (clientResources != null) {
+            clientResources.dispose();
+        }
+        if (serverResources != null) {
+            serverResources.dispose();
+        }
+        if (clientResources != null) {
+            assertThat(clientResources.allocator().liveBuffers()).as("client live buffers").isZero();
+        }
+        if (serverResources != null) {
+            assertThat(serverResources.allocator().liveBuffers()).as("server live buffers").isZero();
+        }
     }
 
     private RdmaConnection connect() {
@@ -54,7 +66,9 @@ class ConnectionParametersTest {
 
     private static ByteBuf message(RdmaConnection c, int size, int value) {
         ByteBuf b = c.alloc().directBuffer(size, size);
-        for (int i = 0; i < size; i++) b.writeByte(value + i);
+        for (int i = 0; i < size; i++) {
+            b.writeByte(value + i);
+        }
         return b;
     }
 
@@ -73,7 +87,9 @@ class ConnectionParametersTest {
         AtomicInteger echoed = new AtomicInteger();
         CountDownLatch all = new CountDownLatch(count);
         c.receive().subscribe(b -> {
-            if (b.readableBytes() == 64) echoed.incrementAndGet();
+            if (b.readableBytes() == 64) {
+                echoed.incrementAndGet();
+            }
             b.release();
             all.countDown();
         });
@@ -104,7 +120,8 @@ class ConnectionParametersTest {
                 .hasMessageContaining(String.valueOf(serverLimit + 1))
                 .hasMessageContaining("peer's maximum message size of " + serverLimit);
         assertThat(big.refCnt()).as("the refused message was released").isZero();
-        assertThat(serverResources.domains()[0].metrics().rendezvousRoundTrips()).as("nothing reached the server").isEqualTo(requestsBefore);
+        assertThat(serverResources.domains()[0].metrics().rendezvousRoundTrips()).as("nothing reached the server")
+                .isEqualTo(requestsBefore);
 
         for (RdmaConnection c : new RdmaConnection[]{a, b}) {
             var back = c.receive().take(2).map(m -> {
@@ -164,7 +181,8 @@ class ConnectionParametersTest {
 
     @Test
     void aClientWithSmallBuffersGetsLargeRepliesByRendezvousAsBefore() throws Exception {
-        start(EngineConfig.defaults(), EngineConfig.defaults().withClientEagerSize(EngineConfig.DEFAULT_EAGER_SIZE), ConnectionParametersTest::echo);
+        start(EngineConfig.defaults(), EngineConfig.defaults().withClientEagerSize(EngineConfig.DEFAULT_EAGER_SIZE),
+                ConnectionParametersTest::echo);
         RdmaConnection c = connect();
         var clientDomain = clientResources.domains()[0].metrics();
         var back = c.receive().take(1).map(m -> {
@@ -208,7 +226,8 @@ class ConnectionParametersTest {
 
     @Test
     void version4CarriesThePullCapabilityAndTheReadLimitAtTheirOffsets() {
-        ConnectionParameters p = new ConnectionParameters(ConnectionParameters.VERSION, 64, 8192, 16 << 20, 8, ConnectionParameters.PULL, 4);
+        ConnectionParameters p = new ConnectionParameters(ConnectionParameters.VERSION, 64, 8192, 16 << 20, 8,
+                ConnectionParameters.PULL, 4);
         java.nio.ByteBuffer wire = p.encode().order(java.nio.ByteOrder.LITTLE_ENDIAN);
         assertThat(ConnectionParameters.VERSION).isEqualTo((short) 5);
         assertThat(wire.getInt(0)).isEqualTo(ConnectionParameters.MAGIC);
@@ -220,12 +239,15 @@ class ConnectionParametersTest {
         assertThat(back.pulls()).isTrue();
         assertThat(ConnectionParameters.of(ConnectionParameters.VERSION, EngineConfig.defaults(), true).pulls())
                 .as("pull rendezvous is on by default").isTrue();
-        assertThat(ConnectionParameters.of(ConnectionParameters.VERSION, EngineConfig.defaults().withPullRendezvous(false), false).pulls()).isFalse();
+        assertThat(ConnectionParameters.of(ConnectionParameters.VERSION, EngineConfig.defaults().withPullRendezvous(false), false).pulls())
+                .isFalse();
         assertThatThrownBy(() -> ConnectionParameters.decode(
-                new ConnectionParameters(ConnectionParameters.VERSION, 64, 8192, 1 << 20, 8, 2, 4).encode(), "peer", ConnectionParameters.VERSION))
+                new ConnectionParameters(ConnectionParameters.VERSION, 64, 8192, 1 << 20, 8, 2, 4).encode(), "peer",
+                ConnectionParameters.VERSION))
                 .isInstanceOf(ProtocolException.class).hasMessageContaining("unknown capability bits 0x2");
         assertThatThrownBy(() -> ConnectionParameters.decode(
-                new ConnectionParameters(ConnectionParameters.VERSION, 64, 8192, 1 << 20, 8, 1, 0).encode(), "peer", ConnectionParameters.VERSION))
+                new ConnectionParameters(ConnectionParameters.VERSION, 64, 8192, 1 << 20, 8, 1, 0).encode(), "peer",
+                ConnectionParameters.VERSION))
                 .isInstanceOf(ProtocolException.class).hasMessageContaining("0 inbound READs");
     }
 }

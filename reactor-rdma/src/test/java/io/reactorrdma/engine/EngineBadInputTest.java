@@ -140,7 +140,9 @@ class EngineBadInputTest {
     private static void waitFor(java.util.function.BooleanSupplier c) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (!c.getAsBoolean()) {
-            if (System.nanoTime() > deadline) throw new AssertionError("condition not met in 30 s");
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("condition not met in 30 s");
+            }
             Thread.sleep(5);
         }
     }

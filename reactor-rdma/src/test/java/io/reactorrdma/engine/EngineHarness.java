@@ -52,7 +52,9 @@ final class EngineHarness implements AutoCloseable {
             while (running) {
                 try {
                     ConnectionRequest r = listener.poll(Duration.ofMillis(100));
-                    if (r != null) server.accept(r, acceptor);
+                    if (r != null) {
+                        server.accept(r, acceptor);
+                    }
                 } catch (InterruptedException | IllegalStateException e) {
                     return;
                 }

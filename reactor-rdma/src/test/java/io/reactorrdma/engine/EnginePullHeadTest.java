@@ -70,7 +70,8 @@ class EnginePullHeadTest {
     void aMessageWhoseLastPieceIsReadableIsPulledWhereItLiesWithItsHeadInline() throws Exception {
         Server server = new Server();
         // copies off: whatever is not pulled in place goes by WRITE rendezvous
-        try (EngineHarness h = new EngineHarness(() -> SoftContext.openLoopback(SoftConfig.defaults()), pullConfig(), IdleStrategy.BLOCK, server)) {
+        try (EngineHarness h = new EngineHarness(() -> SoftContext.openLoopback(SoftConfig.defaults()), pullConfig(),
+                IdleStrategy.BLOCK, server)) {
             EngineSocket a = h.client.openSocket(h.address(), WAIT).get(30, TimeUnit.SECONDS);
             Checker ca = server.next();
             ByteBufAllocator shared = h.clientMemory.remoteReadableByteBufAllocator();
@@ -122,7 +123,8 @@ class EnginePullHeadTest {
         Server server = new Server();
         AtomicInteger contexts = new AtomicInteger();
         // the server may register 12 MiB: its pool blocks fit, a 12 MiB destination does not
-        try (EngineHarness h = new EngineHarness(() -> SoftContext.openLoopback(SoftConfig.defaults(), contexts.getAndIncrement() == 0 ? SoftFaults.none()
+        try (EngineHarness h = new EngineHarness(() -> SoftContext.openLoopback(SoftConfig.defaults(),
+                contexts.getAndIncrement() == 0 ? SoftFaults.none()
                 : SoftFaults.none().failRegistrationsAbove(12L << 20)), pullConfig(), IdleStrategy.BLOCK, server)) {
             EngineSocket a = h.client.openSocket(h.address(), WAIT).get(30, TimeUnit.SECONDS);
             Checker ca = server.next();

@@ -54,7 +54,8 @@ class EnginePullRendezvousTest {
         final ConcurrentLinkedQueue<String> violations = new ConcurrentLinkedQueue<>();
 
         @Override
-        public void readPrepared(int readsInFlight, int maxReads, long windowInFlight, long windowBytes, long domainPullBytes, long domainBudget) {
+        public void readPrepared(int readsInFlight, int maxReads, long windowInFlight, long windowBytes,
+                long domainPullBytes, long domainBudget) {
             posts.incrementAndGet();
             maxReadsSeen.accumulateAndGet(readsInFlight, Math::max);
             if (readsInFlight > maxReads || maxReads > ConnectionParameters.MAX_READS_PER_QP) {
@@ -152,7 +153,9 @@ class EnginePullRendezvousTest {
 
         Checker next() throws InterruptedException {
             Checker c = accepted.poll(30, TimeUnit.SECONDS);
-            if (c == null) throw new AssertionError("no socket accepted within 30 s");
+            if (c == null) {
+                throw new AssertionError("no socket accepted within 30 s");
+            }
             return c;
         }
     }
@@ -180,7 +183,8 @@ class EnginePullRendezvousTest {
     void crcCheckedMessagesOf8KiBTo16MiBArriveInSocketOrderOverPull() throws Exception {
         Engine.readObserver = bounds;
         Server server = new Server();
-        try (EngineHarness h = new EngineHarness(() -> SoftContext.openLoopback(SoftConfig.defaults()), pullConfig(), IdleStrategy.BLOCK, server)) {
+        try (EngineHarness h = new EngineHarness(() -> SoftContext.openLoopback(SoftConfig.defaults()), pullConfig(),
+                IdleStrategy.BLOCK, server)) {
             EngineSocket a = h.client.openSocket(h.address(), WAIT).get(30, TimeUnit.SECONDS);
             EngineSocket b = h.client.openSocket(h.address(), WAIT).get(30, TimeUnit.SECONDS);
             Checker ca = server.next();
@@ -257,7 +261,8 @@ class EnginePullRendezvousTest {
         Server server = new Server();
         Engine.readObserver = bounds;
         EngineConfig config = pullConfig().withPullBudgetBytes(2 * EngineConfig.DEFAULT_FRAGMENT_SIZE);
-        try (EngineHarness h = new EngineHarness(() -> SoftContext.openLoopback(SoftConfig.defaults(), contexts.getAndIncrement() == 0 ? SoftFaults.none()
+        try (EngineHarness h = new EngineHarness(() -> SoftContext.openLoopback(SoftConfig.defaults(),
+                contexts.getAndIncrement() == 0 ? SoftFaults.none()
                 : SoftFaults.none().withReadCompletionFault(reads)), config, IdleStrategy.BLOCK, server)) {
             EngineSocket a = h.client.openSocket(h.address(), WAIT).get(30, TimeUnit.SECONDS);
             Checker ca = server.next();
@@ -282,7 +287,8 @@ class EnginePullRendezvousTest {
         AtomicInteger contexts = new AtomicInteger();
         Server server = new Server();
         Engine.readObserver = bounds;
-        try (EngineHarness h = new EngineHarness(() -> SoftContext.openLoopback(SoftConfig.defaults(), contexts.getAndIncrement() == 0 ? SoftFaults.none()
+        try (EngineHarness h = new EngineHarness(() -> SoftContext.openLoopback(SoftConfig.defaults(),
+                contexts.getAndIncrement() == 0 ? SoftFaults.none()
                 : SoftFaults.none().withReadCompletionFault(reads)), pullConfig(), IdleStrategy.BLOCK, server)) {
             EngineSocket a = h.client.openSocket(h.address(), WAIT).get(30, TimeUnit.SECONDS);
             EngineTest.Collector clientIn = new EngineTest.Collector();
@@ -321,7 +327,8 @@ class EnginePullRendezvousTest {
         AtomicInteger contexts = new AtomicInteger();
         Server server = new Server();
         Engine.readObserver = bounds;
-        try (EngineHarness h = new EngineHarness(() -> SoftContext.openLoopback(SoftConfig.defaults(), contexts.getAndIncrement() == 0 ? SoftFaults.none()
+        try (EngineHarness h = new EngineHarness(() -> SoftContext.openLoopback(SoftConfig.defaults(),
+                contexts.getAndIncrement() == 0 ? SoftFaults.none()
                 : SoftFaults.none().withReadCompletionFault(reads)), pullConfig(), IdleStrategy.BLOCK, server)) {
             EngineSocket a = h.client.openSocket(h.address(), WAIT).get(30, TimeUnit.SECONDS);
             Checker ca = server.next();
@@ -347,7 +354,8 @@ class EnginePullRendezvousTest {
         AtomicInteger contexts = new AtomicInteger();
         Server server = new Server();
         Engine.readObserver = bounds;
-        EngineHarness h = new EngineHarness(() -> SoftContext.openLoopback(SoftConfig.defaults(), contexts.getAndIncrement() == 0 ? SoftFaults.none()
+        EngineHarness h =
+                new EngineHarness(() -> SoftContext.openLoopback(SoftConfig.defaults(), contexts.getAndIncrement() == 0 ? SoftFaults.none()
                 : SoftFaults.none().withReadCompletionFault(reads)), pullConfig(), IdleStrategy.BLOCK, server);
         try {
             EngineSocket a = h.client.openSocket(h.address(), WAIT).get(30, TimeUnit.SECONDS);

@@ -170,7 +170,8 @@ class EngineRendezvousAbandonTest {
 
             RuntimeException error = rejected.errors.poll(30, TimeUnit.SECONDS);
             assertThat(error).as("the message failed; client " + h.client.metrics() + " " + h.client.describeEngines() + " received "
-                    + bigIn + "; server " + h.server.metrics() + " " + h.server.describeEngines()).isInstanceOf(MessageRefusedException.class);
+                    + bigIn + "; server " + h.server.metrics() + " " + h.server.describeEngines())
+                    .isInstanceOf(MessageRefusedException.class);
             assertThat(error.getMessage()).contains("reclaimed").contains("16 MiB").contains("withRendezvousWriteTimeout");
             waitFor(() -> serverDestinations(h) == 0, "the server freed the revoked destination once the client gave it up");
             assertThat(h.server.metrics().engines()).isEqualTo(1);
@@ -208,7 +209,8 @@ class EngineRendezvousAbandonTest {
             assertThat(first[0]).as("answered").isEqualTo(WireHeader.RNDV_ANSWER);
             assertThat(first[2]).as("token").isEqualTo(1);
             Thread.sleep(100); // (the old engine answered all three at once)
-            assertThat(h.serverMemory.destinationStatistics().liveBytes()).as("pinned bytes within the bound").isLessThanOrEqualTo(4L * MIB);
+            assertThat(h.serverMemory.destinationStatistics().liveBytes()).as("pinned bytes within the bound")
+                    .isLessThanOrEqualTo(4L * MIB);
 
             int[] revoke = peer.receive();
             assertThat(revoke[0]).as("the unwritten destination is revoked").isEqualTo(WireHeader.RNDV_REVOKE);
@@ -279,7 +281,8 @@ class EngineRendezvousAbandonTest {
 
         void connect(EngineHarness h) {
             conn = ctx.connect(h.address(), qp, new ConnectionParameters(ConnectionParameters.VERSION, 64, 8192,
-                    EngineConfig.defaults().maxMessageSize(), EngineConfig.defaults().socketMessageWindow()).encode(), Duration.ofSeconds(20));
+                    EngineConfig.defaults().maxMessageSize(), EngineConfig.defaults().socketMessageWindow())
+                    .encode(), Duration.ofSeconds(20));
         }
 
         void send(byte type, int socket, int length, int token) {
@@ -298,7 +301,9 @@ class EngineRendezvousAbandonTest {
                     ByteBuffer b = mr.buffer().order(ByteOrder.LITTLE_ENDIAN);
                     int at = 65536 + (int) wcs[0].wrId() * 9000;
                     byte type = b.get(at);
-                    if (type == WireHeader.HEARTBEAT || type == WireHeader.CREDIT) continue;
+                    if (type == WireHeader.HEARTBEAT || type == WireHeader.CREDIT) {
+                        continue;
+                    }
                     return new int[]{type, b.getInt(at + 8), b.getInt(at + 12)};
                 }
                 Thread.sleep(1);

@@ -49,7 +49,9 @@ class EngineRendezvousFaultTest {
 
         RuntimeException take() throws InterruptedException {
             RuntimeException e = errors.poll(30, TimeUnit.SECONDS);
-            if (e == null) throw new AssertionError("no message was rejected within 30 s");
+            if (e == null) {
+                throw new AssertionError("no message was rejected within 30 s");
+            }
             return e;
         }
     }
@@ -63,7 +65,8 @@ class EngineRendezvousFaultTest {
     static ByteBuf filled(EngineHarness h, int size, int value) {
         byte[] bytes = new byte[size];
         java.util.Arrays.fill(bytes, (byte) value);
-        return h.clientMemory.byteBufAllocator().directBuffer(size, size).writeBytes(bytes); // one call: paranoid leak detection records each
+        // one call: paranoid leak detection records each
+        return h.clientMemory.byteBufAllocator().directBuffer(size, size).writeBytes(bytes);
     }
 
     /** Holds the server's I/O thread until the returned latch is counted down. */
@@ -102,7 +105,9 @@ class EngineRendezvousFaultTest {
     static void waitFor(java.util.function.BooleanSupplier c, Supplier<String> what) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (!c.getAsBoolean()) {
-            if (System.nanoTime() > deadline) throw new AssertionError("not within 30 s: " + what.get());
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("not within 30 s: " + what.get());
+            }
             Thread.sleep(5);
         }
     }
@@ -138,7 +143,9 @@ class EngineRendezvousFaultTest {
             CountDownLatch release = holdServer(h);
             big.offer(filled(h, 16 * MIB, 7));
             awaitPosted(h, big); // the request goes first
-            for (int i = 0; i < 20; i++) small.offer(filled(h, 100, i));
+            for (int i = 0; i < 20; i++) {
+                small.offer(filled(h, 100, i));
+            }
             awaitPosted(h, small);
             release.countDown();
 
@@ -190,7 +197,9 @@ class EngineRendezvousFaultTest {
             CountDownLatch release = holdServer(h);
             bad.offer(filled(h, 100, 'X'));
             awaitPosted(h, bad);
-            for (int i = 0; i < 20; i++) good.offer(filled(h, 100, i));
+            for (int i = 0; i < 20; i++) {
+                good.offer(filled(h, 100, i));
+            }
             awaitPosted(h, good);
             release.countDown();
 

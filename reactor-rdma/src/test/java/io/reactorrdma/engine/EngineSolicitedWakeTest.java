@@ -82,10 +82,13 @@ class EngineSolicitedWakeTest {
             for (int i = 0; i < 50; i++) {
                 Semaphore solicitedOnlyArm = new Semaphore(0);
                 h.client.blockHook = solicitedOnly -> {
-                    if (solicitedOnly) solicitedOnlyArm.release();
+                    if (solicitedOnly) {
+                        solicitedOnlyArm.release();
+                    }
                 };
                 h.client.execute(() -> { }); // a turn, so that the client blocks again with the hook in place
-                assertThat(solicitedOnlyArm.tryAcquire(30, TimeUnit.SECONDS)).as("round %d: the idle client armed solicited-only", i).isTrue();
+                assertThat(solicitedOnlyArm.tryAcquire(30, TimeUnit.SECONDS))
+                        .as("round %d: the idle client armed solicited-only", i).isTrue();
                 h.client.blockHook = null;
                 ByteBuf m = h.clientMemory.byteBufAllocator().directBuffer(64).writeInt(i).writeZero(60);
                 assertThat(socket.offer(m)).isTrue();
@@ -117,7 +120,9 @@ class EngineSolicitedWakeTest {
             AtomicInteger solicitedOnlyWhileHeld = new AtomicInteger();
             h.client.blockHook = solicitedOnly -> {
                 if (late.heldCompletions() > 0) {
-                    if (solicitedOnly) solicitedOnlyWhileHeld.incrementAndGet();
+                    if (solicitedOnly) {
+                        solicitedOnlyWhileHeld.incrementAndGet();
+                    }
                     blockedWithHeldCompletions.release();
                 }
             };

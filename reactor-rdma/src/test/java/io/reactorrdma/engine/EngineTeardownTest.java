@@ -45,11 +45,14 @@ class EngineTeardownTest {
                 new java.util.concurrent.atomic.AtomicReference<>();
         try {
             lateCopyDoesNotLandInReusedMemory(WrOpcode.WRITE, size, (byte) 0xAB, h -> {
-                later.compareAndSet(null, new io.reactorrdma.memory.RegisteredByteBufAllocator(h.serverMemory.openDestinationPool("later")));
+                later.compareAndSet(null,
+                        new io.reactorrdma.memory.RegisteredByteBufAllocator(h.serverMemory.openDestinationPool("later")));
                 return later.get().directBuffer(size, size);
             }, 1);
         } finally {
-            if (later.get() != null) later.get().pool().close();
+            if (later.get() != null) {
+                later.get().pool().close();
+            }
         }
     }
 
@@ -58,7 +61,8 @@ class EngineTeardownTest {
         EngineConfig config = EngineConfig.defaults();
         int size = 4000; // eager: one SEND into a posted receive buffer
         lateCopyDoesNotLandInReusedMemory(WrOpcode.SEND, size, (byte) 0xCD,
-                h -> h.serverMemory.byteBufAllocator().directBuffer(WireHeader.SIZE + config.eagerSize(false), WireHeader.SIZE + config.eagerSize(false)),
+                h -> h.serverMemory.byteBufAllocator().directBuffer(WireHeader.SIZE + config.eagerSize(false),
+                        WireHeader.SIZE + config.eagerSize(false)),
                 config.recvQueueDepth());
     }
 
@@ -134,7 +138,9 @@ class EngineTeardownTest {
                         + h.serverMemory.liveBuffers() + " live, " + fresh.size() + " of them the test's)");
             } finally {
                 freeze.thaw();
-                for (ByteBuf b : fresh) b.release();
+                for (ByteBuf b : fresh) {
+                    b.release();
+                }
             }
         }
     }

@@ -37,7 +37,9 @@ class EngineTest {
 
         ByteBuf take(EngineHarness h) throws InterruptedException {
             Object o = items.poll(30, TimeUnit.SECONDS);
-            if (o instanceof ByteBuf) return (ByteBuf) o;
+            if (o instanceof ByteBuf) {
+                return (ByteBuf) o;
+            }
             throw new AssertionError("expected a message, got " + o + "; client " + h.client.metrics() + " server " + h.server.metrics()
                     + " engines " + h.client.describeEngines() + " / " + h.server.describeEngines());
         }
@@ -100,14 +102,19 @@ class EngineTest {
 
     private void runEcho(IdleStrategy idle, int[] fixedSizes, int randomCount) throws Exception {
         SoftConfig soft = SoftConfig.defaults();
-        try (EngineHarness h = new EngineHarness(() -> SoftContext.openLoopback(soft), EngineConfig.defaults(), idle, EngineHarness.echo())) {
+        try (EngineHarness h = new EngineHarness(() -> SoftContext.openLoopback(soft), EngineConfig.defaults(),
+                idle, EngineHarness.echo())) {
             EngineSocket socket = h.client.openSocket(h.address(), java.time.Duration.ofSeconds(20)).get(30, TimeUnit.SECONDS);
             Collector in = new Collector();
             socket.inbound(in);
             Random r = new Random(11);
             List<Integer> sizes = new ArrayList<>();
-            for (int s : fixedSizes) sizes.add(s);
-            for (int i = 0; i < randomCount; i++) sizes.add(r.nextInt(10) == 0 ? r.nextInt(4 << 20) : r.nextInt(20_000));
+            for (int s : fixedSizes) {
+                sizes.add(s);
+            }
+            for (int i = 0; i < randomCount; i++) {
+                sizes.add(r.nextInt(10) == 0 ? r.nextInt(4 << 20) : r.nextInt(20_000));
+            }
             List<Long> sums = new ArrayList<>();
             int window = 16;
             int sent = 0;

@@ -186,8 +186,12 @@ class PayloadGatherTest {
         } finally {
             ResourceLeakDetector.setLevel(level);
             for (int i = 0; i < FRAMES; i++) {
-                if (warm[i] != null) warm[i].release();
-                if (measured[i] != null) measured[i].release();
+                if (warm[i] != null) {
+                    warm[i].release();
+                }
+                if (measured[i] != null) {
+                    measured[i].release();
+                }
             }
         }
         assertThat((double) allocated / FRAMES)

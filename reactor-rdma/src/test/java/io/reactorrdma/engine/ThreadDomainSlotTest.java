@@ -45,8 +45,10 @@ class ThreadDomainSlotTest {
         VerbsContext serverCtx = SoftContext.openLoopback(SoftConfig.defaults());
         RegisteredAllocator clientMemory = new RegisteredAllocator(clientCtx.allocPd());
         RegisteredAllocator serverMemory = new RegisteredAllocator(serverCtx.allocPd());
-        ThreadDomain client = new ThreadDomain("client-io", clientCtx, clientMemory, EngineConfig.defaults(), IdleStrategy.BLOCK, 8, threads);
-        ThreadDomain server = new ThreadDomain("server-io", serverCtx, serverMemory, EngineConfig.defaults(), IdleStrategy.BLOCK, 1, threads);
+        ThreadDomain client = new ThreadDomain("client-io", clientCtx, clientMemory, EngineConfig.defaults(),
+                IdleStrategy.BLOCK, 8, threads);
+        ThreadDomain server = new ThreadDomain("server-io", serverCtx, serverMemory, EngineConfig.defaults(),
+                IdleStrategy.BLOCK, 1, threads);
         CmListener listener = serverCtx.listen(new InetSocketAddress("127.0.0.1", 0), 4);
         try {
             CompletableFuture<Void> accepted = CompletableFuture.runAsync(() -> {

@@ -25,7 +25,9 @@ class WorkRequestChainTest {
         List<Object> released = new ArrayList<>();
         WorkRequestChain chain = new WorkRequestChain(8, 1);
         assertThat(chain.free()).isEqualTo(8);
-        for (int i = 0; i < 5; i++) chain.prepare("m" + i, 10);
+        for (int i = 0; i < 5; i++) {
+            chain.prepare("m" + i, 10);
+        }
         assertThat(chain.pending()).isEqualTo(5);
         assertThat(chain.free()).isEqualTo(3);
         assertThatThrownBy(() -> chain.retire(0, (a, b, ok) -> released.add(a))).isInstanceOf(IllegalStateException.class);
@@ -33,7 +35,8 @@ class WorkRequestChainTest {
 
     @Test
     void aBatchIsOneDoorbellWithOnlyItsLastRequestSignaledAndRetiresEverySlotBeforeIt() {
-        try (SoftContext a = SoftContext.openLoopback(SoftConfig.defaults()); SoftContext b = SoftContext.openLoopback(SoftConfig.defaults());
+        try (SoftContext a = SoftContext.openLoopback(SoftConfig.defaults());
+             SoftContext b = SoftContext.openLoopback(SoftConfig.defaults());
              VerbsFixture f = new VerbsFixture(a, b, cq -> QpAttributes.create(cq).withMaxSendWr(8).withMaxRecvWr(64))) {
             RecvWr r = new RecvWr();
             for (int i = 0; i < 64; i++) {
@@ -68,20 +71,55 @@ class WorkRequestChainTest {
     @Test
     void longBatchesAreSignaledOftenEnoughToBeRetired() {
         WorkRequestChain chain = new WorkRequestChain(16, 1);
-        for (int i = 0; i < 16; i++) chain.prepare(i, 1);
+        for (int i = 0; i < 16; i++) {
+            chain.prepare(i, 1);
+        }
         List<SendWr> signaled = new ArrayList<>();
         chain.post(new io.reactorrdma.verbs.QueuePair() {
-            @Override public int qpNum() { return 1; }
-            @Override public io.reactorrdma.verbs.QpState state() { return io.reactorrdma.verbs.QpState.RTS; }
-            @Override public QpAttributes attributes() { return null; }
-            @Override public void postSend(SendWr[] wrs, int from, int count) {
-                for (int i = from; i < from + count; i++) if (wrs[i].signaled()) signaled.add(wrs[i]);
+            @Override
+            public int qpNum() {
+                return 1;
             }
-            @Override public void postRecv(RecvWr[] wrs, int from, int count) { }
-            @Override public int freeSendSlots() { return 16; }
-            @Override public int freeRecvSlots() { return 16; }
-            @Override public String errorCause() { return null; }
-            @Override public void close() { }
+
+            @Override
+            public io.reactorrdma.verbs.QpState state() {
+                return io.reactorrdma.verbs.QpState.RTS;
+            }
+
+            @Override
+            public QpAttributes attributes() {
+                return null;
+            }
+
+            @Override
+            public void postSend(SendWr[] wrs, int from, int count) {
+                for (int i = from; i < from + count; i++) {
+                    if (wrs[i].signaled()) {
+                        signaled.add(wrs[i]);
+                    }
+                }
+            }
+
+            @Override
+            public void postRecv(RecvWr[] wrs, int from, int count) { }
+
+            @Override
+            public int freeSendSlots() {
+                return 16;
+            }
+
+            @Override
+            public int freeRecvSlots() {
+                return 16;
+            }
+
+            @Override
+            public String errorCause() {
+                return null;
+            }
+
+            @Override
+            public void close() { }
         });
         assertThat(signaled).as("a batch filling the chain: one before the run reaches the depth, and the last")
                 .extracting(SendWr::wrId).containsExactly(14L, 15L);
@@ -103,15 +141,44 @@ class WorkRequestChainTest {
         WorkRequestChain chain = new WorkRequestChain(4, 1);
         chain.prepare("posted", 1);
         chain.post(new io.reactorrdma.verbs.QueuePair() {
-            @Override public int qpNum() { return 1; }
-            @Override public io.reactorrdma.verbs.QpState state() { return io.reactorrdma.verbs.QpState.RTS; }
-            @Override public QpAttributes attributes() { return null; }
-            @Override public void postSend(SendWr[] wrs, int from, int count) { }
-            @Override public void postRecv(RecvWr[] wrs, int from, int count) { }
-            @Override public int freeSendSlots() { return 4; }
-            @Override public int freeRecvSlots() { return 4; }
-            @Override public String errorCause() { return null; }
-            @Override public void close() { }
+            @Override
+            public int qpNum() {
+                return 1;
+            }
+
+            @Override
+            public io.reactorrdma.verbs.QpState state() {
+                return io.reactorrdma.verbs.QpState.RTS;
+            }
+
+            @Override
+            public QpAttributes attributes() {
+                return null;
+            }
+
+            @Override
+            public void postSend(SendWr[] wrs, int from, int count) { }
+
+            @Override
+            public void postRecv(RecvWr[] wrs, int from, int count) { }
+
+            @Override
+            public int freeSendSlots() {
+                return 4;
+            }
+
+            @Override
+            public int freeRecvSlots() {
+                return 4;
+            }
+
+            @Override
+            public String errorCause() {
+                return null;
+            }
+
+            @Override
+            public void close() { }
         });
         chain.prepare("p1", 2);
         chain.prepare("p2", 3);

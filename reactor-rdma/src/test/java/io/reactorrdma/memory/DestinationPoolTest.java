@@ -101,7 +101,8 @@ class DestinationPoolTest {
         AllocatorStatistics after = pool.statistics();
         assertThat(after.registrations()).as("registrations after 50 more bursts, no trim between").isEqualTo(warm.registrations());
         assertThat(after.deregistrations()).isEqualTo(warm.deregistrations());
-        assertThat(after.registeredBytes()).as("the empty blocks wait for a trim").isEqualTo(4L * AllocatorConfig.DEFAULT_DESTINATION_BLOCK_SIZE);
+        assertThat(after.registeredBytes()).as("the empty blocks wait for a trim")
+                .isEqualTo(4L * AllocatorConfig.DEFAULT_DESTINATION_BLOCK_SIZE);
         pool.close();
     }
 

@@ -88,7 +88,9 @@ class PageHeapTest {
         assertThat(heap.take(1, first)).isNull();
         // give back in a shuffled order: every give merges with whatever free neighbours it has
         List<Integer> order = new ArrayList<>();
-        for (int s : starts) order.add(s);
+        for (int s : starts) {
+            order.add(s);
+        }
         java.util.Collections.shuffle(order, new Random(7));
         for (int i = 0; i < order.size(); i++) {
             boolean empty = heap.give(a, order.get(i), 8);
@@ -121,7 +123,9 @@ class PageHeapTest {
     void randomTakesAndGivesNeverOverlapAndAlwaysMergeBack() {
         PageHeap heap = new PageHeap(PAGES);
         Block[] bs = {block(), block(), block()};
-        for (Block b : bs) heap.addBlock(b);
+        for (Block b : bs) {
+            heap.addBlock(b);
+        }
         Random r = new Random(11);
         List<int[]> live = new ArrayList<>(); // {block index, first, pages}
         boolean[][] taken = new boolean[bs.length][PAGES];
@@ -130,7 +134,9 @@ class PageHeapTest {
             if (!live.isEmpty() && (r.nextBoolean() || live.size() > 40)) {
                 int[] run = live.remove(r.nextInt(live.size()));
                 heap.give(bs[run[0]], run[1], run[2]);
-                for (int p = run[1]; p < run[1] + run[2]; p++) taken[run[0]][p] = false;
+                for (int p = run[1]; p < run[1] + run[2]; p++) {
+                    taken[run[0]][p] = false;
+                }
             } else {
                 int n = 1 + r.nextInt(24);
                 Block b = heap.take(n, first);
@@ -146,7 +152,9 @@ class PageHeapTest {
                 live.add(new int[]{bi, first[0], n});
             }
         }
-        for (int[] run : live) heap.give(bs[run[0]], run[1], run[2]);
+        for (int[] run : live) {
+            heap.give(bs[run[0]], run[1], run[2]);
+        }
         assertThat(heap.freePages()).isEqualTo(3L * PAGES);
         assertThat(heap.longestFree()).isEqualTo(PAGES);
         for (Block b : bs) {

@@ -71,7 +71,9 @@ class RegisteredByteBufAllocatorTest {
     void growingMovesToNewRegisteredMemoryAndFreesTheOld() {
         ByteBuf buf = alloc.buffer(16);
         byte[] data = new byte[200_000];
-        for (int i = 0; i < data.length; i++) data[i] = (byte) (i * 13);
+        for (int i = 0; i < data.length; i++) {
+            data[i] = (byte) (i * 13);
+        }
         buf.writeBytes(data, 0, 10);
         buf.writeBytes(data, 10, 1000);       // first growth: Netty does not free the buffer it was given
         buf.writeBytes(data, 1010, 198_990);  // further growth: Netty frees through Chunk.clean

@@ -59,8 +59,12 @@ class RegisteredPoolTest {
             int c = SizeClasses.classOf(size);
             int s = SizeClasses.sizeOf(c);
             assertThat(s).as("class size for %d", size).isGreaterThanOrEqualTo(size);
-            if (c > 0) assertThat(SizeClasses.sizeOf(c - 1)).as("previous class for %d", size).isLessThan(size);
-            if (size > 128) assertThat((double) s / size).isLessThanOrEqualTo(1.25);
+            if (c > 0) {
+                assertThat(SizeClasses.sizeOf(c - 1)).as("previous class for %d", size).isLessThan(size);
+            }
+            if (size > 128) {
+                assertThat((double) s / size).isLessThanOrEqualTo(1.25);
+            }
         }
         assertThat(SizeClasses.sizeOf(SizeClasses.COUNT - 1)).isEqualTo(SizeClasses.MAX_SIZE_CLASS);
     }
@@ -86,7 +90,8 @@ class RegisteredPoolTest {
         RegisteredPool other = pool(AllocatorConfig.defaults());
         assertThatThrownBy(() -> p.allocate(0)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("1..");
         assertThatThrownBy(() -> p.allocate(-5)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> p.allocate((1 << 20) + 1)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("withMaxAllocation");
+        assertThatThrownBy(() -> p.allocate((1 << 20) + 1)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("withMaxAllocation");
         Chunk c = p.allocate(64);
         p.free(c);
         assertThatThrownBy(() -> p.free(c)).isInstanceOf(IllegalStateException.class).hasMessageContaining("double release");
@@ -125,11 +130,17 @@ class RegisteredPoolTest {
                 registrationsAfterWarmUp = p.statistics().registrations();
             }
             int slot = r.nextInt(window.length);
-            if (window[slot] != null) p.free(window[slot]);
+            if (window[slot] != null) {
+                p.free(window[slot]);
+            }
             window[slot] = p.allocate(16 + r.nextInt(64 * 1024));
         }
         assertThat(p.statistics().registrations()).as("registrations in the steady half").isEqualTo(registrationsAfterWarmUp);
-        for (Chunk c : window) if (c != null) p.free(c);
+        for (Chunk c : window) {
+            if (c != null) {
+                p.free(c);
+            }
+        }
     }
 
     @Test
@@ -160,7 +171,9 @@ class RegisteredPoolTest {
         AllocatorStatistics s = p.statistics();
         assertThat((double) s.peakRegisteredBytes() / peakLive).as("peak registered / peak live bytes (%s)", s).isLessThan(1.5);
         assertThat(s.registrations()).as("registrations in the steady half").isEqualTo(registrationsAfterWarmUp);
-        for (Chunk c : window) p.free(c);
+        for (Chunk c : window) {
+            p.free(c);
+        }
     }
 
     @Test
@@ -206,7 +219,9 @@ class RegisteredPoolTest {
                 }));
             }
             List<Chunk> chunks = new ArrayList<>();
-            for (var f : got) chunks.add(f.get(30, TimeUnit.SECONDS));
+            for (var f : got) {
+                chunks.add(f.get(30, TimeUnit.SECONDS));
+            }
             assertThat(p.statistics().registrations()).as("one registration at a time; the others wait for its block").isEqualTo(1);
             chunks.forEach(p::free);
         } finally {
@@ -219,7 +234,9 @@ class RegisteredPoolTest {
         int block = 2 << 20; // page allocations (above the 1 MiB size classes), one block each
         RegisteredPool p = pool(AllocatorConfig.defaults().withBlockSize(block).withRetainedBytes(block));
         List<Chunk> big = new ArrayList<>();
-        for (int i = 0; i < 4; i++) big.add(p.allocate(block));
+        for (int i = 0; i < 4; i++) {
+            big.add(p.allocate(block));
+        }
         assertThat(p.statistics().blocks()).isEqualTo(4);
         assertThat(p.statistics().registrations()).isEqualTo(4);
         big.forEach(p::free);
@@ -266,7 +283,9 @@ class RegisteredPoolTest {
         int threads = 4;
         int perThread = 60_000;
         List<BlockingQueue<Chunk>> inboxes = new ArrayList<>();
-        for (int t = 0; t < threads; t++) inboxes.add(new ArrayBlockingQueue<>(100_000));
+        for (int t = 0; t < threads; t++) {
+            inboxes.add(new ArrayBlockingQueue<>(100_000));
+        }
         AtomicLong verified = new AtomicLong();
         List<CompletableFuture<Void>> workers = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
@@ -322,9 +341,16 @@ class RegisteredPoolTest {
     private static void stamp(Chunk c, long tag) {
         ByteBuffer b = c.buffer();
         int n = c.size();
-        for (int i = 0; i + 8 <= n; i += 4096) b.putLong(i, tag ^ i);
-        if (n >= 8) b.putLong(n - 8, tag * 31);
-        else for (int i = 0; i < n; i++) b.put(i, (byte) tag);
+        for (int i = 0; i + 8 <= n; i += 4096) {
+            b.putLong(i, tag ^ i);
+        }
+        if (n >= 8) {
+            b.putLong(n - 8, tag * 31);
+        } else {
+            for (int i = 0; i < n; i++) {
+                b.put(i, (byte) tag);
+            }
+        }
         tags.put(c, tag);
     }
 
@@ -336,11 +362,19 @@ class RegisteredPoolTest {
         int n = c.size();
         if (n >= 8) {
             for (int i = 0; i + 8 <= n - 8; i += 4096) {
-                if (b.getLong(i) != (tag ^ i)) throw new AssertionError("buffer " + c + " corrupted at " + i);
+                if (b.getLong(i) != (tag ^ i)) {
+                    throw new AssertionError("buffer " + c + " corrupted at " + i);
+                }
             }
-            if (b.getLong(n - 8) != tag * 31) throw new AssertionError("buffer " + c + " corrupted at its end");
+            if (b.getLong(n - 8) != tag * 31) {
+                throw new AssertionError("buffer " + c + " corrupted at its end");
+            }
         } else {
-            for (int i = 0; i < n; i++) if (b.get(i) != (byte) tag) throw new AssertionError("buffer " + c + " corrupted");
+            for (int i = 0; i < n; i++) {
+                if (b.get(i) != (byte) tag) {
+                    throw new AssertionError("buffer " + c + " corrupted");
+                }
+            }
         }
     }
 }

@@ -43,10 +43,14 @@ class ProvidersDisniTest {
     private DisniEnvironment env(boolean device, boolean library, boolean exported) throws IOException {
         Path ib = tmp.resolve("infiniband" + envs++);
         Files.createDirectories(ib);
-        if (device) Files.createDirectories(ib.resolve("mlx5_0"));
+        if (device) {
+            Files.createDirectories(ib.resolve("mlx5_0"));
+        }
         return DisniEnvironment.system().withDevicesDir(ib).withLimitsFile(tmp.resolve("no-limits"))
                 .withLibraryLoader(n -> {
-                    if (!library) throw new UnsatisfiedLinkError("no disni in java.library.path");
+                    if (!library) {
+                        throw new UnsatisfiedLinkError("no disni in java.library.path");
+                    }
                 })
                 .withExportCheck(() -> exported)
                 .withSlf4jCheck(() -> true);
@@ -96,7 +100,9 @@ class ProvidersDisniTest {
                 try (java.util.jar.JarFile jar = new java.util.jar.JarFile(p.toFile())) {
                     String cp = jar.getManifest() == null ? null : jar.getManifest().getMainAttributes().getValue("Class-Path");
                     if (cp != null) {
-                        for (String u : cp.trim().split("\\s+")) urls.add(p.toUri().resolve(u).toURL());
+                        for (String u : cp.trim().split("\\s+")) {
+                            urls.add(p.toUri().resolve(u).toURL());
+                        }
                     }
                 }
             }
@@ -112,7 +118,9 @@ class ProvidersDisniTest {
     void theSoftPathNeverLoadsDisniClasses() throws Exception {
         List<URL> urls = new ArrayList<>();
         for (URL u : testClassPath()) {
-            if (!u.toString().contains("/com/ibm/disni/")) urls.add(u); // the DiSNI jar in the Maven repository
+            if (!u.toString().contains("/com/ibm/disni/")) {
+                urls.add(u); // the DiSNI jar in the Maven repository
+            }
         }
         try (URLClassLoader noDisni = new URLClassLoader(urls.toArray(new URL[0]), ClassLoader.getPlatformClassLoader())) {
             assertThatThrownBy(() -> noDisni.loadClass("com.ibm.disni.verbs.IbvWC")).isInstanceOf(ClassNotFoundException.class);
@@ -129,7 +137,8 @@ class ProvidersDisniTest {
             }
             if (!DisniEnvironment.system().probe().hardwarePresent()) {
                 assertThatThrownBy(() -> open.invoke(null, "disni", config))
-                        .satisfies(e -> assertThat(e.getCause().getClass().getName()).isEqualTo(ProviderUnavailableException.class.getName()));
+                        .satisfies(e -> assertThat(e.getCause().getClass().getName())
+                                .isEqualTo(ProviderUnavailableException.class.getName()));
             }
         }
     }

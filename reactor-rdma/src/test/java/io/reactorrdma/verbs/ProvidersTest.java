@@ -27,7 +27,9 @@ class ProvidersTest {
     static void deleteTree(Path dir) throws IOException {
         if (Files.exists(dir)) {
             try (Stream<Path> w = Files.walk(dir)) {
-                for (Path p : w.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
+                for (Path p : w.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.deleteIfExists(p);
+                }
             }
         }
     }

@@ -112,7 +112,8 @@ public abstract class VerbsConformanceSuite {
     @Test
     void connectPrivateDataAboveTheCmLimitIsRefused() {
         VerbsFixture f = unconnected();
-        assertThatThrownBy(() -> f.ctxA.connect(new InetSocketAddress("127.0.0.1", 1), f.qpA, ByteBuffer.allocate(57), Duration.ofSeconds(1)))
+        assertThatThrownBy(() -> f.ctxA.connect(new InetSocketAddress("127.0.0.1", 1), f.qpA,
+                ByteBuffer.allocate(57), Duration.ofSeconds(1)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("56");
     }
 
@@ -142,14 +143,16 @@ public abstract class VerbsConformanceSuite {
         try (CmListener l = f.ctxB.listen(listenAddress(), 1)) {
             port = l.localAddress().getPort();
         }
-        assertThatThrownBy(() -> f.ctxA.connect(new InetSocketAddress(listenAddress().getAddress(), port), f.qpA, null, Duration.ofSeconds(5)))
+        assertThatThrownBy(() -> f.ctxA.connect(new InetSocketAddress(listenAddress().getAddress(), port), f.qpA,
+                null, Duration.ofSeconds(5)))
                 .isInstanceOf(VerbsException.class).hasMessageContaining("nothing listens");
     }
 
     @Test
     void postingSendsBeforeConnectingIsRefused() {
         VerbsFixture f = unconnected();
-        assertThatThrownBy(() -> post(f.qpA, send(1, f.mrA, 0, 8))).isInstanceOf(VerbsException.class).hasMessageContaining("not connected");
+        assertThatThrownBy(() -> post(f.qpA, send(1, f.mrA, 0, 8))).isInstanceOf(VerbsException.class)
+                .hasMessageContaining("not connected");
     }
 
     @Test
@@ -240,7 +243,9 @@ public abstract class VerbsConformanceSuite {
         recv.addSge(f.mrB.address() + 5000, 100, f.mrB.lkey());
         f.qpB.postRecv(new RecvWr[]{recv}, 0, 1);
         ByteBuffer a = f.mrA.buffer();
-        for (int i = 0; i < 120; i++) a.put(i < 40 ? 10 + i : i < 80 ? 300 + i - 40 : 600 + i - 80, (byte) i);
+        for (int i = 0; i < 120; i++) {
+            a.put(i < 40 ? 10 + i : i < 80 ? 300 + i - 40 : 600 + i - 80, (byte) i);
+        }
         SendWr wr = new SendWr(3).wrId(1).opcode(WrOpcode.SEND);
         wr.addSge(f.mrA.address() + 10, 40, f.mrA.lkey());
         wr.addSge(f.mrA.address() + 300, 40, f.mrA.lkey());
@@ -323,7 +328,8 @@ public abstract class VerbsConformanceSuite {
             f.postRecv(f.qpB, f.mrB, round, 0, 8);
             fill(f.mrA, 8192, 64 * 1024, round);
             SendWr w1 = rdma(WrOpcode.WRITE, 1, f.mrA, 8192, 32 * 1024, f.mrB.address() + 8192, f.mrB.rkey()).signaled(false);
-            SendWr w2 = rdma(WrOpcode.WRITE, 2, f.mrA, 8192 + 32 * 1024, 32 * 1024, f.mrB.address() + 8192 + 32 * 1024, f.mrB.rkey()).signaled(false);
+            SendWr w2 = rdma(WrOpcode.WRITE, 2, f.mrA, 8192 + 32 * 1024, 32 * 1024, f.mrB.address() + 8192 + 32 * 1024,
+                    f.mrB.rkey()).signaled(false);
             SendWr s = send(3, f.mrA, 0, 8);
             post(f.qpA, w1, w2, s);
             WorkCompletion wc = f.awaitOne(f.cqB);
@@ -346,7 +352,8 @@ public abstract class VerbsConformanceSuite {
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"unknown rkey", "deregistered region", "out of bounds", "beyond the end", "no remote write access", "other protection domain"})
+    @ValueSource(strings = {"unknown rkey", "deregistered region", "out of bounds", "beyond the end", "no remote write access",
+            "other protection domain"})
     void badRemoteAccessFailsWithRemAccessErr(String variant) {
         VerbsFixture f = pair();
         long addr = f.mrB.address();
@@ -437,9 +444,13 @@ public abstract class VerbsConformanceSuite {
     @Test
     void postingBeyondTheSendQueueDepthFailsWithNothingPosted() {
         VerbsFixture f = pair(cq -> QpAttributes.create(cq).withMaxSendWr(4));
-        for (int i = 0; i < 8; i++) f.postRecv(f.qpB, f.mrB, i, i * 64, 64);
+        for (int i = 0; i < 8; i++) {
+            f.postRecv(f.qpB, f.mrB, i, i * 64, 64);
+        }
         SendWr[] five = new SendWr[5];
-        for (int i = 0; i < 5; i++) five[i] = send(i, f.mrA, 0, 8);
+        for (int i = 0; i < 5; i++) {
+            five[i] = send(i, f.mrA, 0, 8);
+        }
         assertThatThrownBy(() -> f.qpA.postSend(five, 0, 5)).isInstanceOf(VerbsException.class).hasMessageContaining("full");
         assertThat(f.qpA.freeSendSlots()).isEqualTo(4);
         assertThat(f.drainFor(f.cqB, 50)).as("nothing of the refused batch ran").isEmpty();
@@ -462,7 +473,9 @@ public abstract class VerbsConformanceSuite {
     @Test
     void unsignaledSuccessesProduceNoCompletionAndAreRetiredByALaterSignaledOne() {
         VerbsFixture f = pair(cq -> QpAttributes.create(cq).withMaxSendWr(4));
-        for (int i = 0; i < 4; i++) f.postRecv(f.qpB, f.mrB, i, i * 64, 64);
+        for (int i = 0; i < 4; i++) {
+            f.postRecv(f.qpB, f.mrB, i, i * 64, 64);
+        }
         post(f.qpA, send(1, f.mrA, 0, 8).signaled(false), send(2, f.mrA, 0, 8).signaled(false), send(3, f.mrA, 0, 8).signaled(false));
         assertThat(f.await(f.cqB, 3)).allMatch(WorkCompletion::isSuccess);
         assertThat(f.drainFor(f.cqA, 100)).isEmpty();
@@ -478,7 +491,9 @@ public abstract class VerbsConformanceSuite {
         VerbsFixture f = pair();
         f.postRecv(f.qpA, f.mrA, 900, 0, 64);
         f.postRecv(f.qpA, f.mrA, 901, 64, 64);
-        for (int i = 0; i < 3; i++) f.postRecv(f.qpB, f.mrB, i, i * 64, 64);
+        for (int i = 0; i < 3; i++) {
+            f.postRecv(f.qpB, f.mrB, i, i * 64, 64);
+        }
         SendWr bad = send(1, f.mrA, 0, 8).signaled(false);
         bad.setSge(f.mrA.address(), 8, f.mrA.lkey() ^ 0x00FF0000);
         post(f.qpA, bad, send(2, f.mrA, 0, 8).signaled(false), send(3, f.mrA, 0, 8));

@@ -92,19 +92,25 @@ public final class VerbsFixture implements AutoCloseable {
 
     public static ByteBuffer bytes(int n, int seed) {
         ByteBuffer b = ByteBuffer.allocate(n);
-        for (int i = 0; i < n; i++) b.put(i, (byte) (seed * 31 + i));
+        for (int i = 0; i < n; i++) {
+            b.put(i, (byte) (seed * 31 + i));
+        }
         return b;
     }
 
     public static WorkCompletion[] newCompletions(int n) {
         WorkCompletion[] w = new WorkCompletion[n];
-        for (int i = 0; i < n; i++) w[i] = new WorkCompletion();
+        for (int i = 0; i < n; i++) {
+            w[i] = new WorkCompletion();
+        }
         return w;
     }
 
     public static void fill(MemoryRegion mr, int offset, int length, int seed) {
         ByteBuffer b = mr.buffer();
-        for (int i = 0; i < length; i++) b.put(offset + i, (byte) (seed + i * 7));
+        for (int i = 0; i < length; i++) {
+            b.put(offset + i, (byte) (seed + i * 7));
+        }
     }
 
     public static void assertFilled(MemoryRegion mr, int offset, int length, int seed) {
@@ -145,7 +151,9 @@ public final class VerbsFixture implements AutoCloseable {
         long deadline = System.nanoTime() + TIMEOUT.toNanos();
         while (got.size() < n) {
             int k = cq.poll(wcs, Math.min(wcs.length, n - got.size()));
-            for (int i = 0; i < k; i++) got.add(copy(wcs[i]));
+            for (int i = 0; i < k; i++) {
+                got.add(copy(wcs[i]));
+            }
             if (k == 0) {
                 if (System.nanoTime() > deadline) {
                     throw new AssertionError("expected " + n + " completions, got " + got.size() + ": " + got);
@@ -167,7 +175,9 @@ public final class VerbsFixture implements AutoCloseable {
         long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
         while (System.nanoTime() < end) {
             int k = cq.poll(wcs, wcs.length);
-            for (int i = 0; i < k; i++) got.add(copy(wcs[i]));
+            for (int i = 0; i < k; i++) {
+                got.add(copy(wcs[i]));
+            }
             Thread.yield();
         }
         return got;

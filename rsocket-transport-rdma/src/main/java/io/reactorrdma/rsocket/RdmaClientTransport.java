@@ -33,9 +33,11 @@ public final class RdmaClientTransport implements ClientTransport {
     public static RdmaClientTransport create(RdmaClient client) {
         RdmaResources resources = Objects.requireNonNull(client, "client").resources();
         if (resources == null) {
-            throw new IllegalArgumentException("the RdmaClient runs on no RdmaResources: call runOn(resources) before RdmaClientTransport.create(client)");
+            throw new IllegalArgumentException(
+                    "the RdmaClient runs on no RdmaResources: call runOn(resources) before RdmaClientTransport.create(client)");
         }
-        return new RdmaClientTransport(client, Math.min(resources.engineConfig().maxMessageSize(), RdmaDuplexConnection.RSOCKET_FRAME_LENGTH_LIMIT));
+        return new RdmaClientTransport(client,
+                Math.min(resources.engineConfig().maxMessageSize(), RdmaDuplexConnection.RSOCKET_FRAME_LENGTH_LIMIT));
     }
 
     @Override

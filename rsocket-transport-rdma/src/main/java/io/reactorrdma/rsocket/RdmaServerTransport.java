@@ -35,9 +35,11 @@ public final class RdmaServerTransport implements ServerTransport<RdmaServerTran
     public static RdmaServerTransport create(RdmaServer server) {
         RdmaResources resources = Objects.requireNonNull(server, "server").resources();
         if (resources == null) {
-            throw new IllegalArgumentException("the RdmaServer runs on no RdmaResources: call runOn(resources) before RdmaServerTransport.create(server)");
+            throw new IllegalArgumentException(
+                    "the RdmaServer runs on no RdmaResources: call runOn(resources) before RdmaServerTransport.create(server)");
         }
-        return new RdmaServerTransport(server, Math.min(resources.engineConfig().maxMessageSize(), RdmaDuplexConnection.RSOCKET_FRAME_LENGTH_LIMIT));
+        return new RdmaServerTransport(server,
+                Math.min(resources.engineConfig().maxMessageSize(), RdmaDuplexConnection.RSOCKET_FRAME_LENGTH_LIMIT));
     }
 
     @Override

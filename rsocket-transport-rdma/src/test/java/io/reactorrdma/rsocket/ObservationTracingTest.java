@@ -17,7 +17,6 @@ import io.reactorrdma.RdmaClient;
 import io.reactorrdma.RdmaResources;
 import io.reactorrdma.RdmaServer;
 import io.reactorrdma.config.IdleStrategy;
-import io.rsocket.Payload;
 import io.rsocket.RSocket;
 import io.rsocket.SocketAcceptor;
 import io.rsocket.core.RSocketConnector;
@@ -114,8 +113,10 @@ class ObservationTracingTest {
 
         ClientTransport clientTransport;
         if (transport.equals("rdma")) {
-            RdmaResources serverResources = RdmaResources.builder("trace-server").provider("loopback").threads(1).idle(IdleStrategy.BACK_OFF).build();
-            RdmaResources clientResources = RdmaResources.builder("trace-client").provider("loopback").threads(1).idle(IdleStrategy.BACK_OFF).build();
+            RdmaResources serverResources = RdmaResources.builder("trace-server").provider("loopback").threads(1)
+                    .idle(IdleStrategy.BACK_OFF).build();
+            RdmaResources clientResources = RdmaResources.builder("trace-client").provider("loopback").threads(1)
+                    .idle(IdleStrategy.BACK_OFF).build();
             resources.add(serverResources);
             resources.add(clientResources);
             RdmaServerTransport.Bound bound = server

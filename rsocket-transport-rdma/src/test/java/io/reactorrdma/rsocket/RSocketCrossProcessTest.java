@@ -53,7 +53,9 @@ class RSocketCrossProcessTest {
     void start() throws IOException {
         dir = Paths.get("/dev/shm", "reactor-rdma-rsocket-xp-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
         String java = ProcessHandle.current().info().command().orElse("java");
-        serverProcess = new ProcessBuilder(java, "-Xmx512m", "-D" + io.reactorrdma.config.SoftConfig.STRICT_PROPERTY + "=" + io.reactorrdma.config.SoftConfig.defaults().strict(), "-cp", System.getProperty("java.class.path"),
+        serverProcess = new ProcessBuilder(java, "-Xmx512m",
+                "-D" + io.reactorrdma.config.SoftConfig.STRICT_PROPERTY + "=" + io.reactorrdma.config.SoftConfig.defaults().strict(),
+                "-cp", System.getProperty("java.class.path"),
                 ShmRSocketServerMain.class.getName(), dir.toString(), Long.toString(PEER_TIMEOUT.toMillis()))
                 .redirectError(ProcessBuilder.Redirect.INHERIT).start();
         String line = new BufferedReader(new InputStreamReader(serverProcess.getInputStream(), StandardCharsets.UTF_8)).readLine();
@@ -78,7 +80,9 @@ class RSocketCrossProcessTest {
         }
         if (Files.exists(dir)) {
             try (Stream<Path> w = Files.walk(dir)) {
-                for (Path p : w.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
+                for (Path p : w.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.deleteIfExists(p);
+                }
             }
         }
     }
@@ -116,7 +120,8 @@ class RSocketCrossProcessTest {
     @Test
     void killingTheServerClosesTheClientWithAClearErrorWithinTheBound() {
         // an endless stream is in flight when the server dies: it must end in an error, not hang
-        StepVerifier.create(client.requestStream(DefaultPayload.create(Long.toString(Long.MAX_VALUE))).map(RSocketCrossProcessTest::data), 16)
+        StepVerifier.create(client.requestStream(DefaultPayload.create(Long.toString(Long.MAX_VALUE)))
+                .map(RSocketCrossProcessTest::data), 16)
                 .expectNextCount(16)
                 .then(serverProcess::destroyForcibly) // SIGKILL: no goodbye
                 .thenRequest(Long.MAX_VALUE)

@@ -64,6 +64,7 @@ class ReleaseAfterNextTest {
     void plainApplyPassesCompletionAndErrorsThrough() {
         StepVerifier.create(ReleaseAfterNext.apply(Flux.<ByteBuf>empty())).verifyComplete();
         IOException failure = new IOException("x");
-        StepVerifier.create(ReleaseAfterNext.apply(Flux.<ByteBuf>error(failure))).verifyErrorSatisfies(e -> assertThat(e).isSameAs(failure));
+        StepVerifier.create(ReleaseAfterNext.apply(Flux.<ByteBuf>error(failure)))
+                .verifyErrorSatisfies(e -> assertThat(e).isSameAs(failure));
     }
 }

@@ -33,7 +33,8 @@ import java.util.Set;
  * @param threads    arms run at once (default {@value Sweep#DEFAULT_THREADS})
  */
 public record IncastOptions(int trainers, int servers, List<Long> windows, boolean windowOff, Set<Arm.Kind> kinds,
-                            long durationPs, Long computePs, int iterations, long seed, int mtuBytes, int fragmentBytes, TopologyKind topology, Placement placement,
+                            long durationPs, Long computePs, int iterations, long seed, int mtuBytes, int fragmentBytes,
+                            TopologyKind topology, Placement placement,
                             boolean sync, boolean csv, Path chart, int threads) {
 
     /** The paper's trainers and parameter servers (§6.3). */

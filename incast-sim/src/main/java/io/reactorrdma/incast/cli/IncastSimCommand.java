@@ -90,7 +90,8 @@ public final class IncastSimCommand implements Callable<Integer> {
         err.printf(Locale.ROOT, "[incast-sim] %d trainers x %d servers, %s%s, %s, MTU %d, fragment %s, %.3f ms of pushes, seed %d: %d arms "
                         + "on %d thread(s)%n", o.trainers(), o.servers(), o.topology().id(),
                 o.topology() == IncastOptions.TopologyKind.LEAF_SPINE ? " (" + o.placement().name().toLowerCase(Locale.ROOT) + ")" : "",
-                o.sync() ? "sync" : "async", o.mtuBytes(), Arm.size(o.fragmentBytes()), o.durationPs() / 1e9, o.seed(), arms.size(), o.threads());
+                o.sync() ? "sync" : "async", o.mtuBytes(), Arm.size(o.fragmentBytes()), o.durationPs() / 1e9, o.seed(),
+                arms.size(), o.threads());
         List<ArmResult> results;
         try {
             results = new Sweep(arm -> TrainerFabric.build(o, arm), o.durationPs(), o.threads(),

@@ -4,7 +4,8 @@ import io.reactorrdma.incast.Tier;
 
 /**
  * What one arm measured. Latencies in microseconds from an HdrHistogram of picoseconds; PFC figures per {@link Tier}
- * (the tier of the port that was paused: host NIC, ToR downlink — never, hosts send no PFC —, ToR uplink, spine), paused time summed over that tier's ports; queues in wire bytes.
+ * (the tier of the port that was paused: host NIC, ToR downlink — never, hosts send no PFC —, ToR uplink, spine),
+ * paused time summed over that tier's ports; queues in wire bytes.
  *
  * @param arm                   the arm
  * @param pushes                pushes completed (post to the ACK of the last packet)

@@ -78,7 +78,8 @@ class IncastOptionsTest {
         assertThat(parse().computePs()).isNull();
         assertThat(parse("--compute", "0us").computePs()).isZero();
         assertThat(parse("--compute", "1.5ms").computePs()).isEqualTo(1_500_000_000L);
-        assertThatThrownBy(() -> parse("--duration", "50")).isInstanceOf(UsageException.class).hasMessageContaining("with a unit, e.g. 50ms");
+        assertThatThrownBy(() -> parse("--duration", "50")).isInstanceOf(UsageException.class)
+                .hasMessageContaining("with a unit, e.g. 50ms");
         assertThatThrownBy(() -> parse("--duration", "0ms")).hasMessageContaining("1us .. 10s");
         assertThatThrownBy(() -> parse("--duration", "11s")).hasMessageContaining("1us .. 10s");
         assertThatThrownBy(() -> parse("--compute", "-1ms")).hasMessage("bad --compute '-1ms': must be 0 .. 10s of simulated time");

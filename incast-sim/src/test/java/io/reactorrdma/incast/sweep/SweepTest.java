@@ -75,8 +75,10 @@ class SweepTest {
     @Test
     void theQueueSamplesEndWithTheLastCompletionSoIdleTimeAfterTheWorkDoesNotDiluteThem() {
         // 100 messages end well before 2 ms; a 20 ms duration only adds idle slices after the last completion
-        ArmResult shorter = new Sweep(arm -> new PoissonFabric(arm, 16, 7, 100), 2_000_000_000L, 1, r -> { }).run(List.of(Arm.pfc())).get(0);
-        ArmResult longer = new Sweep(arm -> new PoissonFabric(arm, 16, 7, 100), 20_000_000_000L, 1, r -> { }).run(List.of(Arm.pfc())).get(0);
+        ArmResult shorter = new Sweep(arm -> new PoissonFabric(arm, 16, 7, 100), 2_000_000_000L, 1, r -> { })
+                .run(List.of(Arm.pfc())).get(0);
+        ArmResult longer = new Sweep(arm -> new PoissonFabric(arm, 16, 7, 100), 20_000_000_000L, 1, r -> { })
+                .run(List.of(Arm.pfc())).get(0);
         assertThat(shorter.pushes()).isEqualTo(100);
         assertThat(shorter.p99QueueBytes()).isPositive().isEqualTo(longer.p99QueueBytes());
         assertThat(longer.simulatedPs()).as("the arm's time is that of its last event").isEqualTo(shorter.simulatedPs());

@@ -81,7 +81,8 @@ public final class PerfArguments {
     Integer connections;
 
     @Option(names = "--shards", paramLabel = "N", order = 9, converter = PerfConverters.Shards.class,
-            description = "fanout: shards each request goes to, default " + PerfOptions.DEFAULT_SHARDS + ", at most " + PerfOptions.MAX_SHARDS)
+            description = "fanout: shards each request goes to, default " + PerfOptions.DEFAULT_SHARDS + ", at most "
+                    + PerfOptions.MAX_SHARDS)
     Integer shards;
 
     @Option(names = "--replicas", paramLabel = "N", order = 10, converter = PerfConverters.Replicas.class,

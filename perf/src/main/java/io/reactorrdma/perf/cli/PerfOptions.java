@@ -157,7 +157,8 @@ public final class PerfOptions {
             throw new UsageException("--size does not apply to " + scenario.id() + ": its sizes come from a mix (see --help)");
         }
         if (a.connections != null && !scenario.takesConnections()) {
-            throw new UsageException("--connections applies to echo, rsocket-rr, rsocket-stream and fanout only; " + scenario.id() + " runs one connection");
+            throw new UsageException("--connections applies to echo, rsocket-rr, rsocket-stream and fanout only; " + scenario.id()
+                    + " runs one connection");
         }
         List<Transport> transports = a.transports;
         Integer size = a.size;
@@ -201,7 +202,8 @@ public final class PerfOptions {
         }
         if (explicit && transports.contains(Transport.RDMA_DISNI) && !scenario.hasHardwarePeer()) {
             throw new UsageException("rdma-disni is not available for " + scenario.id() + ": `serve` starts only send-lat and "
-                    + "write-bw peers; measure " + scenario.id() + " over rdma-shm or rdma-loopback, or run send-lat or write-bw on rdma-disni");
+                    + "write-bw peers; measure " + scenario.id()
+                    + " over rdma-shm or rdma-loopback, or run send-lat or write-bw on rdma-disni");
         }
         if (explicit && transports.contains(Transport.RDMA_DISNI) && peer == null) {
             throw new UsageException("rdma-disni needs --peer HOST[:PORT]: the RDMA address of a host running "
@@ -253,7 +255,8 @@ public final class PerfOptions {
         try {
             n = Integer.parseInt(s.trim());
         } catch (NumberFormatException e) {
-            throw new UsageException("bad --repeat '" + s + "': use a whole number of rounds, 1.." + MAX_REPEAT + " (3 for the docs' tables)");
+            throw new UsageException("bad --repeat '" + s + "': use a whole number of rounds, 1.." + MAX_REPEAT
+                    + " (3 for the docs' tables)");
         }
         if (n < 1 || n > MAX_REPEAT) {
             throw new UsageException("bad --repeat '" + s + "': must be 1.." + MAX_REPEAT + " rounds (3 for the docs' tables)");

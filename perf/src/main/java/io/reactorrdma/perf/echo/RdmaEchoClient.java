@@ -86,7 +86,8 @@ final class RdmaEchoClient implements AutoCloseable {
         long live = resources.allocator().liveBuffers();
         if (live != 0) {
             throw new PerfException("the echo client's registered allocator still holds " + live + " buffers after the run: "
-                    + "a message buffer was not released (a bug in the perf tool or the engine; run with -Dio.netty.leakDetection.level=paranoid)");
+                    + "a message buffer was not released (a bug in the perf tool or the engine; "
+                    + "run with -Dio.netty.leakDetection.level=paranoid)");
         }
     }
 }

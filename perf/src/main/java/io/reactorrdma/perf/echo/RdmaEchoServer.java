@@ -45,8 +45,12 @@ public final class RdmaEchoServer implements InJvmServer {
         return new RdmaEchoServer(provider, poll);
     }
 
-    /** As a forked peer's task: reports READY with the port, serves until told to stop, and lets the peer report its meters at each mark. */
-    public static ServerTask task(String provider, PollMode poll, java.util.function.Consumer<java.util.function.Supplier<String>> meterReports) {
+    /**
+     * As a forked peer's task: reports READY with the port, serves until told to stop, and lets the peer report its
+     * meters at each mark.
+     */
+    public static ServerTask task(String provider, PollMode poll,
+            java.util.function.Consumer<java.util.function.Supplier<String>> meterReports) {
         return (reporter, stop) -> {
             try (RdmaEchoServer s = start(provider, poll)) {
                 meterReports.accept(() -> s.meters().format());
@@ -81,7 +85,8 @@ public final class RdmaEchoServer implements InJvmServer {
         long live = resources.allocator().liveBuffers();
         if (live != 0) {
             throw new PerfException("the echo server's registered allocator still holds " + live + " buffers after the run: "
-                    + "a message buffer was not released (a bug in the perf tool or the engine; run with -Dio.netty.leakDetection.level=paranoid)");
+                    + "a message buffer was not released (a bug in the perf tool or the engine; "
+                    + "run with -Dio.netty.leakDetection.level=paranoid)");
         }
     }
 }

@@ -46,7 +46,8 @@ final class TcpEchoClient implements AutoCloseable {
             return client;
         } catch (RuntimeException e) {
             client.close();
-            throw e instanceof PerfException ? e : new PerfException("cannot connect to the TCP echo server on 127.0.0.1:" + port + ": " + e, e);
+            throw e instanceof PerfException ? e
+                    : new PerfException("cannot connect to the TCP echo server on 127.0.0.1:" + port + ": " + e, e);
         }
     }
 

@@ -35,7 +35,8 @@ import java.util.stream.Collectors;
 /**
  * The {@code fanout} scenario on one transport: {@code --shards} shards of {@code --replicas}
  * replicas each, served by {@code --replicas} forked JVMs (JVM {@code r} hosts replica {@code r}
- * of every shard, so a shard's replicas never share a process), and, once a fan-out per replica set has connected every replica, {@code --connections}
+ * of every shard, so a shard's replicas never share a process), and, once a fan-out per replica set has connected every
+ * replica, {@code --connections}
  * closed-loop callers in this JVM, each fanning every request out to all shards through a
  * {@link ShardFanOut} ({@link #connect}). {@code --slow-replica MS} delays every answer of replica 0
  * of shard 0. Figures per fan-out: its whole time (first send to last answer), this process's CPU
@@ -59,7 +60,8 @@ public final class FanoutRunner {
      * {@code --client plain}: RSocket's load balancer per shard.
      */
     static ShardFanOut connect(PerfOptions o, List<List<ClientTransport>> replicas, MeterRegistry registry) {
-        return o.fanoutClient == FanoutClient.PLAIN ? new LoadbalancedFanOut(replicas) : new RecoveringFanOut(replicas, o.hedging, o.hedgeQuantile, registry);
+        return o.fanoutClient == FanoutClient.PLAIN ? new LoadbalancedFanOut(replicas)
+                : new RecoveringFanOut(replicas, o.hedging, o.hedgeQuantile, registry);
     }
 
     /** A run's figures and what the shard client counted in its measured phase. */
@@ -80,7 +82,9 @@ public final class FanoutRunner {
         Log.info(String.format(Locale.ROOT, "fanout on %s: %d shards x %d replicas in %d server JVM(s), %d caller(s), client %s, "
                         + "sizes %s%s", t.id(), o.shards, o.replicas, o.replicas, o.connections,
                 o.fanoutClient == FanoutClient.PLAIN ? "plain (RSocket's load balancer per shard)"
-                        : "shard (ShardClient per shard + FanOut, hedging " + (o.hedging ? "on after " + o.hedgeQuantileLabel() : "off") + ")", SizeMix.describe(),
+                        : "shard (ShardClient per shard + FanOut, hedging "
+                                + (o.hedging ? "on after " + o.hedgeQuantileLabel() : "off") + ")",
+                SizeMix.describe(),
                 o.slowReplicaMillis > 0 ? ", replica 0 of shard 0 answers " + o.slowReplicaMillis + " ms late" : ""));
         List<ForkedPeer> peers = new ArrayList<>();
         SimpleMeterRegistry registry = new SimpleMeterRegistry();

@@ -45,7 +45,8 @@ final class RecoveringFanOut implements ShardFanOut {
 
     /**
      * {@code replicas.get(shard)}: the transports to that shard's replicas; {@code hedging}: whether
-     * slow sub-requests are hedged, after {@code hedgeQuantile} of the shard's latency. Returns once every replica of every shard is connected.
+     * slow sub-requests are hedged, after {@code hedgeQuantile} of the shard's latency. Returns once every replica of
+     * every shard is connected.
      */
     RecoveringFanOut(List<List<ClientTransport>> replicas, boolean hedging, double hedgeQuantile, MeterRegistry registry) {
         this.registry = registry;
@@ -130,7 +131,8 @@ final class RecoveringFanOut implements ShardFanOut {
             try {
                 e.getValue().onClose().onErrorResume(t -> Mono.empty()).block(CLOSE_TIMEOUT);
             } catch (RuntimeException t) {
-                throw new PerfException("shard " + e.getKey() + "'s client did not close within " + CLOSE_TIMEOUT.toSeconds() + " s: " + t, t);
+                throw new PerfException("shard " + e.getKey() + "'s client did not close within "
+                        + CLOSE_TIMEOUT.toSeconds() + " s: " + t, t);
             }
         }
     }

@@ -70,7 +70,8 @@ import java.util.concurrent.locks.LockSupport;
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Warmup(iterations = 4, time = 1)
 @Measurement(iterations = 3, time = 1)
-@Fork(value = 2, jvmArgsAppend = {AllocatorBenchmark.XMS, AllocatorBenchmark.XMX, AllocatorBenchmark.MAX_DIRECT, AllocatorBenchmark.NO_LEAK_DETECTION})
+@Fork(value = 2, jvmArgsAppend = {AllocatorBenchmark.XMS, AllocatorBenchmark.XMX, AllocatorBenchmark.MAX_DIRECT,
+        AllocatorBenchmark.NO_LEAK_DETECTION})
 @State(Scope.Benchmark)
 public class AllocatorBenchmark {
 

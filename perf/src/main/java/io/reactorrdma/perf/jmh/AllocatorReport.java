@@ -105,13 +105,14 @@ public final class AllocatorReport {
     static String markdown(List<Cell> cells, AllocatorReportOptions o) {
         StringBuilder sb = new StringBuilder();
         String nl = System.lineSeparator();
-        sb.append(String.format(Locale.ROOT, "JMH: %d fork(s) per cell, each %d x %d ms warm-up, %d x %d ms measured; ops/s = allocations (each with one free) per second, "
-                        + "summed over threads; ± is JMH's 99.9%% confidence half-width (Student t over the measured iterations).%s",
+        sb.append(String.format(Locale.ROOT, "JMH: %d fork(s) per cell, each %d x %d ms warm-up, %d x %d ms measured; "
+                        + "ops/s = allocations (each with one free) per second, summed over threads; "
+                        + "± is JMH's 99.9%% confidence half-width (Student t over the measured iterations).%s",
                 o.forks, o.warmupIterations, o.warmupMillis, o.measurementIterations, o.measurementMillis, nl));
         long disturbed = cells.stream().filter(Cell::disturbed).count();
         double maxOthers = cells.stream().mapToDouble(Cell::othersCores).max().orElse(-1);
-        sb.append(String.format(Locale.ROOT, "Other processes on the machine: at most %.2f cores on average during any cell; %d of %d cells "
-                + "above %.2f cores (flagged ⚠).%s%s", maxOthers, disturbed, cells.size(), DISTURBED_CORES, nl, nl));
+        sb.append(String.format(Locale.ROOT, "Other processes on the machine: at most %.2f cores on average during any cell; "
+                + "%d of %d cells above %.2f cores (flagged ⚠).%s%s", maxOthers, disturbed, cells.size(), DISTURBED_CORES, nl, nl));
         for (String w : o.workloads) {
             sb.append("### Throughput, ").append(w).append(" workload (Mops/s)").append(nl).append(nl);
             header(sb, o, nl);
@@ -152,9 +153,9 @@ public final class AllocatorReport {
         for (String w : o.workloads) {
             sb.append("### Peak memory, ").append(w).append(" workload (MiB)").append(nl).append(nl);
             sb.append("Highest of the cell's forks. registered: peakRegisteredBytes (exact, kept by the allocator); the others: peak of "
-                    + "the JDK's direct-memory pool minus its value at setup, sampled every 1 ms. In brackets the cross-check: registered's direct-memory pool "
-                    + "peak (which also counts deregistered loopback blocks the GC has not yet freed), the Netty allocators' own "
-                    + "usedDirectMemory peak.").append(nl).append(nl);
+                    + "the JDK's direct-memory pool minus its value at setup, sampled every 1 ms. In brackets the cross-check: "
+                    + "registered's direct-memory pool peak (which also counts deregistered loopback blocks the GC has not yet "
+                    + "freed), the Netty allocators' own usedDirectMemory peak.").append(nl).append(nl);
             header(sb, o, nl);
             for (String a : o.allocators) {
                 sb.append("| ").append(a).append(" |");
@@ -173,7 +174,8 @@ public final class AllocatorReport {
                 sb.append(nl);
             }
             if (o.allocators.contains(SUBJECT) && o.allocators.contains(BASELINE)) {
-                sb.append("| **").append(SUBJECT).append(" / ").append(BASELINE).append("** (brackets: direct pool / direct pool) (target ≤ ")
+                sb.append("| **").append(SUBJECT).append(" / ").append(BASELINE)
+                        .append("** (brackets: direct pool / direct pool) (target ≤ ")
                         .append(fmt(TARGET_PEAK_RATIO)).append(") |");
                 for (int t : o.threads) {
                     Cell s = find(cells, SUBJECT, w, t);

@@ -36,7 +36,8 @@ final class AllocatorRun {
 
     static List<Cell> measure(AllocatorReportOptions o) throws RunnerException, IOException {
         int total = o.allocators.size() * o.workloads.size() * o.threads.size();
-        double perCell = o.forks * (o.warmupIterations * o.warmupMillis / 1000.0 + o.measurementIterations * o.measurementMillis / 1000.0 + 2.5);
+        double perCell = o.forks * (o.warmupIterations * o.warmupMillis / 1000.0
+                + o.measurementIterations * o.measurementMillis / 1000.0 + 2.5);
         Log.info(String.format(Locale.ROOT, "%d cells, %d fork(s) each of %d x %d ms warm-up + %d x %d ms measured: about %.1f min "
                         + "(plus waits for other processes)",
                 total, o.forks, o.warmupIterations, o.warmupMillis, o.measurementIterations, o.measurementMillis, total * perCell / 60));
@@ -71,7 +72,8 @@ final class AllocatorRun {
                                     c = new Cell(a, w, t, Double.NaN, Double.NaN, Double.NaN, Double.NaN, -1, -1, 0, "FAILED: " + why);
                                 }
                             }
-                            Log.info(String.format(Locale.ROOT, "[%d/%d %.0fs] %-14s %-5s t=%d  %,12.0f ± %,10.0f ops/s  peak direct %s, own %s;"
+                            Log.info(String.format(Locale.ROOT,
+                                    "[%d/%d %.0fs] %-14s %-5s t=%d  %,12.0f ± %,10.0f ops/s  peak direct %s, own %s;"
                                             + " other processes %.2f cores%s",
                                     n, total, (System.nanoTime() - start) / 1e9, a, w, t, c.opsPerSec(), c.opsError(),
                                     AllocatorReport.mib(c.peakDirectDelta()), AllocatorReport.mib(c.peakOwn()), c.othersCores(),
@@ -212,7 +214,8 @@ final class AllocatorRun {
                 return;
             }
             if (!said) {
-                Log.info(String.format(Locale.ROOT, "other processes use %.2f cores; waiting up to %d s for them", others, o.waitIdleSeconds));
+                Log.info(String.format(Locale.ROOT, "other processes use %.2f cores; waiting up to %d s for them",
+                        others, o.waitIdleSeconds));
                 said = true;
             }
         }

@@ -178,7 +178,8 @@ abstract class AllocatorSubject implements AutoCloseable {
 
         @Override
         String details() {
-            return allocator.local().statistics() + " " + (AllocatorConfig.defaults().toString().equals(config().toString()) ? "" : config());
+            return allocator.local().statistics() + " "
+                    + (AllocatorConfig.defaults().toString().equals(config().toString()) ? "" : config());
         }
 
         @Override

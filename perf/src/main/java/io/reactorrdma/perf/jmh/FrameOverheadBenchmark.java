@@ -303,7 +303,8 @@ public class FrameOverheadBenchmark {
                     throw new IllegalStateException("the " + path + " round trip failed: " + t, t);
                 }
                 if (System.nanoTime() - start > ROUND_TRIP_TIMEOUT_NANOS) {
-                    throw new IllegalStateException("no answer on " + path + " within " + TimeUnit.NANOSECONDS.toSeconds(ROUND_TRIP_TIMEOUT_NANOS) + " s");
+                    throw new IllegalStateException("no answer on " + path + " within "
+                            + TimeUnit.NANOSECONDS.toSeconds(ROUND_TRIP_TIMEOUT_NANOS) + " s");
                 }
                 if ((++spins & YIELD_EVERY_MASK) == 0) {
                     Thread.yield(); // on a host with fewer free cores than spinning threads, let the I/O threads run

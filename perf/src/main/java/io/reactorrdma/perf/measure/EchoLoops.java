@@ -62,12 +62,14 @@ public final class EchoLoops {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
         for (int i = 0; i < loops.size(); i++) {
             try {
-                CompletableFuture.anyOf(loops.get(i).firstEcho(), loops.get(i).done()).get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                CompletableFuture.anyOf(loops.get(i).firstEcho(), loops.get(i).done())
+                        .get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
             } catch (TimeoutException e) {
                 throw new PerfException("connection " + i + " got no echo of its first message within " + timeoutMillis
                         + " ms; the server does not answer (see its messages above)");
             } catch (ExecutionException e) {
-                throw e.getCause() instanceof PerfException ? (PerfException) e.getCause() : new PerfException(e.getCause().toString(), e.getCause());
+                throw e.getCause() instanceof PerfException ? (PerfException) e.getCause()
+                        : new PerfException(e.getCause().toString(), e.getCause());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new PerfException("interrupted while waiting for the first echoes", e);
@@ -82,7 +84,8 @@ public final class EchoLoops {
         } catch (TimeoutException e) {
             return;
         } catch (ExecutionException e) {
-            throw e.getCause() instanceof PerfException ? (PerfException) e.getCause() : new PerfException(e.getCause().toString(), e.getCause());
+            throw e.getCause() instanceof PerfException ? (PerfException) e.getCause()
+                    : new PerfException(e.getCause().toString(), e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new PerfException("interrupted during the run", e);
@@ -99,7 +102,8 @@ public final class EchoLoops {
                 throw new PerfException("connection " + i + " got no echo for its last message within " + timeoutMillis
                         + " ms of the end of the run; the transport lost a message or stalled");
             } catch (ExecutionException e) {
-                throw e.getCause() instanceof PerfException ? (PerfException) e.getCause() : new PerfException(e.getCause().toString(), e.getCause());
+                throw e.getCause() instanceof PerfException ? (PerfException) e.getCause()
+                        : new PerfException(e.getCause().toString(), e.getCause());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new PerfException("interrupted while the loops were stopping", e);

@@ -19,7 +19,8 @@ public final class EngineMeters {
     /** The counters read, in the order they are printed. */
     static final String[] NAMES = {"rdma.doorbells", "rdma.posts", "rdma.posts.signaled", "rdma.completions",
         "rdma.credit.stalls", "rdma.window.stalls", "rdma.socket.stalls", "rdma.rnr", "rdma.rendezvous",
-        "rdma.pulled", "rdma.pull.copies", "rdma.copies.on.send", "rdma.bytes.sent", "rdma.memory.registrations", "rdma.idle.waits", "rdma.idle.spins",
+        "rdma.pulled", "rdma.pull.copies", "rdma.copies.on.send", "rdma.bytes.sent", "rdma.memory.registrations",
+        "rdma.idle.waits", "rdma.idle.spins",
         "rdma.idle.spins.paid", "rdma.idle.spins.skipped"};
 
     public static final EngineMeters NONE = new EngineMeters(Map.of());
@@ -49,7 +50,9 @@ public final class EngineMeters {
         for (String pair : text.trim().split("\\s+")) {
             int eq = pair.indexOf('=');
             if (eq <= 0) {
-                if (pair.isEmpty()) continue;
+                if (pair.isEmpty()) {
+                    continue;
+                }
                 throw new PerfException("the peer's meter report '" + text + "' has '" + pair + "' where name=value belongs;"
                         + " are both ends the same perf jar?");
             }
@@ -98,15 +101,17 @@ public final class EngineMeters {
         }
         double posts = get("rdma.posts");
         return String.format(Locale.ROOT, "%d messages sent: %.3f doorbells/msg, %.3f posts/msg, signaled %.1f%% of posts, "
-                        + "%d completions, credit stalls %d, window stalls %d, socket stalls %d, RNR %d, rendezvous %d, pulled %d, pull copies %d, copies on send %d, "
-                        + "block registrations %d, idle waits %.3f/msg, full spins %.3f/msg (%.0f%% paid), skipped spins %.3f/msg",
+                        + "%d completions, credit stalls %d, window stalls %d, socket stalls %d, RNR %d, rendezvous %d, pulled %d, "
+                        + "pull copies %d, copies on send %d, block registrations %d, idle waits %.3f/msg, "
+                        + "full spins %.3f/msg (%.0f%% paid), skipped spins %.3f/msg",
                 messages, perMessage("rdma.doorbells", messages), perMessage("rdma.posts", messages),
                 posts > 0 ? 100 * get("rdma.posts.signaled") / posts : 0.0, (long) get("rdma.completions"),
                 (long) get("rdma.credit.stalls"), (long) get("rdma.window.stalls"), (long) get("rdma.socket.stalls"),
                 (long) get("rdma.rnr"), (long) get("rdma.rendezvous"), (long) get("rdma.pulled"), (long) get("rdma.pull.copies"),
                 (long) get("rdma.copies.on.send"),
                 (long) get("rdma.memory.registrations"), perMessage("rdma.idle.waits", messages),
-                perMessage("rdma.idle.spins", messages), get("rdma.idle.spins") > 0 ? 100 * get("rdma.idle.spins.paid") / get("rdma.idle.spins") : 0.0,
+                perMessage("rdma.idle.spins", messages),
+                get("rdma.idle.spins") > 0 ? 100 * get("rdma.idle.spins.paid") / get("rdma.idle.spins") : 0.0,
                 perMessage("rdma.idle.spins.skipped", messages));
     }
 

@@ -184,7 +184,8 @@ public final class ForkedPeer implements PeerSide {
         try {
             return future(key).get(REPORT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
-            throw e.getCause() instanceof PerfException ? (PerfException) e.getCause() : new PerfException(e.getCause().toString(), e.getCause());
+            throw e.getCause() instanceof PerfException ? (PerfException) e.getCause()
+                    : new PerfException(e.getCause().toString(), e.getCause());
         } catch (TimeoutException e) {
             throw new PerfException("the " + role + " peer process reported no " + key + " within " + REPORT_TIMEOUT.toSeconds() + " s");
         } catch (InterruptedException e) {

@@ -3,7 +3,10 @@ package io.reactorrdma.perf.peer;
 import io.reactorrdma.perf.measure.CpuMeter;
 import io.reactorrdma.perf.measure.EngineMeters;
 
-/** A server end running in this JVM (echo's {@code RdmaEchoServer}, the RSocket scenarios' {@code RSocketServerEnd}), as {@code InJvmEchoPeer} accounts for it. */
+/**
+ * A server end running in this JVM (echo's {@code RdmaEchoServer}, the RSocket scenarios' {@code RSocketServerEnd}), as
+ * {@code InJvmEchoPeer} accounts for it.
+ */
 public interface InJvmServer extends AutoCloseable {
 
     /** The port it listens on (0 where it has none). */

@@ -33,7 +33,10 @@ public final class LatencyChart {
     private LatencyChart() {
     }
 
-    /** Writes the chart of every result with latencies to {@code file} (PNG), each line named by its transport; does nothing when none has any. */
+    /**
+     * Writes the chart of every result with latencies to {@code file} (PNG), each line named by its transport; does
+     * nothing when none has any.
+     */
     public static void write(Path file, String title, List<Result> results) {
         List<String> names = new ArrayList<>();
         for (Result r : results) {

@@ -54,7 +54,8 @@ final class RSocketClientEnd implements AutoCloseable {
 
     /** RSocket's TCP transport (Reactor Netty) to 127.0.0.1:{@code port}. */
     static RSocketClientEnd tcp(int port, int connections) {
-        return new RSocketClientEnd(null, null).connect(TcpClientTransport.create("127.0.0.1", port), connections, "TCP on 127.0.0.1:" + port);
+        return new RSocketClientEnd(null, null).connect(TcpClientTransport.create("127.0.0.1", port), connections,
+                "TCP on 127.0.0.1:" + port);
     }
 
     /** RSocket's in-JVM Local transport to the server named {@code name}. */

@@ -45,7 +45,8 @@ public final class RSocketServerEnd implements InJvmServer {
     private final Closeable server;
     private final int port;
 
-    private RSocketServerEnd(SimpleMeterRegistry registry, RdmaResources resources, RSocketPerfResponder responder, Closeable server, int port) {
+    private RSocketServerEnd(SimpleMeterRegistry registry, RdmaResources resources, RSocketPerfResponder responder,
+            Closeable server, int port) {
         this.registry = registry;
         this.resources = resources;
         this.responder = responder;
@@ -99,7 +100,10 @@ public final class RSocketServerEnd implements InJvmServer {
         }
     }
 
-    /** As a forked peer's task: reports READY with the port, serves until told to stop, and lets the peer report its meters at each mark. */
+    /**
+     * As a forked peer's task: reports READY with the port, serves until told to stop, and lets the peer report its
+     * meters at each mark.
+     */
     public static ServerTask task(Supplier<RSocketServerEnd> start, Consumer<Supplier<String>> meterReports) {
         return (reporter, stop) -> {
             try (RSocketServerEnd s = start.get()) {

@@ -116,7 +116,8 @@ final class SoakConnection {
                 // the receiver drops what follows: the connection must still flow (nothing may wait on its consumption)
                 if (batch(AFTER_CANCEL_MESSAGES, false) == State.STALLED) {
                     ledger.violation(name + ": after the receiver cancelled its receive, a send of " + AFTER_CANCEL_MESSAGES
-                            + " messages stalled " + STALL.toSeconds() + " s (messages dropped after cancel are not given back to the sender)");
+                            + " messages stalled " + STALL.toSeconds()
+                            + " s (messages dropped after cancel are not given back to the sender)");
                 }
                 break;
             }
@@ -144,10 +145,18 @@ final class SoakConnection {
 
     private long size() {
         double r = random.nextDouble();
-        if (r < 0.05) return random.nextInt(SoakPayloads.HEADER);          // 0..15 B: no header
-        if (r < 0.70) return 16 + random.nextInt(1024 - 16);               // small, eager
-        if (r < 0.88) return 1024 + random.nextInt(63 * 1024);             // up to 64 KiB: eager, then rendezvous above 8 KiB
-        if (r < 0.97) return 64 * 1024 + random.nextInt(960 * 1024);       // up to 1 MiB: rendezvous
+        if (r < 0.05) {
+            return random.nextInt(SoakPayloads.HEADER); // 0..15 B: no header
+        }
+        if (r < 0.70) {
+            return 16 + random.nextInt(1024 - 16); // small, eager
+        }
+        if (r < 0.88) {
+            return 1024 + random.nextInt(63 * 1024); // up to 64 KiB: eager, then rendezvous above 8 KiB
+        }
+        if (r < 0.97) {
+            return 64 * 1024 + random.nextInt(960 * 1024); // up to 1 MiB: rendezvous
+        }
         return 1024 * 1024 + random.nextInt(7 * 1024 * 1024 + 1);          // up to 8 MiB: rendezvous, dedicated regions
     }
 

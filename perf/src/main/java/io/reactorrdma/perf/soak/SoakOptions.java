@@ -81,9 +81,15 @@ final class SoakOptions {
     /** {@code 10m}, {@code 90s}, {@code 1500ms} or plain seconds. */
     static long millis(String value) {
         String v = value.trim().toLowerCase(Locale.ROOT);
-        if (v.endsWith("ms")) return Long.parseLong(v.substring(0, v.length() - 2));
-        if (v.endsWith("m")) return Math.round(Double.parseDouble(v.substring(0, v.length() - 1)) * 60_000);
-        if (v.endsWith("s")) return Math.round(Double.parseDouble(v.substring(0, v.length() - 1)) * 1000);
+        if (v.endsWith("ms")) {
+            return Long.parseLong(v.substring(0, v.length() - 2));
+        }
+        if (v.endsWith("m")) {
+            return Math.round(Double.parseDouble(v.substring(0, v.length() - 1)) * 60_000);
+        }
+        if (v.endsWith("s")) {
+            return Math.round(Double.parseDouble(v.substring(0, v.length() - 1)) * 1000);
+        }
         return Math.round(Double.parseDouble(v) * 1000);
     }
 

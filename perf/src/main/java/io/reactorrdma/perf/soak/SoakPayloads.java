@@ -68,7 +68,8 @@ final class SoakPayloads {
 
     static ByteBuf directWriteCheck(ByteBufAllocator alloc, long writeSeq, ByteBuf payload) {
         ByteBuf b = alloc.directBuffer(HEADER, HEADER);
-        return b.writeLong(~writeSeq).writeInt(payload.readableBytes()).writeInt(crc(payload, payload.readerIndex(), payload.readableBytes()));
+        return b.writeLong(~writeSeq).writeInt(payload.readableBytes())
+                .writeInt(crc(payload, payload.readerIndex(), payload.readableBytes()));
     }
 
     static ByteBuf receipt(ByteBufAllocator alloc, long seq, int length, int status) {

@@ -126,10 +126,18 @@ public final class SoakRun {
             Log.failure("the soak itself failed", e);
         } finally {
             stopping = true;
-            if (client != null) client.dispose();
-            if (a != null) a.close();
-            if (b.get() != null) b.get().close();
-            if (standby != null && standby != b.get()) standby.close();
+            if (client != null) {
+                client.dispose();
+            }
+            if (a != null) {
+                a.close();
+            }
+            if (b.get() != null) {
+                b.get().close();
+            }
+            if (standby != null && standby != b.get()) {
+                standby.close();
+            }
         }
         checkDirectory(dir);
         try {
@@ -219,7 +227,8 @@ public final class SoakRun {
         long readyAt = elapsedMillis(started);
         long filesAfter = filesOf(dir, dead.pid());
         faults.add(String.format(Locale.ROOT, "killed server B (pid %d) with SIGKILL at %.1f s (its %d shm files stayed); a new B (pid %d)"
-                + " listened at %.1f s and left %d of them", dead.pid(), killedAt / 1000.0, filesLeft, restarted.pid(), readyAt / 1000.0, filesAfter));
+                + " listened at %.1f s and left %d of them", dead.pid(), killedAt / 1000.0, filesLeft, restarted.pid(),
+                readyAt / 1000.0, filesAfter));
         if (filesAfter != 0) {
             ledger.violation("the restarted server did not reclaim the killed server's " + filesAfter + " shm files");
         }
@@ -239,7 +248,9 @@ public final class SoakRun {
 
     private static void sleepUntil(long started, long millis) throws InterruptedException {
         long left = millis - elapsedMillis(started);
-        if (left > 0) Thread.sleep(left);
+        if (left > 0) {
+            Thread.sleep(left);
+        }
     }
 
     /** Stops a server and checks its account: no damaged message, no live buffer, no thread left. */
@@ -249,10 +260,13 @@ public final class SoakRun {
         Map<String, String> fields = new HashMap<>();
         for (String kv : account.split(" ")) {
             int eq = kv.indexOf('=');
-            if (eq > 0) fields.put(kv.substring(0, eq), kv.substring(eq + 1));
+            if (eq > 0) {
+                fields.put(kv.substring(0, eq), kv.substring(eq + 1));
+            }
         }
         if (!"0".equals(fields.get("liveBuffers"))) {
-            ledger.violation("server " + which + "'s registered allocator holds " + fields.get("liveBuffers") + " live buffers after close");
+            ledger.violation("server " + which + "'s registered allocator holds " + fields.get("liveBuffers")
+                    + " live buffers after close");
         }
         if (!"0".equals(fields.get("threadsLeft"))) {
             ledger.violation("server " + which + " left non-daemon threads: " + account);

@@ -149,7 +149,8 @@ public final class SoakServer {
             }
             if (status != SoakPayloads.STATUS_OK) {
                 corrupt.increment();
-                System.err.println("[soak-server] " + c + ": message seq " + seq + " of " + length + " B: " + SoakPayloads.statusName(status));
+                System.err.println("[soak-server] " + c + ": message seq " + seq + " of " + length + " B: "
+                        + SoakPayloads.statusName(status));
             }
             c.sendNow(SoakPayloads.receipt(c.alloc(), seq, length, status));
             if (++seen == cancelAfter) {

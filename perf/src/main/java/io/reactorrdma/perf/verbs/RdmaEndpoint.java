@@ -46,7 +46,9 @@ final class RdmaEndpoint implements AutoCloseable {
                     .withMaxSendSge(1).withMaxRecvSge(1));
             return new RdmaEndpoint(pd, cq, qp);
         } catch (RuntimeException e) {
-            if (cq != null) cq.close();
+            if (cq != null) {
+                cq.close();
+            }
             pd.close();
             throw e;
         }
@@ -90,7 +92,9 @@ final class RdmaEndpoint implements AutoCloseable {
     @Override
     public void close() {
         try {
-            if (connection != null) connection.close();
+            if (connection != null) {
+                connection.close();
+            }
         } finally {
             try {
                 qp.close();

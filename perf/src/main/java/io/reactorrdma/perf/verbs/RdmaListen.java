@@ -29,6 +29,7 @@ final class RdmaListen {
                 last = e;
             }
         }
-        throw new PerfException("cannot listen on " + host + " ports " + port + ".." + (port + PORT_TRIES - 1) + ": " + last.getMessage(), last);
+        throw new PerfException("cannot listen on " + host + " ports " + port + ".." + (port + PORT_TRIES - 1) + ": "
+                + last.getMessage(), last);
     }
 }

@@ -94,7 +94,8 @@ class AllocatorBenchmarkTest {
 
     @Test
     void reportOptions() {
-        AllocatorReportOptions o = AllocatorReportOptions.parse(new String[]{"--quick", "--threads", "1,4", "--allocators=registered,netty-pooled"});
+        AllocatorReportOptions o =
+                AllocatorReportOptions.parse(new String[]{"--quick", "--threads", "1,4", "--allocators=registered,netty-pooled"});
         assertThat(o.quick).isTrue();
         assertThat(o.threads).containsExactly(1, 4);
         assertThat(o.allocators).containsExactly("registered", "netty-pooled");
@@ -114,12 +115,15 @@ class AllocatorBenchmarkTest {
     @Test
     void reportTablesRatiosAndCharts(@TempDir Path dir) throws Exception {
         System.setProperty("java.awt.headless", "true");
-        AllocatorReportOptions o = AllocatorReportOptions.parse(new String[]{"--threads", "1,2", "--allocators", "registered,netty-pooled,jdk-direct,netty-adaptive"});
+        AllocatorReportOptions o =
+                AllocatorReportOptions.parse(new String[]{"--threads", "1,2", "--allocators",
+                "registered,netty-pooled,jdk-direct,netty-adaptive"});
         List<AllocatorReport.Cell> cells = new ArrayList<>();
         for (String w : o.workloads) {
             for (int t : o.threads) {
                 cells.add(new AllocatorReport.Cell("registered", w, t, 2e6 * t, 1e5, 1.9e6 * t, 2.1e6 * t, 30L << 20, 24L << 20, 0.0, ""));
-                cells.add(new AllocatorReport.Cell("netty-pooled", w, t, 1e6 * t, 1e5, 0.9e6 * t, 1.1e6 * t, 20L << 20, 20L << 20, 0.5, ""));
+                cells.add(new AllocatorReport.Cell("netty-pooled", w, t, 1e6 * t, 1e5, 0.9e6 * t, 1.1e6 * t,
+                        20L << 20, 20L << 20, 0.5, ""));
                 cells.add(new AllocatorReport.Cell("jdk-direct", w, t, 1e4, Double.NaN, 1e4, 1e4, 500L << 20, -1, 0.0, ""));
                 cells.add(new AllocatorReport.Cell("netty-adaptive", w, t, Double.NaN, Double.NaN, Double.NaN, Double.NaN, -1, -1, 0,
                         "FAILED: OutOfMemoryError: Cannot reserve"));
@@ -133,7 +137,8 @@ class AllocatorBenchmarkTest {
         // peak: registered's own 24 MiB against netty-pooled's 20 MiB direct = 1.20×; direct/direct 1.50×
         assertThat(md).contains("| registered | 24.0 (30.0) | 24.0 (30.0) |");
         assertThat(md).contains("**1.20×** (1.50×) ✅");
-        assertThat(md).contains("| netty-adaptive | failed† | failed† |").contains("† netty-adaptive, large, 2 threads: FAILED: OutOfMemoryError");
+        assertThat(md).contains("| netty-adaptive | failed† | failed† |")
+                .contains("† netty-adaptive, large, 2 threads: FAILED: OutOfMemoryError");
         assertThat(AllocatorReport.csv(cells).lines()).hasSize(cells.size() + 1);
 
         Path ops = dir.resolve("ops.png");

@@ -43,14 +43,17 @@ class EngineMetersTest {
         skipped.addAndGet(2);
         EngineMeters delta = EngineMeters.snapshot(registry).minus(before);
         assertThat(delta.get("rdma.doorbells")).isEqualTo(20);
-        assertThat(delta.describe(10)).contains("10 messages sent", "2.000 doorbells/msg", "4.000 posts/msg", "signaled 25.0% of posts", "RNR 0", "block registrations 0",
+        assertThat(delta.describe(10)).contains("10 messages sent", "2.000 doorbells/msg", "4.000 posts/msg", "signaled 25.0% of posts",
+                "RNR 0", "block registrations 0",
                 "idle waits 0.500/msg", "full spins 0.400/msg (75% paid), skipped spins 0.200/msg");
         assertThat(EngineMeters.NONE.describe(10)).isEqualTo("no engine meters");
     }
 
     @Test
     void aGarbledReportSaysSo() {
-        assertThatThrownBy(() -> EngineMeters.parse("rdma.doorbells=1 junk")).isInstanceOf(PerfException.class).hasMessageContaining("junk");
-        assertThatThrownBy(() -> EngineMeters.parse("rdma.doorbells=x")).isInstanceOf(PerfException.class).hasMessageContaining("non-number");
+        assertThatThrownBy(() -> EngineMeters.parse("rdma.doorbells=1 junk")).isInstanceOf(PerfException.class)
+                .hasMessageContaining("junk");
+        assertThatThrownBy(() -> EngineMeters.parse("rdma.doorbells=x")).isInstanceOf(PerfException.class)
+                .hasMessageContaining("non-number");
     }
 }

@@ -24,7 +24,8 @@ class LatencyChartTest {
 
     @Test
     void chartOptionNeedsAPngName() {
-        assertThat(PerfOptions.parse(new String[]{"rsocket-rr", "--chart", "docs/images/x.png"}).chart).isEqualTo(Path.of("docs/images/x.png"));
+        assertThat(PerfOptions.parse(new String[]{"rsocket-rr", "--chart", "docs/images/x.png"}).chart)
+                .isEqualTo(Path.of("docs/images/x.png"));
         assertThat(PerfOptions.parse(new String[]{"rsocket-rr"}).chart).isNull();
         assertThatThrownBy(() -> PerfOptions.parse(new String[]{"rsocket-rr", "--chart", "x.jpg"})).isInstanceOf(UsageException.class)
                 .hasMessageContaining(".png");

@@ -31,7 +31,8 @@ class ResultWriterTest {
         assertThat(lines[0]).isEqualTo(ResultWriter.CSV_HEADER)
                 .startsWith("scenario,transport,size_bytes,ops,mean_us,p50_us,p99_us,p999_us,mib_per_s,client_cpu_us_per_op,"
                         + "server_cpu_us_per_op,poll,run,baseline,");
-        assertThat(lines[1]).matches("send-lat,rdma-loopback,8,2,2\\.0\\d\\d,1\\.50\\d,2\\.50\\d,2\\.50\\d,,1\\.250,0\\.500,spin,1,,,,,,,,,");
+        assertThat(lines[1])
+                .matches("send-lat,rdma-loopback,8,2,2\\.0\\d\\d,1\\.50\\d,2\\.50\\d,2\\.50\\d,,1\\.250,0\\.500,spin,1,,,,,,,,,");
         assertThat(lines[2]).isEqualTo("write-bw,memcpy,1048576,100,,,,,1234.6,3.000,,block,2,,,,,,,,,");
         for (String line : lines) {
             assertThat(line.split(",", -1)).hasSize(22);

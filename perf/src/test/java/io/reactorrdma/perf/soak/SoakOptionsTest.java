@@ -14,7 +14,8 @@ class SoakOptionsTest {
         SoakOptions d = SoakOptions.parse(new String[0]);
         assertThat(d.durationMillis).isEqualTo(600_000);
         assertThat(d.connections).isEqualTo(16);
-        SoakOptions o = SoakOptions.parse(new String[]{"--duration", "90s", "--connections=4", "--seed", "-7", "--receive-cancel-share", "0.5"});
+        SoakOptions o =
+                SoakOptions.parse(new String[]{"--duration", "90s", "--connections=4", "--seed", "-7", "--receive-cancel-share", "0.5"});
         assertThat(o.durationMillis).isEqualTo(90_000);
         assertThat(o.connections).isEqualTo(4);
         assertThat(o.seed).isEqualTo(-7);

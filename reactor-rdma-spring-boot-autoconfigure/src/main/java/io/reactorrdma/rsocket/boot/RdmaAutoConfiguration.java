@@ -120,7 +120,8 @@ public class RdmaAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean(name = "rdmaRSocketServerBootstrap")
         @ConditionalOnBean(RSocketMessageHandler.class)
-        RdmaRSocketServerBootstrap rdmaRSocketServerBootstrap(RdmaRSocketServerFactory rdmaRSocketServerFactory, RSocketMessageHandler messageHandler) {
+        RdmaRSocketServerBootstrap rdmaRSocketServerBootstrap(RdmaRSocketServerFactory rdmaRSocketServerFactory,
+                RSocketMessageHandler messageHandler) {
             return new RdmaRSocketServerBootstrap(rdmaRSocketServerFactory, messageHandler.responder());
         }
 
@@ -139,7 +140,8 @@ public class RdmaAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         @ConditionalOnBean(RSocketRequester.Builder.class)
-        RdmaRSocketRequesters rdmaRSocketRequesters(ObjectProvider<RSocketRequester.Builder> builders, ObjectProvider<RdmaResources> resources,
+        RdmaRSocketRequesters rdmaRSocketRequesters(ObjectProvider<RSocketRequester.Builder> builders,
+                ObjectProvider<RdmaResources> resources,
                                                     RdmaProperties properties, ObjectProvider<MeterRegistry> registry) {
             RdmaProperties.Client client = properties.getRsocket().getClient();
             RdmaRSocketRequesters.check(client);
@@ -167,7 +169,8 @@ public class RdmaAutoConfiguration {
         @ConditionalOnMissingBean(name = "rdmaHealthIndicator")
         RdmaHealthIndicator rdmaHealthIndicator(ConfigurableListableBeanFactory beanFactory, ObjectProvider<RdmaResourcesFactory> factory,
                                                 ObjectProvider<RdmaRSocketRequesters> requesters) {
-            boolean servers = ClassUtils.isPresent("org.springframework.boot.rsocket.context.RSocketServerBootstrap", beanFactory.getBeanClassLoader());
+            boolean servers = ClassUtils.isPresent("org.springframework.boot.rsocket.context.RSocketServerBootstrap",
+                    beanFactory.getBeanClassLoader());
             return new RdmaHealthIndicator(() -> existingResources(beanFactory), () -> {
                 RdmaResourcesFactory f = factory.getIfUnique();
                 return f == null ? null : f.lastFailure();

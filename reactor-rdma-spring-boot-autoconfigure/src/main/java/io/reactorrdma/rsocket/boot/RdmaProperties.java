@@ -48,23 +48,73 @@ public class RdmaProperties {
     private final Allocator allocator = new Allocator();
     private final Rsocket rsocket = new Rsocket();
 
-    public boolean isEnabled() { return enabled; }
-    public void setEnabled(boolean enabled) { this.enabled = enabled; }
-    public String getName() { return name; }
-    public void setName(String name) { this.name = name; }
-    public String getProvider() { return provider; }
-    public void setProvider(String provider) { this.provider = provider; }
-    public Integer getThreads() { return threads; }
-    public void setThreads(Integer threads) { this.threads = threads; }
-    public IdleStrategy getIdle() { return idle; }
-    public void setIdle(IdleStrategy idle) { this.idle = idle; }
-    public Integer getMaxEnginesPerThread() { return maxEnginesPerThread; }
-    public void setMaxEnginesPerThread(Integer maxEnginesPerThread) { this.maxEnginesPerThread = maxEnginesPerThread; }
-    public Path getShmDirectory() { return shmDirectory; }
-    public void setShmDirectory(Path shmDirectory) { this.shmDirectory = shmDirectory; }
-    public EngineSettings getEngine() { return engine; }
-    public Allocator getAllocator() { return allocator; }
-    public Rsocket getRsocket() { return rsocket; }
+    public boolean isEnabled() {
+        return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+        this.enabled = enabled;
+    }
+
+    public String getName() {
+        return name;
+    }
+
+    public void setName(String name) {
+        this.name = name;
+    }
+
+    public String getProvider() {
+        return provider;
+    }
+
+    public void setProvider(String provider) {
+        this.provider = provider;
+    }
+
+    public Integer getThreads() {
+        return threads;
+    }
+
+    public void setThreads(Integer threads) {
+        this.threads = threads;
+    }
+
+    public IdleStrategy getIdle() {
+        return idle;
+    }
+
+    public void setIdle(IdleStrategy idle) {
+        this.idle = idle;
+    }
+
+    public Integer getMaxEnginesPerThread() {
+        return maxEnginesPerThread;
+    }
+
+    public void setMaxEnginesPerThread(Integer maxEnginesPerThread) {
+        this.maxEnginesPerThread = maxEnginesPerThread;
+    }
+
+    public Path getShmDirectory() {
+        return shmDirectory;
+    }
+
+    public void setShmDirectory(Path shmDirectory) {
+        this.shmDirectory = shmDirectory;
+    }
+
+    public EngineSettings getEngine() {
+        return engine;
+    }
+
+    public Allocator getAllocator() {
+        return allocator;
+    }
+
+    public Rsocket getRsocket() {
+        return rsocket;
+    }
 
     /** {@code reactor.rdma.engine.*}: the engine's settings ({@link EngineConfig}). */
     public static class EngineSettings {
@@ -104,28 +154,93 @@ public class RdmaProperties {
         /** An idle engine sends a heartbeat this often, so a silent dead peer is found. */
         private Duration heartbeatInterval = EngineConfig.DEFAULT_HEARTBEAT_INTERVAL;
 
-        public int getSendQueueDepth() { return sendQueueDepth; }
-        public void setSendQueueDepth(int v) { this.sendQueueDepth = v; }
-        public int getRecvQueueDepth() { return recvQueueDepth; }
-        public void setRecvQueueDepth(int v) { this.recvQueueDepth = v; }
-        public DataSize getEagerSize() { return eagerSize; }
-        public void setEagerSize(DataSize v) { this.eagerSize = v; }
-        public DataSize getClientEagerSize() { return clientEagerSize; }
-        public void setClientEagerSize(DataSize v) { this.clientEagerSize = v; }
-        public DataSize getFragmentSize() { return fragmentSize; }
-        public void setFragmentSize(DataSize v) { this.fragmentSize = v; }
-        public DataSize getSendWindow() { return sendWindow; }
-        public void setSendWindow(DataSize v) { this.sendWindow = v; }
-        public int getSocketMessageWindow() { return socketMessageWindow; }
-        public void setSocketMessageWindow(int v) { this.socketMessageWindow = v; }
-        public boolean isPullRendezvous() { return pullRendezvous; }
-        public void setPullRendezvous(boolean v) { this.pullRendezvous = v; }
-        public DataSize getPullCopyLimit() { return pullCopyLimit; }
-        public void setPullCopyLimit(DataSize v) { this.pullCopyLimit = v; }
-        public DataSize getMaxMessageSize() { return maxMessageSize; }
-        public void setMaxMessageSize(DataSize v) { this.maxMessageSize = v; }
-        public Duration getHeartbeatInterval() { return heartbeatInterval; }
-        public void setHeartbeatInterval(Duration v) { this.heartbeatInterval = v; }
+        public int getSendQueueDepth() {
+            return sendQueueDepth;
+        }
+
+        public void setSendQueueDepth(int v) {
+            this.sendQueueDepth = v;
+        }
+
+        public int getRecvQueueDepth() {
+            return recvQueueDepth;
+        }
+
+        public void setRecvQueueDepth(int v) {
+            this.recvQueueDepth = v;
+        }
+
+        public DataSize getEagerSize() {
+            return eagerSize;
+        }
+
+        public void setEagerSize(DataSize v) {
+            this.eagerSize = v;
+        }
+
+        public DataSize getClientEagerSize() {
+            return clientEagerSize;
+        }
+
+        public void setClientEagerSize(DataSize v) {
+            this.clientEagerSize = v;
+        }
+
+        public DataSize getFragmentSize() {
+            return fragmentSize;
+        }
+
+        public void setFragmentSize(DataSize v) {
+            this.fragmentSize = v;
+        }
+
+        public DataSize getSendWindow() {
+            return sendWindow;
+        }
+
+        public void setSendWindow(DataSize v) {
+            this.sendWindow = v;
+        }
+
+        public int getSocketMessageWindow() {
+            return socketMessageWindow;
+        }
+
+        public void setSocketMessageWindow(int v) {
+            this.socketMessageWindow = v;
+        }
+
+        public boolean isPullRendezvous() {
+            return pullRendezvous;
+        }
+
+        public void setPullRendezvous(boolean v) {
+            this.pullRendezvous = v;
+        }
+
+        public DataSize getPullCopyLimit() {
+            return pullCopyLimit;
+        }
+
+        public void setPullCopyLimit(DataSize v) {
+            this.pullCopyLimit = v;
+        }
+
+        public DataSize getMaxMessageSize() {
+            return maxMessageSize;
+        }
+
+        public void setMaxMessageSize(DataSize v) {
+            this.maxMessageSize = v;
+        }
+
+        public Duration getHeartbeatInterval() {
+            return heartbeatInterval;
+        }
+
+        public void setHeartbeatInterval(Duration v) {
+            this.heartbeatInterval = v;
+        }
     }
 
     /** {@code reactor.rdma.allocator.*}: the registered allocator's settings ({@link AllocatorConfig}). */
@@ -143,18 +258,53 @@ public class RdmaProperties {
         /** Free destination memory kept for reuse. */
         private DataSize destinationRetainedBytes = DataSize.ofBytes(AllocatorConfig.DEFAULT_DESTINATION_RETAINED_BYTES);
 
-        public DataSize getBlockSize() { return blockSize; }
-        public void setBlockSize(DataSize v) { this.blockSize = v; }
-        public DataSize getRetainedBytes() { return retainedBytes; }
-        public void setRetainedBytes(DataSize v) { this.retainedBytes = v; }
-        public DataSize getMaxAllocation() { return maxAllocation; }
-        public void setMaxAllocation(DataSize v) { this.maxAllocation = v; }
-        public DataSize getThreadCacheBytesPerClass() { return threadCacheBytesPerClass; }
-        public void setThreadCacheBytesPerClass(DataSize v) { this.threadCacheBytesPerClass = v; }
-        public DataSize getDestinationBlockSize() { return destinationBlockSize; }
-        public void setDestinationBlockSize(DataSize v) { this.destinationBlockSize = v; }
-        public DataSize getDestinationRetainedBytes() { return destinationRetainedBytes; }
-        public void setDestinationRetainedBytes(DataSize v) { this.destinationRetainedBytes = v; }
+        public DataSize getBlockSize() {
+            return blockSize;
+        }
+
+        public void setBlockSize(DataSize v) {
+            this.blockSize = v;
+        }
+
+        public DataSize getRetainedBytes() {
+            return retainedBytes;
+        }
+
+        public void setRetainedBytes(DataSize v) {
+            this.retainedBytes = v;
+        }
+
+        public DataSize getMaxAllocation() {
+            return maxAllocation;
+        }
+
+        public void setMaxAllocation(DataSize v) {
+            this.maxAllocation = v;
+        }
+
+        public DataSize getThreadCacheBytesPerClass() {
+            return threadCacheBytesPerClass;
+        }
+
+        public void setThreadCacheBytesPerClass(DataSize v) {
+            this.threadCacheBytesPerClass = v;
+        }
+
+        public DataSize getDestinationBlockSize() {
+            return destinationBlockSize;
+        }
+
+        public void setDestinationBlockSize(DataSize v) {
+            this.destinationBlockSize = v;
+        }
+
+        public DataSize getDestinationRetainedBytes() {
+            return destinationRetainedBytes;
+        }
+
+        public void setDestinationRetainedBytes(DataSize v) {
+            this.destinationRetainedBytes = v;
+        }
     }
 
     /** {@code reactor.rdma.rsocket.*}. */
@@ -162,8 +312,13 @@ public class RdmaProperties {
         private final Server server = new Server();
         private final Client client = new Client();
 
-        public Server getServer() { return server; }
-        public Client getClient() { return client; }
+        public Server getServer() {
+            return server;
+        }
+
+        public Client getClient() {
+            return client;
+        }
     }
 
     /**
@@ -191,29 +346,81 @@ public class RdmaProperties {
         /** After the return to RDMA, how long requests still open on TCP may run before TCP is closed. */
         private Duration drainTimeout = FallbackClientTransport.DEFAULT_DRAIN_TIMEOUT;
 
-        public boolean isTcpFallback() { return tcpFallback; }
-        public void setTcpFallback(boolean tcpFallback) { this.tcpFallback = tcpFallback; }
-        public Integer getTcpPort() { return tcpPort; }
-        public void setTcpPort(Integer tcpPort) { this.tcpPort = tcpPort; }
-        public int getTcpPortOffset() { return tcpPortOffset; }
-        public void setTcpPortOffset(int tcpPortOffset) { this.tcpPortOffset = tcpPortOffset; }
-        public Duration getRdmaConnectTimeout() { return rdmaConnectTimeout; }
-        public void setRdmaConnectTimeout(Duration v) { this.rdmaConnectTimeout = v; }
-        public Duration getTotalConnectTimeout() { return totalConnectTimeout; }
-        public void setTotalConnectTimeout(Duration v) { this.totalConnectTimeout = v; }
-        public Duration getProbeInterval() { return probeInterval; }
-        public void setProbeInterval(Duration v) { this.probeInterval = v; }
-        public Duration getFirstProbeDelay() { return firstProbeDelay; }
-        public void setFirstProbeDelay(Duration v) { this.firstProbeDelay = v; }
-        public Duration getDrainTimeout() { return drainTimeout; }
-        public void setDrainTimeout(Duration v) { this.drainTimeout = v; }
+        public boolean isTcpFallback() {
+            return tcpFallback;
+        }
+
+        public void setTcpFallback(boolean tcpFallback) {
+            this.tcpFallback = tcpFallback;
+        }
+
+        public Integer getTcpPort() {
+            return tcpPort;
+        }
+
+        public void setTcpPort(Integer tcpPort) {
+            this.tcpPort = tcpPort;
+        }
+
+        public int getTcpPortOffset() {
+            return tcpPortOffset;
+        }
+
+        public void setTcpPortOffset(int tcpPortOffset) {
+            this.tcpPortOffset = tcpPortOffset;
+        }
+
+        public Duration getRdmaConnectTimeout() {
+            return rdmaConnectTimeout;
+        }
+
+        public void setRdmaConnectTimeout(Duration v) {
+            this.rdmaConnectTimeout = v;
+        }
+
+        public Duration getTotalConnectTimeout() {
+            return totalConnectTimeout;
+        }
+
+        public void setTotalConnectTimeout(Duration v) {
+            this.totalConnectTimeout = v;
+        }
+
+        public Duration getProbeInterval() {
+            return probeInterval;
+        }
+
+        public void setProbeInterval(Duration v) {
+            this.probeInterval = v;
+        }
+
+        public Duration getFirstProbeDelay() {
+            return firstProbeDelay;
+        }
+
+        public void setFirstProbeDelay(Duration v) {
+            this.firstProbeDelay = v;
+        }
+
+        public Duration getDrainTimeout() {
+            return drainTimeout;
+        }
+
+        public void setDrainTimeout(Duration v) {
+            this.drainTimeout = v;
+        }
 
         /** The shards {@link RdmaShardClients} serves, by name: {@code shards.<name>.replicas=host:port,host:port}. */
         private final Map<String, Shard> shards = new LinkedHashMap<>();
         private final ShardPolicy shard = new ShardPolicy();
 
-        public Map<String, Shard> getShards() { return shards; }
-        public ShardPolicy getShard() { return shard; }
+        public Map<String, Shard> getShards() {
+            return shards;
+        }
+
+        public ShardPolicy getShard() {
+            return shard;
+        }
     }
 
     /** {@code reactor.rdma.rsocket.client.shards.<name>.*}: one replicated shard. */
@@ -221,8 +428,13 @@ public class RdmaProperties {
         /** The shard's replicas, each host:port of its RDMA RSocket server (at least one). */
         private List<String> replicas = new ArrayList<>();
 
-        public List<String> getReplicas() { return replicas; }
-        public void setReplicas(List<String> replicas) { this.replicas = replicas; }
+        public List<String> getReplicas() {
+            return replicas;
+        }
+
+        public void setReplicas(List<String> replicas) {
+            this.replicas = replicas;
+        }
     }
 
     /**
@@ -253,28 +465,93 @@ public class RdmaProperties {
         /** Data MIME type of the replica connections (RSocket SETUP), as Spring's requesters send it. */
         private String dataMimeType = RdmaShardClients.DEFAULT_DATA_MIME_TYPE;
 
-        public Duration getTimeout() { return timeout; }
-        public void setTimeout(Duration v) { this.timeout = v; }
-        public boolean isIdempotentByDefault() { return idempotentByDefault; }
-        public void setIdempotentByDefault(boolean v) { this.idempotentByDefault = v; }
-        public int getMaxAttempts() { return maxAttempts; }
-        public void setMaxAttempts(int v) { this.maxAttempts = v; }
-        public double getRetryBudgetRatio() { return retryBudgetRatio; }
-        public void setRetryBudgetRatio(double v) { this.retryBudgetRatio = v; }
-        public int getRetryBudgetMinPerSecond() { return retryBudgetMinPerSecond; }
-        public void setRetryBudgetMinPerSecond(int v) { this.retryBudgetMinPerSecond = v; }
-        public Duration getBudgetWindow() { return budgetWindow; }
-        public void setBudgetWindow(Duration v) { this.budgetWindow = v; }
-        public boolean isHedging() { return hedging; }
-        public void setHedging(boolean v) { this.hedging = v; }
-        public double getHedgeQuantile() { return hedgeQuantile; }
-        public void setHedgeQuantile(double v) { this.hedgeQuantile = v; }
-        public double getHedgeFraction() { return hedgeFraction; }
-        public void setHedgeFraction(double v) { this.hedgeFraction = v; }
-        public Duration getConnectTimeout() { return connectTimeout; }
-        public void setConnectTimeout(Duration v) { this.connectTimeout = v; }
-        public String getDataMimeType() { return dataMimeType; }
-        public void setDataMimeType(String v) { this.dataMimeType = v; }
+        public Duration getTimeout() {
+            return timeout;
+        }
+
+        public void setTimeout(Duration v) {
+            this.timeout = v;
+        }
+
+        public boolean isIdempotentByDefault() {
+            return idempotentByDefault;
+        }
+
+        public void setIdempotentByDefault(boolean v) {
+            this.idempotentByDefault = v;
+        }
+
+        public int getMaxAttempts() {
+            return maxAttempts;
+        }
+
+        public void setMaxAttempts(int v) {
+            this.maxAttempts = v;
+        }
+
+        public double getRetryBudgetRatio() {
+            return retryBudgetRatio;
+        }
+
+        public void setRetryBudgetRatio(double v) {
+            this.retryBudgetRatio = v;
+        }
+
+        public int getRetryBudgetMinPerSecond() {
+            return retryBudgetMinPerSecond;
+        }
+
+        public void setRetryBudgetMinPerSecond(int v) {
+            this.retryBudgetMinPerSecond = v;
+        }
+
+        public Duration getBudgetWindow() {
+            return budgetWindow;
+        }
+
+        public void setBudgetWindow(Duration v) {
+            this.budgetWindow = v;
+        }
+
+        public boolean isHedging() {
+            return hedging;
+        }
+
+        public void setHedging(boolean v) {
+            this.hedging = v;
+        }
+
+        public double getHedgeQuantile() {
+            return hedgeQuantile;
+        }
+
+        public void setHedgeQuantile(double v) {
+            this.hedgeQuantile = v;
+        }
+
+        public double getHedgeFraction() {
+            return hedgeFraction;
+        }
+
+        public void setHedgeFraction(double v) {
+            this.hedgeFraction = v;
+        }
+
+        public Duration getConnectTimeout() {
+            return connectTimeout;
+        }
+
+        public void setConnectTimeout(Duration v) {
+            this.connectTimeout = v;
+        }
+
+        public String getDataMimeType() {
+            return dataMimeType;
+        }
+
+        public void setDataMimeType(String v) {
+            this.dataMimeType = v;
+        }
     }
 
     /** {@code reactor.rdma.rsocket.server.*}: serving the application's {@code @MessageMapping} handlers. */
@@ -286,11 +563,28 @@ public class RdmaProperties {
         /** Address to bind; unset: all local addresses. */
         private InetAddress address;
 
-        public Integer getPort() { return port; }
-        public void setPort(Integer port) { this.port = port; }
-        public Integer getTcpPort() { return tcpPort; }
-        public void setTcpPort(Integer tcpPort) { this.tcpPort = tcpPort; }
-        public InetAddress getAddress() { return address; }
-        public void setAddress(InetAddress address) { this.address = address; }
+        public Integer getPort() {
+            return port;
+        }
+
+        public void setPort(Integer port) {
+            this.port = port;
+        }
+
+        public Integer getTcpPort() {
+            return tcpPort;
+        }
+
+        public void setTcpPort(Integer tcpPort) {
+            this.tcpPort = tcpPort;
+        }
+
+        public InetAddress getAddress() {
+            return address;
+        }
+
+        public void setAddress(InetAddress address) {
+            this.address = address;
+        }
     }
 }

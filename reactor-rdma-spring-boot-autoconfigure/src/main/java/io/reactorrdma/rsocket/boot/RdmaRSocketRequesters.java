@@ -53,7 +53,10 @@ public class RdmaRSocketRequesters {
     private final int maxFrameLength;
     private final FallbackConnections connections;
 
-    /** {@code builders} gives a fresh builder each time (Boot's is a prototype bean); {@code resources} the shared resources. No TCP fallback. */
+    /**
+     * {@code builders} gives a fresh builder each time (Boot's is a prototype bean); {@code resources} the shared
+     * resources. No TCP fallback.
+     */
     public RdmaRSocketRequesters(ObjectProvider<RSocketRequester.Builder> builders, ObjectProvider<RdmaResources> resources) {
         this(builders::getObject, resources::getObject);
     }
@@ -81,7 +84,8 @@ public class RdmaRSocketRequesters {
         }, client, registry, maxFrameLength);
     }
 
-    private RdmaRSocketRequesters(Supplier<RSocketRequester.Builder> builders, Supplier<RdmaResources> resources, RdmaProperties.Client client,
+    private RdmaRSocketRequesters(Supplier<RSocketRequester.Builder> builders, Supplier<RdmaResources> resources,
+            RdmaProperties.Client client,
                                   Supplier<MeterRegistry> registry, int maxFrameLength) {
         this(builders, resources, Fallback.of(client), registry, maxFrameLength, new FallbackConnections());
     }
@@ -126,7 +130,8 @@ public class RdmaRSocketRequesters {
         int tcp = fallback.tcpPort != null ? fallback.tcpPort : rdmaPort + fallback.tcpPortOffset;
         if (tcp < 1 || tcp > 65535) {
             throw new IllegalArgumentException("the TCP fallback port for RDMA port " + rdmaPort + " is " + tcp + " (offset "
-                    + fallback.tcpPortOffset + "), outside 1..65535; set reactor.rdma.rsocket.client.tcp-port or a smaller tcp-port-offset");
+                    + fallback.tcpPortOffset
+                    + "), outside 1..65535; set reactor.rdma.rsocket.client.tcp-port or a smaller tcp-port-offset");
         }
         return tcp;
     }
@@ -180,14 +185,19 @@ public class RdmaRSocketRequesters {
         }
     }
 
-    /** Checks {@code reactor.rdma.rsocket.client.*} at startup: a bad value is an {@link InvalidRdmaPropertyException} naming the property. */
+    /**
+     * Checks {@code reactor.rdma.rsocket.client.*} at startup: a bad value is an {@link InvalidRdmaPropertyException}
+     * naming the property.
+     */
     static void check(RdmaProperties.Client c) {
         String at = "reactor.rdma.rsocket.client.";
         if (c.getTcpPort() != null && (c.getTcpPort() < 1 || c.getTcpPort() > 65535)) {
-            throw new InvalidRdmaPropertyException(at + "tcp-port", c.getTcpPort(), "a port is 1 to 65535; unset it to use the RDMA port plus tcp-port-offset");
+            throw new InvalidRdmaPropertyException(at + "tcp-port", c.getTcpPort(),
+                    "a port is 1 to 65535; unset it to use the RDMA port plus tcp-port-offset");
         }
         if (c.getTcpPortOffset() < -65534 || c.getTcpPortOffset() > 65534) {
-            throw new InvalidRdmaPropertyException(at + "tcp-port-offset", c.getTcpPortOffset(), "an offset between two ports is -65534 to 65534");
+            throw new InvalidRdmaPropertyException(at + "tcp-port-offset", c.getTcpPortOffset(),
+                    "an offset between two ports is -65534 to 65534");
         }
         positive(at + "rdma-connect-timeout", c.getRdmaConnectTimeout());
         positive(at + "total-connect-timeout", c.getTotalConnectTimeout());
@@ -216,7 +226,8 @@ public class RdmaRSocketRequesters {
 
         static Fallback of(RdmaProperties.Client c) {
             Objects.requireNonNull(c, "client");
-            return new Fallback(c.isTcpFallback(), c.getTcpPort(), c.getTcpPortOffset(), c.getRdmaConnectTimeout(), c.getTotalConnectTimeout(),
+            return new Fallback(c.isTcpFallback(), c.getTcpPort(), c.getTcpPortOffset(), c.getRdmaConnectTimeout(),
+                    c.getTotalConnectTimeout(),
                     c.getProbeInterval(), c.getFirstProbeDelay(), c.getDrainTimeout());
         }
     }

@@ -49,7 +49,8 @@ public final class RdmaRSocketServer implements org.springframework.boot.rsocket
     private volatile InetSocketAddress tcpAddress;
     private volatile Throwable rdmaUnavailable; // set while serving TCP only
 
-    RdmaRSocketServer(Function<SocketAcceptor, RSocketServer> server, SocketAcceptor acceptor, Supplier<RdmaServerTransport> rdma, int rdmaPort,
+    RdmaRSocketServer(Function<SocketAcceptor, RSocketServer> server, SocketAcceptor acceptor,
+                      Supplier<RdmaServerTransport> rdma, int rdmaPort,
                       Supplier<TcpServerTransport> tcp, int tcpPort, Duration timeout) {
         this.server = server;
         this.acceptor = acceptor;

@@ -39,10 +39,12 @@ public final class RdmaResourcesFactory {
         if (name == null || name.isBlank()) {
             throw new InvalidRdmaPropertyException("reactor.rdma.name", name, "it must not be blank");
         }
-        String p = properties.getProvider() == null ? RdmaProperties.DEFAULT_PROVIDER : properties.getProvider().trim().toLowerCase(Locale.ROOT);
+        String p = properties.getProvider() == null ? RdmaProperties.DEFAULT_PROVIDER
+                : properties.getProvider().trim().toLowerCase(Locale.ROOT);
         List<String> names = Providers.names();
         if (!names.contains(p)) {
-            throw new InvalidRdmaPropertyException("reactor.rdma.provider", properties.getProvider(), "unknown provider; use one of " + names);
+            throw new InvalidRdmaPropertyException("reactor.rdma.provider", properties.getProvider(),
+                    "unknown provider; use one of " + names);
         }
         this.provider = p;
         RdmaResources.Builder b = RdmaResources.builder(name).provider(p).idle(properties.getIdle());
@@ -85,12 +87,14 @@ public final class RdmaResourcesFactory {
         c = apply(c, at + "heartbeat-interval", e.getHeartbeatInterval(), x -> x.withHeartbeatInterval(e.getHeartbeatInterval()));
         if (eager > maxMessage) {
             throw new InvalidRdmaPropertyException(at + "eager-size", e.getEagerSize(),
-                    "it is larger than reactor.rdma.engine.max-message-size (" + InvalidRdmaPropertyException.describe(e.getMaxMessageSize())
+                    "it is larger than reactor.rdma.engine.max-message-size ("
+                    + InvalidRdmaPropertyException.describe(e.getMaxMessageSize())
                             + "); lower it or raise the maximum");
         }
         if (clientEager > maxMessage) {
             throw new InvalidRdmaPropertyException(at + "client-eager-size", e.getClientEagerSize(),
-                    "it is larger than reactor.rdma.engine.max-message-size (" + InvalidRdmaPropertyException.describe(e.getMaxMessageSize())
+                    "it is larger than reactor.rdma.engine.max-message-size ("
+                    + InvalidRdmaPropertyException.describe(e.getMaxMessageSize())
                             + "); lower it or raise the maximum");
         }
         return c;
@@ -110,7 +114,8 @@ public final class RdmaResourcesFactory {
         c = apply(c, at + "max-allocation", a.getMaxAllocation(), x -> x.withMaxAllocation(maxAllocation));
         c = apply(c, at + "thread-cache-bytes-per-class", a.getThreadCacheBytesPerClass(), x -> x.withThreadCacheBytesPerClass(cache));
         c = apply(c, at + "destination-block-size", a.getDestinationBlockSize(), x -> x.withDestinationBlockSize(destinationBlock));
-        c = apply(c, at + "destination-retained-bytes", a.getDestinationRetainedBytes(), x -> x.withDestinationRetainedBytes(destinationRetained));
+        c = apply(c, at + "destination-retained-bytes", a.getDestinationRetainedBytes(),
+                x -> x.withDestinationRetainedBytes(destinationRetained));
         return c;
     }
 

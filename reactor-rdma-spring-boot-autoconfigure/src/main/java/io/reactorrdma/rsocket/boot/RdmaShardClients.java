@@ -177,9 +177,11 @@ public class RdmaShardClients implements DisposableBean {
         b.idempotentByDefault(p.isIdempotentByDefault());
         apply(at + "max-attempts", p.getMaxAttempts(), () -> b.maxAttempts(p.getMaxAttempts()));
         apply(at + "retry-budget-ratio", p.getRetryBudgetRatio(),
-                () -> b.retryBudget(p.getRetryBudgetRatio(), ShardClient.DEFAULT_RETRY_BUDGET_MIN_PER_SECOND, ShardClient.DEFAULT_BUDGET_WINDOW));
+                () -> b.retryBudget(p.getRetryBudgetRatio(), ShardClient.DEFAULT_RETRY_BUDGET_MIN_PER_SECOND,
+                        ShardClient.DEFAULT_BUDGET_WINDOW));
         apply(at + "retry-budget-min-per-second", p.getRetryBudgetMinPerSecond(),
-                () -> b.retryBudget(ShardClient.DEFAULT_RETRY_BUDGET_RATIO, p.getRetryBudgetMinPerSecond(), ShardClient.DEFAULT_BUDGET_WINDOW));
+                () -> b.retryBudget(ShardClient.DEFAULT_RETRY_BUDGET_RATIO, p.getRetryBudgetMinPerSecond(),
+                        ShardClient.DEFAULT_BUDGET_WINDOW));
         apply(at + "budget-window", p.getBudgetWindow(), () -> b.retryBudget(ShardClient.DEFAULT_RETRY_BUDGET_RATIO,
                 ShardClient.DEFAULT_RETRY_BUDGET_MIN_PER_SECOND, p.getBudgetWindow()));
         b.retryBudget(p.getRetryBudgetRatio(), p.getRetryBudgetMinPerSecond(), p.getBudgetWindow());

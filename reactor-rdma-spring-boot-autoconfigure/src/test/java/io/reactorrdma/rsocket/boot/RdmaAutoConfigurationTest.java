@@ -63,7 +63,8 @@ class RdmaAutoConfigurationTest {
     @Test
     void bindsEveryProperty() {
         runner.withPropertyValues("reactor.rdma.name=bound", "reactor.rdma.threads=2", "reactor.rdma.idle=block",
-                "reactor.rdma.max-engines-per-thread=8", "reactor.rdma.engine.send-queue-depth=16", "reactor.rdma.engine.recv-queue-depth=32",
+                "reactor.rdma.max-engines-per-thread=8", "reactor.rdma.engine.send-queue-depth=16",
+                "reactor.rdma.engine.recv-queue-depth=32",
                 "reactor.rdma.engine.eager-size=4KB", "reactor.rdma.engine.fragment-size=32KB", "reactor.rdma.engine.send-window=2MB",
                 "reactor.rdma.engine.socket-message-window=8", "reactor.rdma.engine.max-message-size=1MB",
                 "reactor.rdma.engine.heartbeat-interval=250ms", "reactor.rdma.allocator.block-size=2MB",
@@ -132,7 +133,8 @@ class RdmaAutoConfigurationTest {
     }
 
     private static java.util.List<Thread> awaitThreads() {
-        return Thread.getAllStackTraces().keySet().stream().filter(t -> t.isAlive() && t.getName().equals("rdma-rsocket-server-await")).toList();
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.isAlive() && t.getName().equals("rdma-rsocket-server-await")).toList();
     }
 
     @Test
@@ -224,7 +226,8 @@ class RdmaAutoConfigurationTest {
     void invalidSizesFailStartupWithAdvice() {
         runner.withPropertyValues("reactor.rdma.engine.eager-size=2MB", "reactor.rdma.engine.max-message-size=1MB").run(context -> {
             FailureAnalysis analysis = new InvalidRdmaPropertyFailureAnalyzer().analyze(context.getStartupFailure());
-            assertThat(analysis.getDescription()).contains("reactor.rdma.engine.eager-size", "'2MB'", "larger than reactor.rdma.engine.max-message-size (1MB)");
+            assertThat(analysis.getDescription()).contains("reactor.rdma.engine.eager-size", "'2MB'",
+                    "larger than reactor.rdma.engine.max-message-size (1MB)");
         });
         runner.withPropertyValues("reactor.rdma.engine.send-window=-1B").run(context -> {
             FailureAnalysis analysis = new InvalidRdmaPropertyFailureAnalyzer().analyze(context.getStartupFailure());
@@ -238,11 +241,13 @@ class RdmaAutoConfigurationTest {
 
     @Test
     void unavailableProviderWithATcpPortServesTcpOnly() {
-        runner.withPropertyValues("reactor.rdma.provider=disni", "reactor.rdma.rsocket.server.port=0", "reactor.rdma.rsocket.server.tcp-port=0")
+        runner.withPropertyValues("reactor.rdma.provider=disni", "reactor.rdma.rsocket.server.port=0",
+                "reactor.rdma.rsocket.server.tcp-port=0")
                 .run(context -> {
                     assertThat(context).hasNotFailed();
                     assertThat(context.getEnvironment().getProperty(RdmaServerPortsPublisher.TCP_PORT, Integer.class)).isPositive();
-                    assertThat(context.getEnvironment().containsProperty(RdmaServerPortsPublisher.RDMA_PORT)).as("no RDMA served").isFalse();
+                    assertThat(context.getEnvironment().containsProperty(RdmaServerPortsPublisher.RDMA_PORT))
+                            .as("no RDMA served").isFalse();
                     Health down = context.getBean(RdmaHealthIndicator.class).health(true);
                     assertThat(down.getStatus()).isEqualTo(Status.DOWN);
                     assertThat(down.getDetails().get("error")).asString().contains("ProviderUnavailableException");
@@ -266,18 +271,22 @@ class RdmaAutoConfigurationTest {
             assertThat(requesters.isTcpFallback()).isTrue();
             assertThat(requesters.tcpPortFor(7000)).isEqualTo(7100);
             assertThat(requesters.transport("127.0.0.1", 7000)).isInstanceOf(io.reactorrdma.rsocket.fallback.FallbackClientTransport.class);
-            assertThat(requesters.tcpFallback(false).transport("127.0.0.1", 7000)).isInstanceOf(io.reactorrdma.rsocket.RdmaClientTransport.class);
+            assertThat(requesters.tcpFallback(false).transport("127.0.0.1", 7000))
+                    .isInstanceOf(io.reactorrdma.rsocket.RdmaClientTransport.class);
         });
-        runner.withPropertyValues("reactor.rdma.rsocket.client.tcp-fallback=true", "reactor.rdma.rsocket.client.tcp-port=9000").run(context ->
+        runner.withPropertyValues("reactor.rdma.rsocket.client.tcp-fallback=true",
+                "reactor.rdma.rsocket.client.tcp-port=9000").run(context ->
                 assertThat(context.getBean(RdmaRSocketRequesters.class).tcpPortFor(7000)).isEqualTo(9000));
     }
 
     @Test
     void invalidClientPropertiesFailStartupWithAdvice() {
-        runner.withPropertyValues("reactor.rdma.rsocket.client.rdma-connect-timeout=5s", "reactor.rdma.rsocket.client.total-connect-timeout=5s")
+        runner.withPropertyValues("reactor.rdma.rsocket.client.rdma-connect-timeout=5s",
+                "reactor.rdma.rsocket.client.total-connect-timeout=5s")
                 .run(context -> {
                     FailureAnalysis analysis = new InvalidRdmaPropertyFailureAnalyzer().analyze(context.getStartupFailure());
-                    assertThat(analysis.getDescription()).contains("reactor.rdma.rsocket.client.total-connect-timeout", "must exceed rdma-connect-timeout");
+                    assertThat(analysis.getDescription()).contains("reactor.rdma.rsocket.client.total-connect-timeout",
+                            "must exceed rdma-connect-timeout");
                 });
         runner.withPropertyValues("reactor.rdma.rsocket.client.tcp-port=70000").run(context -> {
             FailureAnalysis analysis = new InvalidRdmaPropertyFailureAnalyzer().analyze(context.getStartupFailure());
@@ -311,7 +320,8 @@ class RdmaAutoConfigurationTest {
             });
         });
         try (ServerSocket tcp = new ServerSocket(0)) {
-            runner.withPropertyValues("reactor.rdma.rsocket.server.port=0", "reactor.rdma.rsocket.server.tcp-port=" + tcp.getLocalPort()).run(context -> {
+            runner.withPropertyValues("reactor.rdma.rsocket.server.port=0",
+                    "reactor.rdma.rsocket.server.tcp-port=" + tcp.getLocalPort()).run(context -> {
                 FailureAnalysis analysis = new RdmaPortInUseFailureAnalyzer().analyze(context.getStartupFailure());
                 assertThat(analysis.getDescription()).contains("TCP port " + tcp.getLocalPort(), "reactor.rdma.rsocket.server.tcp-port");
             });
@@ -323,7 +333,8 @@ class RdmaAutoConfigurationTest {
         assertThat(SpringFactoriesLoader.forDefaultResourceLocation().load(FailureAnalyzer.class,
                 // Boot's own analyzers need constructor arguments this plain lookup does not give: skip them.
                 SpringFactoriesLoader.FailureHandler.handleMessage((message, failure) -> { }))).extracting(Object::getClass)
-                .contains(InvalidRdmaPropertyFailureAnalyzer.class, ProviderUnavailableFailureAnalyzer.class, RdmaPortInUseFailureAnalyzer.class);
+                .contains(InvalidRdmaPropertyFailureAnalyzer.class, ProviderUnavailableFailureAnalyzer.class,
+                        RdmaPortInUseFailureAnalyzer.class);
         assertThat(ImportCandidates.load(AutoConfiguration.class, getClass().getClassLoader()).getCandidates())
                 .contains(RdmaAutoConfiguration.class.getName());
     }

@@ -39,7 +39,8 @@ class RdmaBootMessagesTest {
                     RSocketRequesterAutoConfiguration.class, RdmaAutoConfiguration.class))
             .withPropertyValues("reactor.rdma.threads=1");
 
-    private final Path shmDirectory = Paths.get("/dev/shm", "reactor-rdma-boot-messages-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
+    private final Path shmDirectory = Paths.get("/dev/shm", "reactor-rdma-boot-messages-" + ProcessHandle.current().pid()
+            + "-" + System.nanoTime());
 
     @AfterEach
     void removeDirectory() throws IOException {
@@ -90,7 +91,8 @@ class RdmaBootMessagesTest {
             @Override
             public void publish(LogRecord r) {
                 if (r.getLevel() == Level.INFO) {
-                    infos.add(java.text.MessageFormat.format(r.getMessage(), r.getParameters() == null ? new Object[0] : r.getParameters()));
+                    infos.add(java.text.MessageFormat.format(r.getMessage(),
+                            r.getParameters() == null ? new Object[0] : r.getParameters()));
                 }
             }
 

@@ -3,7 +3,6 @@ package io.reactorrdma.rsocket.boot;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
@@ -46,7 +45,8 @@ class RdmaLifecycleEdgesTest {
         int[] tcpPort = new int[1];
         List<Thread> started = new java.util.ArrayList<>();
         // disni cannot open here: the server serves TCP only
-        runner.withPropertyValues("reactor.rdma.provider=disni", "reactor.rdma.rsocket.server.port=0", "reactor.rdma.rsocket.server.tcp-port=0")
+        runner.withPropertyValues("reactor.rdma.provider=disni", "reactor.rdma.rsocket.server.port=0",
+                "reactor.rdma.rsocket.server.tcp-port=0")
                 .run(context -> {
                     assertThat(context).hasNotFailed();
                     tcpPort[0] = context.getEnvironment().getRequiredProperty(RdmaServerPortsPublisher.TCP_PORT, Integer.class);
@@ -92,7 +92,8 @@ class RdmaLifecycleEdgesTest {
     void aProviderThatCannotOpenIsNotReopenedByHealthAndHealthFollowsTheServer() {
         CountingFactory.opens.set(0);
         runner.withUserConfiguration(CountingFactory.class)
-                .withPropertyValues("reactor.rdma.provider=disni", "reactor.rdma.rsocket.server.port=0", "reactor.rdma.rsocket.server.tcp-port=0")
+                .withPropertyValues("reactor.rdma.provider=disni", "reactor.rdma.rsocket.server.port=0",
+                        "reactor.rdma.rsocket.server.tcp-port=0")
                 .run(context -> {
                     assertThat(context).hasNotFailed();
                     assertThat(CountingFactory.opens.get()).as("the server tried the provider once at start").isEqualTo(1);
@@ -110,11 +111,13 @@ class RdmaLifecycleEdgesTest {
     void healthStaysDownWhileTheServerServesTcpOnlyEvenOnceResourcesExist() {
         // The server could not use the provider; resources that work appear later (the cause fixed by hand,
         // here: resources of another provider). The server still serves TCP only: health stays DOWN.
-        runner.withPropertyValues("reactor.rdma.provider=disni", "reactor.rdma.rsocket.server.port=0", "reactor.rdma.rsocket.server.tcp-port=0")
+        runner.withPropertyValues("reactor.rdma.provider=disni", "reactor.rdma.rsocket.server.port=0",
+                "reactor.rdma.rsocket.server.tcp-port=0")
                 .run(context -> {
                     RdmaRSocketServer server = context.getBean(RdmaRSocketServerBootstrap.class).server();
                     assertThat(server.rdmaUnavailable()).isPresent();
-                    io.reactorrdma.RdmaResources fixed = io.reactorrdma.RdmaResources.builder("fixed").provider("loopback").threads(1).build();
+                    io.reactorrdma.RdmaResources fixed = io.reactorrdma.RdmaResources.builder("fixed")
+                            .provider("loopback").threads(1).build();
                     try {
                         RdmaHealthIndicator indicator = new RdmaHealthIndicator(() -> fixed, () -> null,
                                 () -> server.rdmaUnavailable().orElse(null), null);

@@ -125,13 +125,16 @@ class RdmaShardClientsTest {
     @Test
     void badValuesFailStartupWithAdvice() {
         failsNaming("reactor.rdma.rsocket.client.shards.ps.replicas=ps-0a", "reactor.rdma.rsocket.client.shards.ps.replicas", "host:port");
-        failsNaming("reactor.rdma.rsocket.client.shards.ps.replicas=ps-0a:70000", "reactor.rdma.rsocket.client.shards.ps.replicas", "1 to 65535");
+        failsNaming("reactor.rdma.rsocket.client.shards.ps.replicas=ps-0a:70000",
+                "reactor.rdma.rsocket.client.shards.ps.replicas", "1 to 65535");
         failsNaming("reactor.rdma.rsocket.client.shard.max-attempts=0", "reactor.rdma.rsocket.client.shard.max-attempts", "at least 1");
         failsNaming("reactor.rdma.rsocket.client.shard.hedge-quantile=1.5", "reactor.rdma.rsocket.client.shard.hedge-quantile", "1.5");
         failsNaming("reactor.rdma.rsocket.client.shard.hedge-fraction=2", "reactor.rdma.rsocket.client.shard.hedge-fraction", "2.0");
-        failsNaming("reactor.rdma.rsocket.client.shard.budget-window=100ms", "reactor.rdma.rsocket.client.shard.budget-window", "at least 1 s");
+        failsNaming("reactor.rdma.rsocket.client.shard.budget-window=100ms",
+                "reactor.rdma.rsocket.client.shard.budget-window", "at least 1 s");
         failsNaming("reactor.rdma.rsocket.client.shard.timeout=0s", "reactor.rdma.rsocket.client.shard.timeout", "positive");
-        failsNaming("reactor.rdma.rsocket.client.shard.data-mime-type=json", "reactor.rdma.rsocket.client.shard.data-mime-type", "application/json");
+        failsNaming("reactor.rdma.rsocket.client.shard.data-mime-type=json",
+                "reactor.rdma.rsocket.client.shard.data-mime-type", "application/json");
     }
 
     private void failsNaming(String setting, String property, String advice) {
@@ -152,7 +155,8 @@ class RdmaShardClientsTest {
         RdmaResources[] clientResources = new RdmaResources[1];
         ShardClient[] kept = new ShardClient[1];
         runner.withPropertyValues("reactor.rdma.rsocket.client.shards.ps.replicas=127.0.0.1:" + a.getPort() + ",127.0.0.1:" + b.getPort(),
-                "reactor.rdma.rsocket.client.shard.idempotent-by-default=true", "reactor.rdma.rsocket.client.shard.timeout=5s").run(context -> {
+                "reactor.rdma.rsocket.client.shard.idempotent-by-default=true",
+                "reactor.rdma.rsocket.client.shard.timeout=5s").run(context -> {
             assertThat(context).hasNotFailed();
             RdmaShardClients shards = context.getBean(RdmaShardClients.class);
             clientResources[0] = context.getBean(RdmaResources.class);
@@ -161,7 +165,8 @@ class RdmaShardClientsTest {
             assertThat(shards.shardClient("ps")).as("one shard client per name").isSameAs(shard);
             awaitLive(shard, 2);
 
-            List<String> first = Flux.range(0, 200).flatMap(i -> shard.requestResponse(Mono.fromCallable(() -> DefaultPayload.create("c" + i)))
+            List<String> first = Flux.range(0, 200)
+                    .flatMap(i -> shard.requestResponse(Mono.fromCallable(() -> DefaultPayload.create("c" + i)))
                     .map(RdmaShardClientsTest::data), 4).collectList().block(Duration.ofSeconds(30));
             assertThat(first).hasSize(200);
             assertThat(answeredA.get() + answeredB.get()).isGreaterThanOrEqualTo(200);
@@ -177,7 +182,8 @@ class RdmaShardClientsTest {
                             ? shard.requestResponse(Mono.fromCallable(() -> DefaultPayload.create("d" + i))).map(RdmaShardClientsTest::data)
                             : requester.route("echo").data("d" + i).retrieveMono(String.class))
                     .doOnNext(x -> done.incrementAndGet()), 4).collectList();
-            List<String> answers = run.doOnSubscribe(s -> Mono.delay(Duration.ofMillis(50)).subscribe(t -> replicaResources.get(0).dispose()))
+            List<String> answers = run.doOnSubscribe(s -> Mono.delay(Duration.ofMillis(50))
+                    .subscribe(t -> replicaResources.get(0).dispose()))
                     .block(Duration.ofSeconds(40));
             assertThat(answers).hasSize(400).doesNotHaveDuplicates();
             assertThat(replicaResources.get(0).isDisposed()).isTrue();
@@ -255,16 +261,20 @@ class RdmaShardClientsTest {
                     "reactor.rdma.rsocket.client.tcp-fallback=true",
                     "reactor.rdma.rsocket.client.shards.ps.replicas=127.0.0.1:" + rdmaPort).run(context -> {
                 ShardClient shard = context.getBean(RdmaShardClients.class).shardClient("ps");
-                List<String> answers = Flux.range(0, 20).concatMap(i -> shard.requestResponse(Mono.fromCallable(() -> DefaultPayload.create("t" + i)))
+                List<String> answers = Flux.range(0, 20)
+                        .concatMap(i -> shard.requestResponse(Mono.fromCallable(() -> DefaultPayload.create("t" + i)))
                         .map(RdmaShardClientsTest::data)).collectList().block(Duration.ofSeconds(30));
                 assertThat(answers).hasSize(20).allMatch(a -> a.startsWith("tcp:t"));
                 assertThat(answered.get()).isEqualTo(20);
-                assertThat(context.getBean(RdmaRSocketRequesters.class).fallbacksInUse()).as("the replica connection is on TCP").isEqualTo(1);
+                assertThat(context.getBean(RdmaRSocketRequesters.class).fallbacksInUse())
+                        .as("the replica connection is on TCP").isEqualTo(1);
             });
         } finally {
             tcp.dispose();
             try (Stream<Path> w = Files.walk(dir)) {
-                for (Path p : w.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
+                for (Path p : w.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.deleteIfExists(p);
+                }
             }
         }
     }
@@ -273,7 +283,8 @@ class RdmaShardClientsTest {
     void healthCountsTheEngineOfAKilledReplicaAsFailed() throws Exception {
         Path dir = Paths.get("/dev/shm", "reactor-rdma-boot-shard-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
         String java = ProcessHandle.current().info().command().orElse("java");
-        Process replica = new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"), ReplicaServerMain.class.getName(),
+        Process replica = new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
+                ReplicaServerMain.class.getName(),
                 dir.toString(), "4000", "1000", "0", "killed", "0").redirectError(ProcessBuilder.Redirect.INHERIT).start();
         try {
             String line = new BufferedReader(new InputStreamReader(replica.getInputStream(), StandardCharsets.UTF_8)).readLine();
@@ -297,13 +308,16 @@ class RdmaShardClientsTest {
                 assertThat(health.health(true).getDetails()).containsEntry("engineFailures", 1L);
                 SimpleMeterRegistry meters = context.getBean(SimpleMeterRegistry.class);
                 assertThat(meters.find("rdma.engine.failures").functionCounters()).isNotEmpty();
-                assertThat(meters.find("rdma.engine.failures").functionCounters().stream().mapToDouble(c -> c.count()).sum()).isEqualTo(1.0);
+                assertThat(meters.find("rdma.engine.failures").functionCounters().stream()
+                        .mapToDouble(c -> c.count()).sum()).isEqualTo(1.0);
             });
         } finally {
             replica.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
             if (Files.exists(dir)) {
                 try (Stream<Path> w = Files.walk(dir)) {
-                    for (Path p : w.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
+                    for (Path p : w.sorted(Comparator.reverseOrder()).toList()) {
+                        Files.deleteIfExists(p);
+                    }
                 }
             }
         }

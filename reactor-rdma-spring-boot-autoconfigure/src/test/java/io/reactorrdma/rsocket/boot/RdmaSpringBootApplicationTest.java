@@ -98,7 +98,8 @@ class RdmaSpringBootApplicationTest {
                 context.getBean(RdmaRSocketRequesters.class).requester("127.0.0.1", rdmaPort));
         try {
             for (RSocketRequester r : requesters) {
-                assertThat(r.route("greet").data(new EchoController.Request("both", 1)).retrieveMono(EchoController.Reply.class).block(WAIT))
+                assertThat(r.route("greet").data(new EchoController.Request("both", 1))
+                        .retrieveMono(EchoController.Reply.class).block(WAIT))
                         .isEqualTo(new EchoController.Reply("hello both", 1));
             }
         } finally {

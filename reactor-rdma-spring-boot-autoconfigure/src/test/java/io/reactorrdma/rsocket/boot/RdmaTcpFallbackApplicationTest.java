@@ -47,7 +47,8 @@ class RdmaTcpFallbackApplicationTest {
                 "reactor.rdma.shm-directory=" + app.shmDirectory(), "reactor.rdma.rsocket.server.port=0",
                 "reactor.rdma.rsocket.server.tcp-port=0", "reactor.rdma.rsocket.client.tcp-fallback=true");
 
-        RdmaRSocketServer server = (RdmaRSocketServer) started.stream().filter(s -> s instanceof RdmaRSocketServer).findFirst().orElseThrow();
+        RdmaRSocketServer server = (RdmaRSocketServer) started.stream().filter(s -> s instanceof RdmaRSocketServer)
+                .findFirst().orElseThrow();
         assertThat(server.address()).as("no RDMA address: the provider cannot open").isNull();
         assertThat(server.rdmaUnavailable()).get().asString().contains("ProviderUnavailableException");
         assertThat(context.getEnvironment().containsProperty(RdmaServerPortsPublisher.RDMA_PORT)).isFalse();

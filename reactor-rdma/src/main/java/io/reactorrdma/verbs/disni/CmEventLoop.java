@@ -85,7 +85,9 @@ final class CmEventLoop implements AutoCloseable {
     static EventSource channelSource(RdmaEventChannel channel) {
         return (timeout, sink) -> {
             RdmaCmEvent ev = channel.getCmEvent(timeout);
-            if (ev == null) return false;
+            if (ev == null) {
+                return false;
+            }
             sink.dispatch(ev.getEvent(), ev.getListenIdPriv(), ev.getConnIdPriv());
             return true;
         };
@@ -104,7 +106,9 @@ final class CmEventLoop implements AutoCloseable {
                     + (failure != null ? ": " + failure : "") + ")", e);
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();
-            if (cause instanceof RuntimeException) throw (RuntimeException) cause;
+            if (cause instanceof RuntimeException) {
+                throw (RuntimeException) cause;
+            }
             throw new VerbsException(what + " failed: " + cause.getMessage(), cause);
         }
     }
@@ -188,7 +192,9 @@ final class CmEventLoop implements AutoCloseable {
             t.run();
             ran = true;
         }
-        if (ran) wake();
+        if (ran) {
+            wake();
+        }
     }
 
     private void dispatch(int event, RdmaCmId listenId, RdmaCmId conn) {
@@ -202,7 +208,9 @@ final class CmEventLoop implements AutoCloseable {
 
     static void destroyQuietly(RdmaCmId id) {
         try {
-            if (id.isOpen()) id.destroyId();
+            if (id.isOpen()) {
+                id.destroyId();
+            }
         } catch (IOException | RuntimeException ignored) {
             // best effort: the id is gone either way
         }

@@ -47,7 +47,9 @@ final class CommandBuffers {
             for (Class<?> c = type; c != null; c = c.getSuperclass()) {
                 try {
                     Field f = c.getDeclaredField("cmd");
-                    if (f.getType() != MemBuf.class) return null;
+                    if (f.getType() != MemBuf.class) {
+                        return null;
+                    }
                     f.setAccessible(true);
                     return f;
                 } catch (NoSuchFieldException e) {
@@ -66,7 +68,9 @@ final class CommandBuffers {
     /** The command buffer of a built call, or null when it has none that can be read. */
     static ByteBuffer of(Object call) {
         Field f = CMD.get(call.getClass());
-        if (f == null) return null;
+        if (f == null) {
+            return null;
+        }
         try {
             MemBuf m = (MemBuf) f.get(call);
             ByteBuffer b = m == null ? null : m.getBuffer();
@@ -79,7 +83,9 @@ final class CommandBuffers {
     /** The command buffer of a post-send call built from {@code wrs}, if it holds exactly them in the layout above; else null. */
     static ByteBuffer sendBuffer(Object call, List<IbvSendWR> wrs) {
         ByteBuffer b = of(call);
-        if (b == null) return null;
+        if (b == null) {
+            return null;
+        }
         int n = wrs.size();
         int sge = n * SEND_WR_SIZE;
         for (int i = 0; i < n; i++) {
@@ -97,14 +103,18 @@ final class CommandBuffers {
     /** The command buffer of a post-receive call built from {@code wrs}, if it holds exactly them; else null. */
     static ByteBuffer recvBuffer(Object call, List<IbvRecvWR> wrs) {
         ByteBuffer b = of(call);
-        if (b == null) return null;
+        if (b == null) {
+            return null;
+        }
         int n = wrs.size();
         int sge = n * RECV_WR_SIZE;
         for (int i = 0; i < n; i++) {
             IbvRecvWR w = wrs.get(i);
             int at = i * RECV_WR_SIZE;
             sge = sgesMatch(b, sge, w.getNum_sge(), w.getSg_list()); // first: bounds-checks the requests too
-            if (sge < 0 || b.getLong(at) != w.getWr_id() || b.getInt(at + RECV_NUM_SGE) != w.getNum_sge()) return null;
+            if (sge < 0 || b.getLong(at) != w.getWr_id() || b.getInt(at + RECV_NUM_SGE) != w.getNum_sge()) {
+                return null;
+            }
         }
         return b;
     }
@@ -114,7 +124,9 @@ final class CommandBuffers {
      * the offset after them, or -1 when they do not fit or differ.
      */
     private static int sgesMatch(ByteBuffer b, int at, int numSge, List<IbvSge> sgl) {
-        if (at + numSge * SGE_SIZE > b.capacity()) return -1;
+        if (at + numSge * SGE_SIZE > b.capacity()) {
+            return -1;
+        }
         for (IbvSge s : sgl) {
             if (b.getLong(at) != s.getAddr() || b.getInt(at + SGE_LENGTH) != s.getLength() || b.getInt(at + SGE_LKEY) != s.getLkey()) {
                 return -1;

@@ -32,9 +32,15 @@ final class DisniCodes {
     static int accessToIbv(int access) {
         AccessFlags.validate(access);
         int ibv = 0;
-        if ((access & AccessFlags.LOCAL_WRITE) != 0) ibv |= IbvMr.IBV_ACCESS_LOCAL_WRITE;
-        if ((access & AccessFlags.REMOTE_WRITE) != 0) ibv |= IbvMr.IBV_ACCESS_REMOTE_WRITE;
-        if ((access & AccessFlags.REMOTE_READ) != 0) ibv |= IbvMr.IBV_ACCESS_REMOTE_READ;
+        if ((access & AccessFlags.LOCAL_WRITE) != 0) {
+            ibv |= IbvMr.IBV_ACCESS_LOCAL_WRITE;
+        }
+        if ((access & AccessFlags.REMOTE_WRITE) != 0) {
+            ibv |= IbvMr.IBV_ACCESS_REMOTE_WRITE;
+        }
+        if ((access & AccessFlags.REMOTE_READ) != 0) {
+            ibv |= IbvMr.IBV_ACCESS_REMOTE_READ;
+        }
         return ibv;
     }
 

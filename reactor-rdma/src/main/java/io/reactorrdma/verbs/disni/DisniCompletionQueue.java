@@ -60,7 +60,9 @@ final class DisniCompletionQueue implements CompletionQueue {
         this.channel = channel;
         this.cq = cq;
         this.mapper = mapper;
-        for (int i = 0; i < MAX_POLL; i++) ibvWcs[i] = new IbvWC();
+        for (int i = 0; i < MAX_POLL; i++) {
+            ibvWcs[i] = new IbvWC();
+        }
         this.notify = new NotifyCalls(cq::reqNotification);
     }
 
@@ -70,7 +72,9 @@ final class DisniCompletionQueue implements CompletionQueue {
 
     /** Reserves room for a queue pair's completions, or says what size the queue needs. */
     synchronized void reserve(int sendDepth, int recvDepth) {
-        if (closed) throw new IllegalStateException("completion queue is closed");
+        if (closed) {
+            throw new IllegalStateException("completion queue is closed");
+        }
         if ((long) reservedSend + sendDepth > capacity || (long) reservedRecv + recvDepth > capacity) {
             throw new IllegalArgumentException("completion queue holds " + capacity + " completions and its queue pairs already "
                     + "take " + reservedSend + " send and " + reservedRecv + " receive slots; a queue pair of depths " + sendDepth + "/"
@@ -91,7 +95,9 @@ final class DisniCompletionQueue implements CompletionQueue {
     @Override
     public int poll(WorkCompletion[] wcs, int max) {
         int n = Math.min(Math.min(max, wcs.length), MAX_POLL);
-        if (n <= 0) return 0;
+        if (n <= 0) {
+            return 0;
+        }
         SVCPollCq call = pollCalls[n];
         try {
             if (call == null) {
@@ -105,7 +111,9 @@ final class DisniCompletionQueue implements CompletionQueue {
         int got = call.getPolls();
         int out = 0;
         for (int i = 0; i < got; i++) {
-            if (mapper.map(ibvWcs[i], wcs[out])) out++;
+            if (mapper.map(ibvWcs[i], wcs[out])) {
+                out++;
+            }
         }
         return out;
     }
@@ -134,9 +142,13 @@ final class DisniCompletionQueue implements CompletionQueue {
                 wakeup = false;
                 return false;
             }
-            if (Thread.interrupted()) throw new InterruptedException();
+            if (Thread.interrupted()) {
+                throw new InterruptedException();
+            }
             long leftMillis = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
-            if (leftMillis <= 0) return false;
+            if (leftMillis <= 0) {
+                return false;
+            }
             boolean fired;
             try {
                 // libdisni polls the channel fd with this timeout; the native wait ignores interrupts, hence slices
@@ -145,14 +157,18 @@ final class DisniCompletionQueue implements CompletionQueue {
                 throw new VerbsException("waiting on the completion channel failed: " + e.getMessage(), e);
             }
             if (fired) {
-                if (++unacked >= ACK_BATCH) ackEvents();
+                if (++unacked >= ACK_BATCH) {
+                    ackEvents();
+                }
                 return true;
             }
         }
     }
 
     private void ackEvents() {
-        if (unacked == 0) return;
+        if (unacked == 0) {
+            return;
+        }
         try {
             cq.ackEvents(unacked);
         } catch (IOException e) {
@@ -174,7 +190,9 @@ final class DisniCompletionQueue implements CompletionQueue {
     @Override
     public void close() {
         synchronized (this) {
-            if (closed) return;
+            if (closed) {
+                return;
+            }
             if (attached > 0) {
                 throw new IllegalStateException("completion queue still has " + attached + " queue pairs; close them first");
             }
@@ -187,7 +205,11 @@ final class DisniCompletionQueue implements CompletionQueue {
             } catch (RuntimeException e) {
                 failure = e.getMessage();
             }
-            for (SVCPollCq c : pollCalls) if (c != null) c.free();
+            for (SVCPollCq c : pollCalls) {
+                if (c != null) {
+                    c.free();
+                }
+            }
             notify.free();
             try {
                 int rc = cq.destroyCQ(); // DiSNI returns ibv_destroy_cq's result instead of throwing
@@ -204,7 +226,9 @@ final class DisniCompletionQueue implements CompletionQueue {
                     failure = "ibv_destroy_comp_channel returned " + rc + " (EBUSY: a completion queue still uses it)";
                 }
             } catch (IOException | RuntimeException e) {
-                if (failure == null) failure = "ibv_destroy_comp_channel failed: " + e.getMessage();
+                if (failure == null) {
+                    failure = "ibv_destroy_comp_channel failed: " + e.getMessage();
+                }
             }
         } finally {
             context.forget(this);

@@ -46,7 +46,9 @@ final class DisniConnection implements CmConnection {
                 : "disconnected by the peer " + remote + " (" + CmEvents.name(event) + ")";
         qp.fail(reason);
         try {
-            if (id != null && id.isOpen()) id.disconnect();
+            if (id != null && id.isOpen()) {
+                id.disconnect();
+            }
         } catch (IOException ignored) {
             // the peer is gone; our side is in error either way
         }
@@ -90,12 +92,18 @@ final class DisniConnection implements CmConnection {
      */
     @Override
     public void disconnect() {
-        if (disconnected.isDone()) return;
+        if (disconnected.isDone()) {
+            return;
+        }
         String reason = "disconnected locally from " + remote;
         qp.fail(reason);
-        if (!disconnected.complete(reason)) return; // the CM thread's DISCONNECTED came first: it answered already
+        if (!disconnected.complete(reason)) {
+            return; // the CM thread's DISCONNECTED came first: it answered already
+        }
         teardown = context.cm().submit("rdma_disconnect", () -> {
-            if (id != null && id.isOpen()) id.disconnect();
+            if (id != null && id.isOpen()) {
+                id.disconnect();
+            }
             return null;
         }).handle((ok, e) -> null); // the peer may be gone already: our side is in error either way
     }

@@ -68,7 +68,9 @@ final class DisniConnectionRequest implements ConnectionRequest {
     }
 
     private synchronized void answer() {
-        if (answered) throw new IllegalStateException("the request from " + remote + " was already answered");
+        if (answered) {
+            throw new IllegalStateException("the request from " + remote + " was already answered");
+        }
         answered = true;
     }
 

@@ -67,7 +67,9 @@ final class DisniConnector {
                 return c;
             } finally {
                 // the queue pair is connected at the RDMA level: without the ACCEPT it must not stay so
-                if (!done) abandon(ctx, id, qp, "connecting to " + peer + " failed after the RDMA connection was established");
+                if (!done) {
+                    abandon(ctx, id, qp, "connecting to " + peer + " failed after the RDMA connection was established");
+                }
             }
         } catch (SocketTimeoutException e) {
             throw new VerbsException("connecting to " + peer + " timed out after " + timeout + " waiting for the listener's answer", e);
@@ -106,7 +108,9 @@ final class DisniConnector {
             done = true;
             return id;
         } finally {
-            if (!done) abandon(ctx, id, qp, "connecting to " + peer + " failed");
+            if (!done) {
+                abandon(ctx, id, qp, "connecting to " + peer + " failed");
+            }
         }
     }
 
@@ -169,7 +173,9 @@ final class DisniConnector {
 
     static int remainingMillis(long deadline, String peer) {
         long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
-        if (left <= 0) throw new VerbsException("connection to " + peer + " timed out");
+        if (left <= 0) {
+            throw new VerbsException("connection to " + peer + " timed out");
+        }
         return (int) Math.min(Integer.MAX_VALUE, left);
     }
 }

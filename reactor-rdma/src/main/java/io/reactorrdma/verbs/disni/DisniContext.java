@@ -83,7 +83,8 @@ final class DisniContext implements VerbsContext {
         if (ctx == null) {
             closeChannel(id);
             throw new ProviderUnavailableException(address.getHostAddress() + " is not an address of an RDMA interface: rdma_cm "
-                    + "bound it but found no device. Set -Dreactor.rdma.disni.address to the IPv4 address of a RoCE netdev or IPoIB interface");
+                    + "bound it but found no device. Set -Dreactor.rdma.disni.address to the IPv4 address of a RoCE netdev "
+                    + "or IPoIB interface");
         }
         this.deviceId = id;
         this.verbs = ctx;
@@ -91,7 +92,9 @@ final class DisniContext implements VerbsContext {
         RdmaCmId device = id;
         cm.call("register device id", CmEventLoop.CALL_TIMEOUT, () -> {
             cm.register(device, (event, conn) -> {
-                if (event == CmEvents.DEVICE_REMOVAL) deviceRemoved("the context's own id");
+                if (event == CmEvents.DEVICE_REMOVAL) {
+                    deviceRemoved("the context's own id");
+                }
             });
             return null;
         });
@@ -128,7 +131,8 @@ final class DisniContext implements VerbsContext {
             throw new ProviderUnavailableException("DiSNI could not start (" + e + "). If libdisni loaded, check that it is "
                     + "the DiSNI 2.1 build (JNI version 32) and that the JVM runs with " + DisniEnvironment.ADD_EXPORTS, e);
         } catch (RuntimeException e) {
-            throw new ProviderUnavailableException("DiSNI could not start (" + e + "); run the JVM with " + DisniEnvironment.ADD_EXPORTS, e);
+            throw new ProviderUnavailableException("DiSNI could not start (" + e + "); run the JVM with "
+                    + DisniEnvironment.ADD_EXPORTS, e);
         }
         if (channel == null) {
             throw new ProviderUnavailableException("rdma_create_event_channel failed: is /dev/infiniband/rdma_cm present and "
@@ -139,7 +143,9 @@ final class DisniContext implements VerbsContext {
 
     private void closeChannel(RdmaCmId id) {
         cm.close();
-        if (id != null) CmEventLoop.destroyQuietly(id);
+        if (id != null) {
+            CmEventLoop.destroyQuietly(id);
+        }
         try {
             channel.destroyEventChannel();
         } catch (IOException | RuntimeException ignored) {
@@ -149,7 +155,9 @@ final class DisniContext implements VerbsContext {
 
     /** The device is gone ({@code RDMA_CM_EVENT_DEVICE_REMOVAL}). CM thread. */
     void deviceRemoved(String what) {
-        if (removed != null || closed) return;
+        if (removed != null || closed) {
+            return;
+        }
         removed = "the RDMA device " + deviceName + " was removed (" + CmEvents.name(CmEvents.DEVICE_REMOVAL) + " on " + what
                 + "): its queue pairs, connections, regions and queues are gone; open the provider again once the device is back";
         for (AutoCloseable c : new ArrayList<>(owned)) {
@@ -189,8 +197,12 @@ final class DisniContext implements VerbsContext {
     }
 
     private void checkOpen() {
-        if (removed != null) throw new VerbsException(removed);
-        if (closed) throw new VerbsException("the disni context is closed");
+        if (removed != null) {
+            throw new VerbsException(removed);
+        }
+        if (closed) {
+            throw new VerbsException("the disni context is closed");
+        }
     }
 
     @Override
@@ -213,7 +225,9 @@ final class DisniContext implements VerbsContext {
         checkOpen();
         try {
             IbvPd pd = verbs.allocPd();
-            if (pd == null) throw new IOException("no protection domain returned");
+            if (pd == null) {
+                throw new IOException("no protection domain returned");
+            }
             return own(new DisniProtectionDomain(this, pd));
         } catch (IOException e) {
             throw new VerbsException("ibv_alloc_pd failed: " + e.getMessage(), e);
@@ -231,7 +245,9 @@ final class DisniContext implements VerbsContext {
             ch = verbs.createCompChannel();
             // twice the capacity: see DisniCompletionQueue; vectors round robin, so domains interrupt different CPUs
             IbvCQ cq = verbs.createCQ(ch, 2 * capacity, compVectors.next());
-            if (cq == null) throw new IOException("no completion queue returned");
+            if (cq == null) {
+                throw new IOException("no completion queue returned");
+            }
             return own(new DisniCompletionQueue(this, capacity, ch, cq, mapper));
         } catch (IOException e) {
             if (ch != null) {
@@ -300,13 +316,19 @@ final class DisniContext implements VerbsContext {
 
     @Override
     public void close() {
-        if (closed) return;
+        if (closed) {
+            return;
+        }
         closed = true;
         List<AutoCloseable> all = new ArrayList<>(owned);
         // connections and listeners, then queue pairs, then regions' domains and queues
         closeAll(all, c -> c instanceof DisniConnection || c instanceof DisniListener);
         List<DisniQueuePair> qps = new ArrayList<>();
-        for (AutoCloseable c : all) if (c instanceof DisniQueuePair) qps.add((DisniQueuePair) c);
+        for (AutoCloseable c : all) {
+            if (c instanceof DisniQueuePair) {
+                qps.add((DisniQueuePair) c);
+            }
+        }
         closeAll(all, c -> c instanceof DisniQueuePair);
         // queue pairs are destroyed on the CM thread; their domains and queues only after them
         for (DisniQueuePair qp : qps) {
@@ -323,7 +345,9 @@ final class DisniContext implements VerbsContext {
         closeAll(all, c -> true);
         try {
             cm.call("rdma_destroy_id(device)", CmEventLoop.CALL_TIMEOUT, () -> {
-                if (deviceId == null) return null; // a context without a device (tests)
+                if (deviceId == null) {
+                    return null; // a context without a device (tests)
+                }
                 cm.unregister(deviceId);
                 CmEventLoop.destroyQuietly(deviceId);
                 return null;
@@ -332,7 +356,9 @@ final class DisniContext implements VerbsContext {
             // closing: the channel goes below
         }
         cm.close();
-        if (channel == null) return;
+        if (channel == null) {
+            return;
+        }
         try {
             channel.destroyEventChannel();
         } catch (IOException | RuntimeException ignored) {

@@ -123,7 +123,8 @@ public final class DisniEnvironment {
         } catch (UnsatisfiedLinkError | SecurityException e) {
             String path = System.getProperty("java.library.path", "");
             String msg = String.valueOf(e.getMessage());
-            return "libdisni did not load (" + msg + ")" + (msg.contains(path) ? "" : "; java.library.path is " + path) + ". Build DiSNI 2.1's native library against rdma-core: "
+            return "libdisni did not load (" + msg + ")" + (msg.contains(path) ? "" : "; java.library.path is " + path)
+                    + ". Build DiSNI 2.1's native library against rdma-core: "
                     + "install libibverbs-dev and librdmacm-dev (rdma-core), then in disni-2.1/libdisni run "
                     + "`./autoprepare.sh && ./configure --with-jdk=$JAVA_HOME && make && sudo make install`, "
                     + "and start the JVM with -Djava.library.path=/usr/local/lib (or set LD_LIBRARY_PATH)";
@@ -182,8 +183,12 @@ public final class DisniEnvironment {
         for (String line : lines) {
             if (line.startsWith("Max locked memory")) {
                 String[] f = line.substring("Max locked memory".length()).trim().split("\\s+");
-                if (f.length == 0) return null;
-                if (f[0].toLowerCase(Locale.ROOT).equals("unlimited")) return -1L;
+                if (f.length == 0) {
+                    return null;
+                }
+                if (f[0].toLowerCase(Locale.ROOT).equals("unlimited")) {
+                    return -1L;
+                }
                 try {
                     return Long.parseLong(f[0]);
                 } catch (NumberFormatException e) {
@@ -199,8 +204,12 @@ public final class DisniEnvironment {
     }
 
     private static String human(long bytes) {
-        if (bytes >= 1L << 20 && bytes % (1L << 20) == 0) return (bytes >> 20) + " MiB";
-        if (bytes >= 1L << 10 && bytes % (1L << 10) == 0) return (bytes >> 10) + " KiB";
+        if (bytes >= 1L << 20 && bytes % (1L << 20) == 0) {
+            return (bytes >> 20) + " MiB";
+        }
+        if (bytes >= 1L << 10 && bytes % (1L << 10) == 0) {
+            return (bytes >> 10) + " KiB";
+        }
         return bytes + " bytes";
     }
 }

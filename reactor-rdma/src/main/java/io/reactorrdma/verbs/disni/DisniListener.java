@@ -1,6 +1,5 @@
 package io.reactorrdma.verbs.disni;
 
-import io.reactorrdma.config.DisniConfig;
 import com.ibm.disni.verbs.RdmaCm;
 import com.ibm.disni.verbs.RdmaCmId;
 import io.reactorrdma.verbs.CmListener;
@@ -105,9 +104,13 @@ final class DisniListener implements CmListener {
     public ConnectionRequest poll(Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!closed) {
-            if (Thread.interrupted()) throw new InterruptedException();
+            if (Thread.interrupted()) {
+                throw new InterruptedException();
+            }
             long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
-            if (left <= 0) return null;
+            if (left <= 0) {
+                return null;
+            }
             Socket s;
             try {
                 server.setSoTimeout((int) Math.min(left, 200)); // accept() ignores interrupts: wait in slices
@@ -115,11 +118,15 @@ final class DisniListener implements CmListener {
             } catch (SocketTimeoutException e) {
                 continue;
             } catch (IOException e) {
-                if (closed) return null;
+                if (closed) {
+                    return null;
+                }
                 throw new VerbsException("accepting a handshake on " + local + " failed: " + e.getMessage(), e);
             }
             ConnectionRequest r = readHello(s);
-            if (r != null) return r;
+            if (r != null) {
+                return r;
+            }
         }
         return null;
     }
@@ -174,7 +181,9 @@ final class DisniListener implements CmListener {
                 done = true;
                 return c;
             } finally {
-                if (!done) DisniConnector.abandon(ctx, conn, qp, "accepting " + peer + " failed");
+                if (!done) {
+                    DisniConnector.abandon(ctx, conn, qp, "accepting " + peer + " failed");
+                }
             }
         } catch (IOException e) {
             throw new VerbsException("the handshake with " + peer + " failed: " + e.getMessage(), e);
@@ -200,22 +209,30 @@ final class DisniListener implements CmListener {
     }
 
     private void refuse(java.util.List<RdmaCmId> requests) {
-        if (requests.isEmpty()) return;
+        if (requests.isEmpty()) {
+            return;
+        }
         ctx.cm().submit("refuse unpaired requests", () -> {
-            for (RdmaCmId r : requests) CmEventLoop.destroyQuietly(r);
+            for (RdmaCmId r : requests) {
+                CmEventLoop.destroyQuietly(r);
+            }
             return null;
         });
     }
 
     @Override
     public void close() {
-        if (closed) return;
+        if (closed) {
+            return;
+        }
         closed = true;
         closeQuietly(server);
         try {
             ctx.cm().call("rdma_destroy_id(listener)", CmEventLoop.CALL_TIMEOUT, () -> {
                 ctx.cm().unregister(listenId);
-                for (RdmaCmId r : pairing.drainAll()) CmEventLoop.destroyQuietly(r);
+                for (RdmaCmId r : pairing.drainAll()) {
+                    CmEventLoop.destroyQuietly(r);
+                }
                 CmEventLoop.destroyQuietly(listenId);
                 return null;
             });

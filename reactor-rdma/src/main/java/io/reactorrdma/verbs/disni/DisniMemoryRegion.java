@@ -60,7 +60,9 @@ final class DisniMemoryRegion implements MemoryRegion {
     @Override
     public void close() {
         synchronized (this) {
-            if (!valid) return;
+            if (!valid) {
+                return;
+            }
             valid = false;
         }
         pd.forget(this);

@@ -35,11 +35,21 @@ public record DisniProbe(String libraryProblem, List<String> devices, String dev
     /** Every problem found, in the order to fix them; empty when the provider can open. */
     public List<String> problems() {
         List<String> p = new ArrayList<>(5);
-        if (libraryProblem != null) p.add(libraryProblem);
-        if (deviceProblem != null) p.add(deviceProblem);
-        if (exportsProblem != null) p.add(exportsProblem);
-        if (memlockProblem != null) p.add(memlockProblem);
-        if (loggingProblem != null) p.add(loggingProblem);
+        if (libraryProblem != null) {
+            p.add(libraryProblem);
+        }
+        if (deviceProblem != null) {
+            p.add(deviceProblem);
+        }
+        if (exportsProblem != null) {
+            p.add(exportsProblem);
+        }
+        if (memlockProblem != null) {
+            p.add(memlockProblem);
+        }
+        if (loggingProblem != null) {
+            p.add(loggingProblem);
+        }
         return p;
     }
 

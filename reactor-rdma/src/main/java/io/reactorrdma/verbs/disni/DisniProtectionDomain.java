@@ -59,7 +59,9 @@ final class DisniProtectionDomain implements ProtectionDomain {
 
     private MemoryRegion register(ByteBuffer memory, int access, int ibvAccess) {
         synchronized (this) {
-            if (closed) throw new VerbsException("protection domain is closed");
+            if (closed) {
+                throw new VerbsException("protection domain is closed");
+            }
         }
         IbvMr mr;
         try {
@@ -86,7 +88,9 @@ final class DisniProtectionDomain implements ProtectionDomain {
     public void close() {
         List<DisniMemoryRegion> left;
         synchronized (this) {
-            if (closed) return;
+            if (closed) {
+                return;
+            }
             closed = true;
             left = new ArrayList<>(regions);
         }

@@ -100,8 +100,12 @@ final class DisniQueuePair implements QueuePair {
      * (an id rdma_cm has not bound to a device) is not the same as any.
      */
     static boolean sameDevice(IbvContext a, IbvContext b) {
-        if (a == null || b == null) return false;
-        if (a == b) return true;
+        if (a == null || b == null) {
+            return false;
+        }
+        if (a == b) {
+            return true;
+        }
         return a instanceof NatObject && b instanceof NatObject && ((NatObject) a).getObjId() == ((NatObject) b).getObjId();
     }
 
@@ -174,7 +178,9 @@ final class DisniQueuePair implements QueuePair {
             }
             tokens[i] = record.sendToken(work.nextSendSlot(i));
         }
-        if (count == 0) return;
+        if (count == 0) {
+            return;
+        }
         work.recordSends(wrs, from, count);
         work.publishSends(count);
         try {
@@ -207,11 +213,15 @@ final class DisniQueuePair implements QueuePair {
             }
             recvWrIds[i] = wr.wrId();
         }
-        if (count == 0) return;
+        if (count == 0) {
+            return;
+        }
         if (qp == null) {
             synchronized (early) {
                 if (qp == null) {
-                    for (int i = 0; i < count; i++) early.add(copy(wrs[from + i]));
+                    for (int i = 0; i < count; i++) {
+                        early.add(copy(wrs[from + i]));
+                    }
                     work.recordRecvs(recvWrIds, count);
                     return;
                 }
@@ -229,7 +239,9 @@ final class DisniQueuePair implements QueuePair {
 
     private static RecvWr copy(RecvWr wr) {
         RecvWr c = new RecvWr(Math.max(1, wr.numSge())).wrId(wr.wrId());
-        for (int j = 0; j < wr.numSge(); j++) c.addSge(wr.sgeAddress(j), wr.sgeLength(j), wr.sgeLkey(j));
+        for (int j = 0; j < wr.numSge(); j++) {
+            c.addSge(wr.sgeAddress(j), wr.sgeLength(j), wr.sgeLkey(j));
+        }
         return c;
     }
 
@@ -269,13 +281,19 @@ final class DisniQueuePair implements QueuePair {
     @Override
     public void close() {
         synchronized (this) {
-            if (closing) return;
+            if (closing) {
+                return;
+            }
             closing = true;
         }
         record.fail("queue pair destroyed");
         // the post calls are the posting thread's; from here on posting fails, so they can go now
-        if (sendCalls != null) sendCalls.clear();
-        if (recvCalls != null) recvCalls.clear();
+        if (sendCalls != null) {
+            sendCalls.clear();
+        }
+        if (recvCalls != null) {
+            recvCalls.clear();
+        }
         RdmaCmId cm = id;
         if (cm == null) {
             released();

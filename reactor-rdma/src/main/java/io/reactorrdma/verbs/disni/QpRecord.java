@@ -48,13 +48,19 @@ final class QpRecord {
      * could turn an ERROR back into RTS (or lose the first cause). Reads stay lock-free.
      */
     synchronized void established() {
-        if (state == QpState.INIT) state = QpState.RTS;
+        if (state == QpState.INIT) {
+            state = QpState.RTS;
+        }
     }
 
     /** Moves to ERROR, keeping the first cause. */
     synchronized void fail(String cause) {
-        if (state == QpState.DESTROYED) return;
-        if (errorCause == null) errorCause = cause;
+        if (state == QpState.DESTROYED) {
+            return;
+        }
+        if (errorCause == null) {
+            errorCause = cause;
+        }
         state = QpState.ERROR;
     }
 

@@ -53,7 +53,9 @@ final class QpTable {
     QpRecord lookup(long token) {
         int index = WrTokens.qpIndex(token);
         QpRecord[] a = records;
-        if (index >= a.length) return null;
+        if (index >= a.length) {
+            return null;
+        }
         QpRecord r = a[index];
         return r != null && r.generation == WrTokens.generation(token) ? r : null;
     }

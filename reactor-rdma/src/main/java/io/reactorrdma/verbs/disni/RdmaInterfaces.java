@@ -42,7 +42,9 @@ final class RdmaInterfaces {
                 try (Stream<Path> ndevs = list(port.resolve("gid_attrs").resolve("ndevs"))) {
                     for (Path n : ndevs.sorted().toList()) {
                         String name = read(n);
-                        if (name != null && !name.isEmpty() && !out.contains(name)) out.add(name);
+                        if (name != null && !name.isEmpty() && !out.contains(name)) {
+                            out.add(name);
+                        }
                     }
                 }
             }
@@ -50,7 +52,9 @@ final class RdmaInterfaces {
         try (Stream<Path> net = list(dev.resolve("device").resolve("net"))) {
             for (Path n : net.sorted().toList()) {
                 String name = n.getFileName().toString();
-                if (!out.contains(name)) out.add(name);
+                if (!out.contains(name)) {
+                    out.add(name);
+                }
             }
         }
         return out;
@@ -61,7 +65,9 @@ final class RdmaInterfaces {
         for (String d : devices) {
             for (String netdev : netdevs(d)) {
                 for (InetAddress a : addressesOf.apply(netdev)) {
-                    if (a instanceof Inet4Address) return a;
+                    if (a instanceof Inet4Address) {
+                        return a;
+                    }
                 }
             }
         }
@@ -72,7 +78,9 @@ final class RdmaInterfaces {
     String deviceOf(List<String> devices, InetAddress address) {
         for (String d : devices) {
             for (String netdev : netdevs(d)) {
-                if (addressesOf.apply(netdev).contains(address)) return d;
+                if (addressesOf.apply(netdev).contains(address)) {
+                    return d;
+                }
             }
         }
         return null;

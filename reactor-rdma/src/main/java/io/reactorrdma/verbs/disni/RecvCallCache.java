@@ -56,7 +56,9 @@ final class RecvCallCache {
     private boolean decided;
 
     RecvCallCache(Builder builder, int capacity) {
-        if (capacity < 1) throw new IllegalArgumentException("receive call cache capacity must be at least 1, got " + capacity);
+        if (capacity < 1) {
+            throw new IllegalArgumentException("receive call cache capacity must be at least 1, got " + capacity);
+        }
         this.builder = builder;
         this.entries = new Entry[capacity];
     }
@@ -67,7 +69,9 @@ final class RecvCallCache {
         if (hit != null) {
             hits++;
             hit.lastUse = ++clock;
-            if (hit.cmd != null) patchSges(hit.cmd, wrs, from, count);
+            if (hit.cmd != null) {
+                patchSges(hit.cmd, wrs, from, count);
+            }
             hit.call.execute();
             return;
         }
@@ -84,9 +88,13 @@ final class RecvCallCache {
             clear();
         }
         Entry e = victim();
-        if (e.call != null) e.call.free();
+        if (e.call != null) {
+            e.call.free();
+        }
         int sges = 0;
-        for (int i = 0; i < count; i++) sges += wrs[from + i].numSge();
+        for (int i = 0; i < count; i++) {
+            sges += wrs[from + i].numSge();
+        }
         e.hash = hash(wrs, from, count, !patchSges);
         e.count = count;
         e.sgeCounts = new int[count];
@@ -113,7 +121,9 @@ final class RecvCallCache {
         long hash = hash(wrs, from, count, !patchSges);
         for (int k = 0; k < size; k++) {
             Entry e = entries[k];
-            if (e.hash == hash && e.count == count && same(e, wrs, from, count, !patchSges)) return e;
+            if (e.hash == hash && e.count == count && same(e, wrs, from, count, !patchSges)) {
+                return e;
+            }
         }
         return null;
     }
@@ -161,7 +171,9 @@ final class RecvCallCache {
         }
         Entry oldest = entries[0];
         for (Entry e : entries) {
-            if (e.lastUse < oldest.lastUse) oldest = e;
+            if (e.lastUse < oldest.lastUse) {
+                oldest = e;
+            }
         }
         return oldest;
     }
@@ -184,9 +196,13 @@ final class RecvCallCache {
         int k = 0;
         for (int i = 0; i < count; i++) {
             RecvWr wr = wrs[from + i];
-            if (e.sgeCounts[i] != wr.numSge()) return false;
+            if (e.sgeCounts[i] != wr.numSge()) {
+                return false;
+            }
             for (int j = 0; withBuffers && j < wr.numSge(); j++, k++) {
-                if (e.addrs[k] != wr.sgeAddress(j) || e.lens[k] != wr.sgeLength(j) || e.lkeys[k] != wr.sgeLkey(j)) return false;
+                if (e.addrs[k] != wr.sgeAddress(j) || e.lens[k] != wr.sgeLength(j) || e.lkeys[k] != wr.sgeLkey(j)) {
+                    return false;
+                }
             }
         }
         return true;

@@ -61,7 +61,9 @@ final class RequestPairing<T> {
     List<T> end(InetAddress ip) {
         BlockingQueue<T> q = waiting.remove(ip);
         List<T> left = new ArrayList<>();
-        if (q != null) q.drainTo(left);
+        if (q != null) {
+            q.drainTo(left);
+        }
         Turn t;
         synchronized (this) {
             t = turns.get(ip);
@@ -76,11 +78,15 @@ final class RequestPairing<T> {
     /** Requests queued for every waiting handshake (when the listener closes). */
     List<T> drainAll() {
         List<T> left = new ArrayList<>();
-        for (BlockingQueue<T> q : waiting.values()) q.drainTo(left);
+        for (BlockingQueue<T> q : waiting.values()) {
+            q.drainTo(left);
+        }
         return left;
     }
 
     private synchronized void release(InetAddress ip, Turn t) {
-        if (--t.users == 0) turns.remove(ip);
+        if (--t.users == 0) {
+            turns.remove(ip);
+        }
     }
 }

@@ -64,10 +64,14 @@ final class SendCallCache {
     private boolean decided;
 
     SendCallCache(Builder builder, int capacity, int maxBatch) {
-        if (capacity < 1) throw new IllegalArgumentException("send call cache capacity must be at least 1, got " + capacity);
+        if (capacity < 1) {
+            throw new IllegalArgumentException("send call cache capacity must be at least 1, got " + capacity);
+        }
         this.builder = builder;
         this.entries = new Entry[capacity];
-        for (int i = 0; i < capacity; i++) entries[i] = new Entry(maxBatch);
+        for (int i = 0; i < capacity; i++) {
+            entries[i] = new Entry(maxBatch);
+        }
     }
 
     /**
@@ -81,7 +85,9 @@ final class SendCallCache {
             hits++;
             e.lastUse = ++clock;
             patch(e.call, wrs, from, count, tokens);
-            if (e.cmd != null) patchImm(e.cmd, wrs, from, count);
+            if (e.cmd != null) {
+                patchImm(e.cmd, wrs, from, count);
+            }
             e.call.execute();
             return;
         }
@@ -134,7 +140,9 @@ final class SendCallCache {
     private static void patchImm(ByteBuffer cmd, SendWr[] wrs, int from, int count) {
         for (int i = 0; i < count; i++) {
             SendWr wr = wrs[from + i];
-            if (wr.opcode().hasImmediate()) CommandBuffers.putImm(cmd, i, DisniCodes.immToWire(wr.immData()));
+            if (wr.opcode().hasImmediate()) {
+                CommandBuffers.putImm(cmd, i, DisniCodes.immToWire(wr.immData()));
+            }
         }
     }
 
@@ -168,7 +176,9 @@ final class SendCallCache {
             SendWr wr = wrs[from + i];
             h = h * 31 + wr.opcode().ibv();
             h = h * 31 + wr.numSge();
-            if (withImm && wr.opcode().hasImmediate()) h = h * 31 + wr.immData();
+            if (withImm && wr.opcode().hasImmediate()) {
+                h = h * 31 + wr.immData();
+            }
         }
         return h;
     }
@@ -186,8 +196,12 @@ final class SendCallCache {
     private boolean sameShape(Entry e, SendWr[] wrs, int from, int count) {
         for (int i = 0; i < count; i++) {
             SendWr wr = wrs[from + i];
-            if (e.opcodes[i] != wr.opcode().ibv() || e.sges[i] != wr.numSge()) return false;
-            if (!patchImm && wr.opcode().hasImmediate() && e.imms[i] != wr.immData()) return false;
+            if (e.opcodes[i] != wr.opcode().ibv() || e.sges[i] != wr.numSge()) {
+                return false;
+            }
+            if (!patchImm && wr.opcode().hasImmediate() && e.imms[i] != wr.immData()) {
+                return false;
+            }
         }
         return true;
     }
@@ -198,7 +212,9 @@ final class SendCallCache {
         }
         Entry oldest = entries[0];
         for (Entry e : entries) {
-            if (e.lastUse < oldest.lastUse) oldest = e;
+            if (e.lastUse < oldest.lastUse) {
+                oldest = e;
+            }
         }
         return oldest;
     }

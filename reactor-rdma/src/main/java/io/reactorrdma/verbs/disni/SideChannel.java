@@ -102,7 +102,9 @@ final class SideChannel {
         out.writeInt(MAGIC);
         out.writeByte(type);
         out.writeShort(n + (carriesRnr(type) ? 1 : 0));
-        if (carriesRnr(type)) out.writeByte(rnrRetry);
+        if (carriesRnr(type)) {
+            out.writeByte(rnrRetry);
+        }
         if (n > 0) {
             ByteBuffer d = data.duplicate();
             byte[] bytes = new byte[n];

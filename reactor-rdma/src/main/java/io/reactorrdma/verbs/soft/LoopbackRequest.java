@@ -1,6 +1,5 @@
 package io.reactorrdma.verbs.soft;
 
-import io.reactorrdma.config.SoftConfig;
 import io.reactorrdma.verbs.CmConnection;
 import io.reactorrdma.verbs.ConnectionRejectedException;
 import io.reactorrdma.verbs.ConnectionRequest;
@@ -54,7 +53,8 @@ final class LoopbackRequest implements ConnectionRequest {
         LoopbackLink clientLink = new LoopbackLink(clientQp, serverQp);
         serverQp.establish(serverLink);
         clientQp.establish(clientLink);
-        SoftConnection serverSide = new SoftConnection(server, serverQp, serverLink, listener.localAddress, clientAddress, clientPrivateData);
+        SoftConnection serverSide = new SoftConnection(server, serverQp, serverLink, listener.localAddress,
+                clientAddress, clientPrivateData);
         SoftConnection clientSide = new SoftConnection(clientQp.context, clientQp, clientLink, clientAddress, listener.localAddress, pd);
         if (!answer.complete(clientSide)) {
             clientSide.disconnect();
@@ -81,7 +81,8 @@ final class LoopbackRequest implements ConnectionRequest {
         } catch (TimeoutException e) {
             synchronized (this) {
                 if (answer.completeExceptionally(e)) {
-                    throw new VerbsException("no answer from loopback listener " + listener.localAddress + " within " + timeout.toMillis() + " ms");
+                    throw new VerbsException("no answer from loopback listener " + listener.localAddress + " within "
+                            + timeout.toMillis() + " ms");
                 }
             }
             result = answer.join();

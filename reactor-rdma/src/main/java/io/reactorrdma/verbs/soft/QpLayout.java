@@ -129,7 +129,10 @@ final class QpLayout {
     private QpLayout() {
     }
 
-    /** Whether a completion of {@code level} (RAISES_*) raises an arm of value {@code arm} (0, ARM_ANY, ARM_SOLICITED; anything else: no). */
+    /**
+     * Whether a completion of {@code level} (RAISES_*) raises an arm of value {@code arm} (0, ARM_ANY, ARM_SOLICITED;
+     * anything else: no).
+     */
     static boolean raises(int arm, int level) {
         return (arm == ARM_ANY && level != RAISES_NOTHING) || (arm == ARM_SOLICITED && level == RAISES_ANY_ARM);
     }

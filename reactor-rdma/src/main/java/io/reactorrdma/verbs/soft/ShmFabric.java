@@ -1,6 +1,5 @@
 package io.reactorrdma.verbs.soft;
 
-import io.reactorrdma.config.SoftConfig;
 import io.reactorrdma.verbs.CmConnection;
 import io.reactorrdma.verbs.CmListener;
 import io.reactorrdma.verbs.ConnectionRejectedException;
@@ -310,7 +309,9 @@ final class ShmFabric extends SoftFabric {
                 return;
             } catch (IOException e) {
                 pending.release();
-                if (!server.isOpen()) return;
+                if (!server.isOpen()) {
+                    return;
+                }
                 continue;
             }
             try {
@@ -503,7 +504,9 @@ final class ShmFabric extends SoftFabric {
     }
 
     private static void closeQuietly(java.io.Closeable c) {
-        if (c == null) return;
+        if (c == null) {
+            return;
+        }
         try {
             c.close();
         } catch (IOException ignored) {

@@ -1,6 +1,5 @@
 package io.reactorrdma.verbs.soft;
 
-import io.reactorrdma.config.SoftConfig;
 import io.reactorrdma.verbs.VerbsException;
 
 import java.io.IOException;
@@ -119,7 +118,8 @@ final class ShmLink extends PeerLink {
             try {
                 m = new MappedRegion(key, SharedMemory.mapExisting(f, regionLength));
             } catch (IOException ex) {
-                resolveError = "key 0x" + Integer.toHexString(key) + " of " + peerName + ", whose memory cannot be mapped: " + ex.getMessage();
+                resolveError = "key 0x" + Integer.toHexString(key) + " of " + peerName
+                        + ", whose memory cannot be mapped: " + ex.getMessage();
                 return null;
             }
             MappedRegion old = mapped[index];
@@ -264,7 +264,9 @@ final class ShmLink extends PeerLink {
     }
 
     private static void closeQuietly(SocketChannel c) {
-        if (c == null) return;
+        if (c == null) {
+            return;
+        }
         try {
             c.close();
         } catch (IOException ignored) {

@@ -1,6 +1,5 @@
 package io.reactorrdma.verbs.soft;
 
-import io.reactorrdma.config.SoftConfig;
 import io.reactorrdma.verbs.CmConnection;
 import io.reactorrdma.verbs.ConnectionRequest;
 import io.reactorrdma.verbs.QueuePair;
@@ -57,7 +56,8 @@ final class ShmRequest implements ConnectionRequest {
         }
         serverQp.establish(link);
         try {
-            ShmHandshake.write(channel, ShmHandshake.of(ShmHandshake.ACCEPT, serverQp, pd).encode(), System.nanoTime() + ANSWER_WRITE_NANOS);
+            ShmHandshake.write(channel, ShmHandshake.of(ShmHandshake.ACCEPT, serverQp, pd).encode(),
+                    System.nanoTime() + ANSWER_WRITE_NANOS);
         } catch (IOException e) {
             serverQp.enterError("the client went away during the handshake: " + e.getMessage());
             closeChannel();

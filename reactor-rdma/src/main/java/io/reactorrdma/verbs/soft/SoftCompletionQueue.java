@@ -34,7 +34,9 @@ final class SoftCompletionQueue implements CompletionQueue {
     private static final WcOpcode[] SEND_OPCODES = {WcOpcode.SEND, WcOpcode.RDMA_WRITE, WcOpcode.RDMA_READ};
 
     static {
-        for (WcStatus s : WcStatus.values()) STATUS_BY_IBV[s.ibv()] = s;
+        for (WcStatus s : WcStatus.values()) {
+            STATUS_BY_IBV[s.ibv()] = s;
+        }
     }
 
     final SoftContext context;
@@ -143,7 +145,9 @@ final class SoftCompletionQueue implements CompletionQueue {
         int n = 0;
         SoftQueuePair[] next = new SoftQueuePair[cur.length];
         for (SoftQueuePair q : cur) {
-            if (q != qp) next[n++] = q;
+            if (q != qp) {
+                next[n++] = q;
+            }
         }
         recvQps = n == 0 ? NONE : Arrays.copyOf(next, n);
         if (n < cur.length) {

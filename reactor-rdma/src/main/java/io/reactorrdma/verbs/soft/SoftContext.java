@@ -298,7 +298,8 @@ public final class SoftContext implements VerbsContext {
         int tag = tags[index] = RegionKeys.nextTag(random, tags[index]);
         int key = RegionKeys.key(index, tag);
         ByteBuffer memory = callerMemory != null ? callerMemory : fabric.allocateRegionMemory(key, size);
-        SoftMemoryRegion mr = new SoftMemoryRegion(this, pd.id, index, key, RegionKeys.baseAddress(addressSalt, index), size, access, memory);
+        SoftMemoryRegion mr = new SoftMemoryRegion(this, pd.id, index, key,
+                RegionKeys.baseAddress(addressSalt, index), size, access, memory);
         regions.set(index, mr);
         fabric.publishRegion(mr);
         registrations++;
@@ -378,7 +379,9 @@ public final class SoftContext implements VerbsContext {
     int liveRegions() {
         int n = 0;
         for (int i = 0; i < regions.length(); i++) {
-            if (regions.get(i) != null) n++;
+            if (regions.get(i) != null) {
+                n++;
+            }
         }
         return n;
     }
@@ -480,7 +483,9 @@ public final class SoftContext implements VerbsContext {
         }
         for (int i = 0; i < MAX_QPS; i++) {
             SoftQueuePair qp = qps.get(i);
-            if (qp != null) qp.close();
+            if (qp != null) {
+                qp.close();
+            }
         }
         for (SoftCompletionQueue cq : cqs) {
             cq.forceClose();
@@ -488,7 +493,9 @@ public final class SoftContext implements VerbsContext {
         synchronized (this) {
             for (int i = 0; i < regions.length(); i++) {
                 SoftMemoryRegion mr = regions.get(i);
-                if (mr != null) deregister(mr);
+                if (mr != null) {
+                    deregister(mr);
+                }
             }
         }
         closed = true;

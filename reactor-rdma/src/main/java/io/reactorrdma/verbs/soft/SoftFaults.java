@@ -125,7 +125,8 @@ public final class SoftFaults {
     }
 
     boolean isNone() {
-        return this == NONE || (failingRegistration == 0 && registrationBudget == Long.MAX_VALUE && freeze == null && completions == null && reads == null);
+        return this == NONE || (failingRegistration == 0 && registrationBudget == Long.MAX_VALUE && freeze == null
+                && completions == null && reads == null);
     }
 
     @Override
@@ -134,11 +135,21 @@ public final class SoftFaults {
             return "SoftFaults{none}";
         }
         StringBuilder b = new StringBuilder("SoftFaults{");
-        if (failingRegistration > 0) b.append("failNthRegistration=").append(failingRegistration).append(' ');
-        if (registrationBudget < Long.MAX_VALUE) b.append("failRegistrationsAbove=").append(registrationBudget).append(' ');
-        if (freeze != null) b.append(freeze).append(' ');
-        if (completions != null) b.append(completions).append(' ');
-        if (reads != null) b.append(reads);
+        if (failingRegistration > 0) {
+            b.append("failNthRegistration=").append(failingRegistration).append(' ');
+        }
+        if (registrationBudget < Long.MAX_VALUE) {
+            b.append("failRegistrationsAbove=").append(registrationBudget).append(' ');
+        }
+        if (freeze != null) {
+            b.append(freeze).append(' ');
+        }
+        if (completions != null) {
+            b.append(completions).append(' ');
+        }
+        if (reads != null) {
+            b.append(reads);
+        }
         return b.toString().trim() + "}";
     }
 }

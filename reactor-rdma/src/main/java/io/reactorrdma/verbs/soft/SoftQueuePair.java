@@ -1,6 +1,5 @@
 package io.reactorrdma.verbs.soft;
 
-import io.reactorrdma.config.SoftConfig;
 import io.reactorrdma.verbs.AccessFlags;
 import io.reactorrdma.verbs.QpAttributes;
 import io.reactorrdma.verbs.QpState;
@@ -583,7 +582,8 @@ final class SoftQueuePair implements QueuePair {
         }
         int peerState = SharedMemory.getIntAcquire(peer.peerQp, QpLayout.H_STATE);
         if (peerState != QpState.RTS.ibv() && peerState != QpState.INIT.ibv()) {
-            return fail(seq, w, WcStatus.RETRY_EXC_ERR, peer.peerName + " is in error or destroyed (state " + peerState + "): it no longer answers");
+            return fail(seq, w, WcStatus.RETRY_EXC_ERR, peer.peerName + " is in error or destroyed (state " + peerState
+                    + "): it no longer answers");
         }
         WrOpcode op = WrOpcode.fromIbv(mem.getInt(w + QpLayout.SQ_OPCODE));
         int numSge = mem.getInt(w + QpLayout.SQ_NUM_SGE);
@@ -595,7 +595,8 @@ final class SoftQueuePair implements QueuePair {
             return fail(seq, w, WcStatus.LOC_PROT_ERR, failDetail);
         }
         if (total > SoftLimits.MAX_MESSAGE_SIZE) {
-            return fail(seq, w, WcStatus.LOC_LEN_ERR, "message of " + total + " bytes exceeds the maximum of " + SoftLimits.MAX_MESSAGE_SIZE);
+            return fail(seq, w, WcStatus.LOC_LEN_ERR, "message of " + total + " bytes exceeds the maximum of "
+                    + SoftLimits.MAX_MESSAGE_SIZE);
         }
         switch (op) {
             case SEND:

@@ -217,7 +217,9 @@ final class WakeSocket implements AutoCloseable {
     int connections() {
         int n = 0;
         for (SelectionKey k : selector.keys()) {
-            if (k.isValid() && k.channel().isOpen()) n++;
+            if (k.isValid() && k.channel().isOpen()) {
+                n++;
+            }
         }
         return n;
     }
@@ -261,7 +263,9 @@ final class WakeSocket implements AutoCloseable {
     }
 
     private static void closeQuietly(java.io.Closeable c) {
-        if (c == null) return;
+        if (c == null) {
+            return;
+        }
         try {
             c.close();
         } catch (IOException ignored) {

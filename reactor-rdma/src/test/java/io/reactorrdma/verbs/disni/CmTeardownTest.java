@@ -9,7 +9,6 @@ import org.junit.jupiter.api.Test;
 
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -34,12 +33,29 @@ class CmTeardownTest {
     };
 
     static final CompletionQueue NO_CQ = new CompletionQueue() {
-        @Override public int poll(WorkCompletion[] wcs, int max) { return 0; }
-        @Override public void requestNotification() { }
-        @Override public boolean awaitNotification(long timeout, TimeUnit unit) { return false; }
-        @Override public void wakeup() { }
-        @Override public int capacity() { return 64; }
-        @Override public void close() { }
+        @Override
+        public int poll(WorkCompletion[] wcs, int max) {
+            return 0;
+        }
+
+        @Override
+        public void requestNotification() { }
+
+        @Override
+        public boolean awaitNotification(long timeout, TimeUnit unit) {
+            return false;
+        }
+
+        @Override
+        public void wakeup() { }
+
+        @Override
+        public int capacity() {
+            return 64;
+        }
+
+        @Override
+        public void close() { }
     };
 
     @Test

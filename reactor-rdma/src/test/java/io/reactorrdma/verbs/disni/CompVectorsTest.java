@@ -13,7 +13,9 @@ class CompVectorsTest {
     void completionQueuesGoRoundRobinOverTheDevicesVectors() {
         CompVectors v = new CompVectors(4);
         List<Integer> got = new ArrayList<>();
-        for (int i = 0; i < 6; i++) got.add(v.next());
+        for (int i = 0; i < 6; i++) {
+            got.add(v.next());
+        }
         assertThat(got).containsExactly(0, 1, 2, 3, 0, 1);
     }
 

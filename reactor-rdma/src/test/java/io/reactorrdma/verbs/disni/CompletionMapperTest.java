@@ -29,7 +29,9 @@ class CompletionMapperTest {
 
     private static long[] post(QpRecord qp, SendWr... wrs) {
         long[] tokens = new long[wrs.length];
-        for (int i = 0; i < wrs.length; i++) tokens[i] = qp.sendToken(qp.work.nextSendSlot(i));
+        for (int i = 0; i < wrs.length; i++) {
+            tokens[i] = qp.sendToken(qp.work.nextSendSlot(i));
+        }
         qp.work.recordSends(wrs, 0, wrs.length);
         qp.work.publishSends(wrs.length);
         return tokens;
@@ -45,7 +47,8 @@ class CompletionMapperTest {
     void aSignaledCompletionReportsTheCallersWrIdAndRetiresTheUnsignaledBeforeIt() {
         QpRecord qp = table.add(4, 4);
         qp.qpNum(0x11);
-        long[] t = post(qp, send(7, WrOpcode.SEND, 8).signaled(false), send(8, WrOpcode.WRITE, 16).signaled(false), send(9, WrOpcode.READ, 32));
+        long[] t = post(qp, send(7, WrOpcode.SEND, 8).signaled(false), send(8, WrOpcode.WRITE, 16).signaled(false),
+                send(9, WrOpcode.READ, 32));
         assertThat(qp.work.freeSendSlots()).isEqualTo(1);
         assertThat(mapper.map(wc(t[2], IbvWC.IbvWcStatus.IBV_WC_SUCCESS, 2, 32, 0x11), out)).isTrue();
         assertThat(out.wrId()).isEqualTo(9);

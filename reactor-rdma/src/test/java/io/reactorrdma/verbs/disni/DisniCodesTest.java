@@ -36,10 +36,14 @@ class DisniCodesTest {
         assertThat(DisniCodes.opcodeToIbv(WrOpcode.SEND)).isEqualTo(IbvSendWR.IBV_WR_SEND);
         assertThat(DisniCodes.opcodeToIbv(WrOpcode.SEND_WITH_IMM)).isEqualTo(IbvSendWR.IBV_WR_SEND_WITH_IMM);
         assertThat(DisniCodes.opcodeToIbv(WrOpcode.READ)).isEqualTo(IbvSendWR.IBV_WR_RDMA_READ);
-        for (WrOpcode op : WrOpcode.values()) assertThat(DisniCodes.opcodeToIbv(op)).isEqualTo(op.ibv());
+        for (WrOpcode op : WrOpcode.values()) {
+            assertThat(DisniCodes.opcodeToIbv(op)).isEqualTo(op.ibv());
+        }
         for (IbvWC.IbvWcOpcode op : IbvWC.IbvWcOpcode.values()) {
             WcOpcode ours = WcOpcode.fromIbv(op.getOpcode());
-            if (ours != null) assertThat(ours.name()).isEqualTo(op.name().substring("IBV_WC_".length()));
+            if (ours != null) {
+                assertThat(ours.name()).isEqualTo(op.name().substring("IBV_WC_".length()));
+            }
         }
         assertThat(DisniCodes.sendFlags(true, false)).isEqualTo(IbvSendWR.IBV_SEND_SIGNALED);
         assertThat(DisniCodes.sendFlags(false, false)).isZero();
@@ -96,7 +100,8 @@ class DisniCodesTest {
         assertThat(CmEvents.name(CmEvents.ESTABLISHED)).isEqualTo("RDMA_CM_EVENT_ESTABLISHED");
         assertThat(CmEvents.ESTABLISHED).isEqualTo(9);
         assertThat(CmEvents.DISCONNECTED).isEqualTo(10);
-        assertThat(CmEvents.failure(CmEvents.ADDR_ERROR, CmEvents.ADDR_RESOLVED, "10.0.0.2:7000")).contains("10.0.0.2:7000", "RDMA interface");
+        assertThat(CmEvents.failure(CmEvents.ADDR_ERROR, CmEvents.ADDR_RESOLVED, "10.0.0.2:7000"))
+                .contains("10.0.0.2:7000", "RDMA interface");
         assertThat(CmEvents.failure(CmEvents.REJECTED, CmEvents.ESTABLISHED, "p")).contains("rejected", "RDMA_CM_EVENT_REJECTED");
         assertThat(CmEvents.endsConnection(CmEvents.DEVICE_REMOVAL)).isTrue();
         assertThat(CmEvents.endsConnection(CmEvents.TIMEWAIT_EXIT)).isFalse();

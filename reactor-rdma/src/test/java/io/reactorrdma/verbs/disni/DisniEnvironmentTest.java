@@ -22,7 +22,9 @@ class DisniEnvironmentTest {
                 .withLimitsFile(tmp.resolve("limits"))
                 .withLibraryLoader(name -> {
                     assertThat(name).isEqualTo("disni");
-                    if (!libraryLoads) throw new UnsatisfiedLinkError("no disni in java.library.path: /nowhere");
+                    if (!libraryLoads) {
+                        throw new UnsatisfiedLinkError("no disni in java.library.path: /nowhere");
+                    }
                 })
                 .withExportCheck(() -> exported)
                 .withSlf4jCheck(() -> true)

@@ -24,14 +24,18 @@ class DisniPostCacheSteadyStateTest {
         RecvCallCache recvs = new RecvCallCache(NativeCalls.SilentPostRecv::new, 64);
         SendWr[] batch = {new SendWr().opcode(WrOpcode.SEND), new SendWr().opcode(WrOpcode.WRITE_WITH_IMM).signaled(true)};
         RecvWr[] reposts = new RecvWr[4];
-        for (int i = 0; i < reposts.length; i++) reposts[i] = new RecvWr();
+        for (int i = 0; i < reposts.length; i++) {
+            reposts[i] = new RecvWr();
+        }
         long[] tokens = new long[2];
         com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         long tid = Thread.currentThread().getId();
         long before = 0;
         int rounds = 20_000;
         for (int round = -1_000; round < rounds; round++) {
-            if (round == 0) before = threads.getThreadAllocatedBytes(tid);
+            if (round == 0) {
+                before = threads.getThreadAllocatedBytes(tid);
+            }
             batch[0].wrId(round).setSge(0x1000 + round * 64L, 64, 1);
             batch[1].wrId(round).immData(0x5000_0000 + round).remote(0x9000L + round * 4096L, 5).setSge(0x2000 + round * 64L, 4096, 1);
             tokens[0] = round * 2L;

@@ -29,10 +29,25 @@ class DisniSteadyStateAllocationTest {
             state = new FakeCalls.PostSend(wrs);
         }
 
-        @Override public SVCPostSend execute() { return this; }
-        @Override public boolean isValid() { return true; }
-        @Override public SVCPostSend free() { return this; }
-        @Override public SendWRMod getWrMod(int index) { return state.getWrMod(index); }
+        @Override
+        public SVCPostSend execute() {
+            return this;
+        }
+
+        @Override
+        public boolean isValid() {
+            return true;
+        }
+
+        @Override
+        public SVCPostSend free() {
+            return this;
+        }
+
+        @Override
+        public SendWRMod getWrMod(int index) {
+            return state.getWrMod(index);
+        }
     }
 
     @Test
@@ -55,16 +70,22 @@ class DisniSteadyStateAllocationTest {
         long[] tokens = new long[16];
         long[] recvIds = new long[16];
         IbvWC[] ibvWcs = new IbvWC[17];
-        for (int i = 0; i < ibvWcs.length; i++) ibvWcs[i] = new IbvWC();
+        for (int i = 0; i < ibvWcs.length; i++) {
+            ibvWcs[i] = new IbvWC();
+        }
         WorkCompletion[] wcs = new WorkCompletion[17];
-        for (int i = 0; i < wcs.length; i++) wcs[i] = new WorkCompletion();
+        for (int i = 0; i < wcs.length; i++) {
+            wcs[i] = new WorkCompletion();
+        }
 
         com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         long tid = Thread.currentThread().getId();
         long before = 0;
         int rounds = 20_000;
         for (int round = -1_000; round < rounds; round++) {
-            if (round == 0) before = threads.getThreadAllocatedBytes(tid);
+            if (round == 0) {
+                before = threads.getThreadAllocatedBytes(tid);
+            }
             for (int i = 0; i < 16; i++) {
                 batch[i].wrId(round * 16L + i).remote(0x9000 + i, 5).setSge(0x1000 + i * 64L, 64, 1);
                 tokens[i] = qp.sendToken(qp.work.nextSendSlot(i));
@@ -84,9 +105,13 @@ class DisniSteadyStateAllocationTest {
                 ibvWcs[i].setOpcode(128);
             }
             for (int i = 0; i < 17; i++) {
-                if (!mapper.map(ibvWcs[i], wcs[i])) throw new AssertionError("completion " + i + " not mapped");
+                if (!mapper.map(ibvWcs[i], wcs[i])) {
+                    throw new AssertionError("completion " + i + " not mapped");
+                }
             }
-            if (wcs[16].wrId() != round * 16L + 15) throw new AssertionError("receive order broken at round " + round);
+            if (wcs[16].wrId() != round * 16L + 15) {
+                throw new AssertionError("receive order broken at round " + round);
+            }
         }
         long allocated = threads.getThreadAllocatedBytes(tid) - before;
         assertThat(allocated).as("bytes allocated by %d rounds of 16 sends, 16 receives and 17 completions", rounds)

@@ -29,24 +29,68 @@ final class FakeCalls {
             lkey = s.getLkey();
         }
 
-        @Override public void setAddr(long a) { addr = a; }
-        @Override public long getAddr() { return addr; }
-        @Override public void setLength(int l) { length = l; }
-        @Override public int getLength() { return length; }
-        @Override public void setLkey(int k) { lkey = k; }
-        @Override public int getLkey() { return lkey; }
+        @Override
+        public void setAddr(long a) {
+            addr = a;
+        }
+
+        @Override
+        public long getAddr() {
+            return addr;
+        }
+
+        @Override
+        public void setLength(int l) {
+            length = l;
+        }
+
+        @Override
+        public int getLength() {
+            return length;
+        }
+
+        @Override
+        public void setLkey(int k) {
+            lkey = k;
+        }
+
+        @Override
+        public int getLkey() {
+            return lkey;
+        }
     }
 
     static final class Rdma implements SVCPostSend.RdmaMod {
         long remoteAddr;
         int rkey;
 
-        @Override public void setRemote_addr(long a) { remoteAddr = a; }
-        @Override public long getRemote_addr() { return remoteAddr; }
-        @Override public void setRkey(int k) { rkey = k; }
-        @Override public int getRkey() { return rkey; }
-        @Override public void setReserved(int r) { }
-        @Override public int getReserved() { return 0; }
+        @Override
+        public void setRemote_addr(long a) {
+            remoteAddr = a;
+        }
+
+        @Override
+        public long getRemote_addr() {
+            return remoteAddr;
+        }
+
+        @Override
+        public void setRkey(int k) {
+            rkey = k;
+        }
+
+        @Override
+        public int getRkey() {
+            return rkey;
+        }
+
+        @Override
+        public void setReserved(int r) { }
+
+        @Override
+        public int getReserved() {
+            return 0;
+        }
     }
 
     static final class Wr implements SVCPostSend.SendWRMod {
@@ -64,17 +108,50 @@ final class FakeCalls {
             imm = w.getImm_data();
             rdma.remoteAddr = w.getRdma().getRemote_addr();
             rdma.rkey = w.getRdma().getRkey();
-            for (IbvSge s : w.getSg_list()) sges.add(new Sge(s));
+            for (IbvSge s : w.getSg_list()) {
+                sges.add(new Sge(s));
+            }
         }
 
-        @Override public void setWr_id(long id) { wrId = id; }
-        @Override public void setSend_flags(int f) { flags = f; }
-        @Override public long getWr_id() { return wrId; }
-        @Override public int getNum_sge() { return sges.size(); }
-        @Override public int getOpcode() { return opcode; }
-        @Override public int getSend_flags() { return flags; }
-        @Override public SVCPostSend.RdmaMod getRdmaMod() { return rdma; }
-        @Override public SVCPostSend.SgeMod getSgeMod(int i) { return sges.get(i); }
+        @Override
+        public void setWr_id(long id) {
+            wrId = id;
+        }
+
+        @Override
+        public void setSend_flags(int f) {
+            flags = f;
+        }
+
+        @Override
+        public long getWr_id() {
+            return wrId;
+        }
+
+        @Override
+        public int getNum_sge() {
+            return sges.size();
+        }
+
+        @Override
+        public int getOpcode() {
+            return opcode;
+        }
+
+        @Override
+        public int getSend_flags() {
+            return flags;
+        }
+
+        @Override
+        public SVCPostSend.RdmaMod getRdmaMod() {
+            return rdma;
+        }
+
+        @Override
+        public SVCPostSend.SgeMod getSgeMod(int i) {
+            return sges.get(i);
+        }
     }
 
     static final class PostSend extends SVCPostSend {
@@ -85,20 +162,36 @@ final class FakeCalls {
         final List<long[]> posted = new ArrayList<>();
 
         PostSend(List<IbvSendWR> list) {
-            for (IbvSendWR w : list) wrs.add(new Wr(w));
+            for (IbvSendWR w : list) {
+                wrs.add(new Wr(w));
+            }
         }
 
         @Override
         public SVCPostSend execute() {
-            if (freed) throw new IllegalStateException("executed after free");
+            if (freed) {
+                throw new IllegalStateException("executed after free");
+            }
             executions++;
             posted.add(wrs.stream().mapToLong(w -> w.wrId).toArray());
             return this;
         }
 
-        @Override public boolean isValid() { return !freed; }
-        @Override public SVCPostSend free() { freed = true; return this; }
-        @Override public SendWRMod getWrMod(int index) { return wrs.get(index); }
+        @Override
+        public boolean isValid() {
+            return !freed;
+        }
+
+        @Override
+        public SVCPostSend free() {
+            freed = true;
+            return this;
+        }
+
+        @Override
+        public SendWRMod getWrMod(int index) {
+            return wrs.get(index);
+        }
     }
 
     static final class PostRecv extends SVCPostRecv {
@@ -112,13 +205,27 @@ final class FakeCalls {
 
         @Override
         public SVCPostRecv execute() {
-            if (freed) throw new IllegalStateException("executed after free");
+            if (freed) {
+                throw new IllegalStateException("executed after free");
+            }
             executions++;
             return this;
         }
 
-        @Override public boolean isValid() { return !freed; }
-        @Override public SVCPostRecv free() { freed = true; return this; }
-        @Override public RecvWRMod getWrMod(int index) { return wrs.get(index)::getWr_id; }
+        @Override
+        public boolean isValid() {
+            return !freed;
+        }
+
+        @Override
+        public SVCPostRecv free() {
+            freed = true;
+            return this;
+        }
+
+        @Override
+        public RecvWRMod getWrMod(int index) {
+            return wrs.get(index)::getWr_id;
+        }
     }
 }

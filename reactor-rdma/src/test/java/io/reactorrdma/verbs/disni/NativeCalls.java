@@ -62,7 +62,9 @@ final class NativeCalls {
 
         @Override
         public SVCReqNotify execute() {
-            if (!isValid()) throw new IllegalStateException("executed after free");
+            if (!isValid()) {
+                throw new IllegalStateException("executed after free");
+            }
             executions++;
             return this;
         }
@@ -103,7 +105,9 @@ final class NativeCalls {
             @SuppressWarnings("unchecked")
             ConcurrentSkipListMap<Integer, MemBuf> table = (ConcurrentSkipListMap<Integer, MemBuf>) tableField.get(a);
             for (int size = 64; size <= 1 << 16; size <<= 1) {
-                if (!table.containsKey(size)) table.put(size, memBuf(a, size));
+                if (!table.containsKey(size)) {
+                    table.put(size, memBuf(a, size));
+                }
             }
         } catch (ReflectiveOperationException e) {
             throw new AssertionError("DiSNI 2.1's MemoryAllocation changed: " + e, e);

@@ -47,9 +47,13 @@ class NotifyCallsTest {
         NotifyCalls calls = calls();
         com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         long tid = Thread.currentThread().getId();
-        for (int i = 0; i < 10_000; i++) calls.arm((i & 1) == 0); // warm-up
+        for (int i = 0; i < 10_000; i++) {
+            calls.arm((i & 1) == 0); // warm-up
+        }
         long before = threads.getThreadAllocatedBytes(tid);
-        for (int i = 0; i < 100_000; i++) calls.arm((i & 1) == 0);
+        for (int i = 0; i < 100_000; i++) {
+            calls.arm((i & 1) == 0);
+        }
         long allocated = threads.getThreadAllocatedBytes(tid) - before;
         assertThat(built).as("built once each").hasSize(2);
         assertThat(allocated).as("bytes allocated by 100,000 arms").isLessThan(4096);

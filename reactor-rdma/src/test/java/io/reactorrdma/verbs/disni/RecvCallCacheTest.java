@@ -48,7 +48,9 @@ class RecvCallCacheTest {
         RecvWr[] second = ring(0x10000 + 16 * 4096, 16);
         cache.post(first, 0, 16, 1);
         cache.post(second, 0, 16, 1);
-        for (RecvWr w : first) w.wrId(w.wrId() + 1000);
+        for (RecvWr w : first) {
+            w.wrId(w.wrId() + 1000);
+        }
         cache.post(first, 0, 16, 1);
         cache.post(second, 0, 16, 1);
         assertThat(built).hasSize(2);

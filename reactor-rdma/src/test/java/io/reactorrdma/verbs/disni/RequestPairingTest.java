@@ -39,7 +39,9 @@ class RequestPairingTest {
             }
         });
         long deadline = in(30);
-        while (!pairing.offer(b, "request-from-b") && System.nanoTime() < deadline) Thread.onSpinWait();
+        while (!pairing.offer(b, "request-from-b") && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
         assertThat(second.get(30, TimeUnit.SECONDS)).isEqualTo("request-from-b");
         assertThat(pairing.offer(InetAddress.getByName("10.0.0.9"), "stranger")).as("nobody waits: refuse").isFalse();
         assertThat(pairing.offer(a, "late-from-a")).isTrue();

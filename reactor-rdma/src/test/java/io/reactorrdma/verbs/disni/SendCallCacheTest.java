@@ -28,7 +28,8 @@ class SendCallCacheTest {
 
     @Test
     void aRequestMapsToDisniFieldValues() {
-        SendWr w = new SendWr(2).wrId(99).opcode(WrOpcode.WRITE_WITH_IMM).immData(0x01020304).remote(0x7000_0000_1000L, 0xABCD).signaled(false);
+        SendWr w = new SendWr(2).wrId(99).opcode(WrOpcode.WRITE_WITH_IMM).immData(0x01020304)
+                .remote(0x7000_0000_1000L, 0xABCD).signaled(false);
         w.addSge(0x1000, 64, 7);
         w.addSge(0x2000, 32, 8);
         IbvSendWR ibv = SendCallCache.toIbv(w, 1234L);
@@ -191,12 +192,16 @@ class SendCallCacheTest {
     void theLeastRecentlyUsedCallIsEvictedAndFreed() throws Exception {
         for (int n = 1; n <= 4; n++) {
             SendWr[] batch = new SendWr[n];
-            for (int i = 0; i < n; i++) batch[i] = send(i, 0x1000, 8, 1);
+            for (int i = 0; i < n; i++) {
+                batch[i] = send(i, 0x1000, 8, 1);
+            }
             cache.post(batch, 0, n, new long[n]);
         }
         cache.post(new SendWr[]{send(1, 0x1000, 8, 1)}, 0, 1, new long[1]); // length 1 used again
         SendWr[] five = new SendWr[5];
-        for (int i = 0; i < 5; i++) five[i] = send(i, 0x1000, 8, 1);
+        for (int i = 0; i < 5; i++) {
+            five[i] = send(i, 0x1000, 8, 1);
+        }
         cache.post(five, 0, 5, new long[5]);
         assertThat(built).hasSize(5);
         assertThat(built.get(1).freed).as("length 2 was least recently used").isTrue();

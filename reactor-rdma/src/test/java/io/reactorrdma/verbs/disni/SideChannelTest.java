@@ -18,7 +18,9 @@ class SideChannelTest {
 
     private static ByteBuffer bytes(int n) {
         ByteBuffer b = ByteBuffer.allocate(n);
-        for (int i = 0; i < n; i++) b.put(i, (byte) (i * 7 + 1));
+        for (int i = 0; i < n; i++) {
+            b.put(i, (byte) (i * 7 + 1));
+        }
         return b;
     }
 

@@ -32,7 +32,9 @@ class ReadCompletionFaultTest {
 
     @AfterEach
     void close() {
-        if (f != null) f.close();
+        if (f != null) {
+            f.close();
+        }
     }
 
     private void open(SoftFaults faultsOfA) {

@@ -57,7 +57,9 @@ class SharedStructureCorruptionTest {
 
     @AfterEach
     void close() {
-        if (f != null) f.close();
+        if (f != null) {
+            f.close();
+        }
     }
 
     private VerbsFixture pair(String fabric) {
@@ -95,7 +97,9 @@ class SharedStructureCorruptionTest {
     private static void assertAllZero(io.reactorrdma.verbs.MemoryRegion mr) {
         ByteBuffer b = mr.buffer();
         for (int i = 0; i < mr.length(); i += 8) {
-            if (b.getLong(i) != 0) throw new AssertionError("region written at offset " + i);
+            if (b.getLong(i) != 0) {
+                throw new AssertionError("region written at offset " + i);
+            }
         }
     }
 
@@ -221,14 +225,19 @@ class SharedStructureCorruptionTest {
     @ValueSource(strings = {"loopback", "shm"})
     void randomBytesOverTheWholeSharedStructure(String fabric) {
         pair(fabric);
-        for (int i = 0; i < 8; i++) f.postRecv(f.qpB, f.mrB, i, i * 64, 64);
+        for (int i = 0; i < 8; i++) {
+            f.postRecv(f.qpB, f.mrB, i, i * 64, 64);
+        }
         ByteBuffer b = structureOf(f.qpB);
         Random random = new Random(1234);
         int shared = QpLayout.sharedSize(f.qpB.attributes().maxRecvWr(), f.qpB.attributes().maxRecvSge());
         for (int round = 0; round < 3; round++) {
-            for (int i = 0; i < shared; i += 4) b.putInt(i, random.nextInt());
+            for (int i = 0; i < shared; i += 4) {
+                b.putInt(i, random.nextInt());
+            }
             try {
-                post(f.qpA, send(round, f.mrA, 0, 8), rdma(WrOpcode.WRITE_WITH_IMM, 100 + round, f.mrA, 0, 8, f.mrB.address(), f.mrB.rkey()));
+                post(f.qpA, send(round, f.mrA, 0, 8),
+                        rdma(WrOpcode.WRITE_WITH_IMM, 100 + round, f.mrA, 0, 8, f.mrB.address(), f.mrB.rkey()));
             } catch (io.reactorrdma.verbs.VerbsException full) {
                 // a failed queue pair keeps flushing; the queue may be full of flushes not polled yet
             }
@@ -259,7 +268,8 @@ class SharedStructureCorruptionTest {
         io.reactorrdma.verbs.MemoryRegion fresh = f.pdB.allocate(4096, AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE);
         try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(dir.resolve(b.id() + ".regions"),
                 java.nio.file.StandardOpenOption.READ, java.nio.file.StandardOpenOption.WRITE)) {
-            ByteBuffer table = ch.map(java.nio.channels.FileChannel.MapMode.READ_WRITE, 0, ch.size()).order(java.nio.ByteOrder.nativeOrder());
+            ByteBuffer table = ch.map(java.nio.channels.FileChannel.MapMode.READ_WRITE, 0, ch.size())
+                    .order(java.nio.ByteOrder.nativeOrder());
             table.putInt(RegionTableLayout.entryOffset(RegionKeys.index(fresh.rkey())) + RegionTableLayout.E_LENGTH, -1);
         }
         post(f.qpA, rdma(WrOpcode.WRITE, 1, f.mrA, 0, 64, fresh.address(), fresh.rkey()));
@@ -284,7 +294,8 @@ class SharedStructureCorruptionTest {
         pair("shm");
         try (io.reactorrdma.verbs.CmListener l = f.ctxB.listen(new java.net.InetSocketAddress("127.0.0.1", 0), 2)) {
             Path socket = dir.resolve("port-" + l.localAddress().getPort() + ".sock");
-            for (byte[] junk : List.of(new byte[]{0, 0, 0, 5, 1, 2, 3, 4, 5}, new byte[]{(byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF},
+            for (byte[] junk : List.of(new byte[]{0, 0, 0, 5, 1, 2, 3, 4, 5},
+                    new byte[]{(byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF},
                     "GET / HTTP/1.1\r\n\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII))) {
                 try (SocketChannel raw = SocketChannel.open(StandardProtocolFamily.UNIX)) {
                     raw.connect(UnixDomainSocketAddress.of(socket));

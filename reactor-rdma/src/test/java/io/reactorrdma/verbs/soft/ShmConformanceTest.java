@@ -87,7 +87,8 @@ class ShmConformanceTest extends VerbsConformanceSuite {
                 var mine = files.filter(p -> p.getFileName().toString().startsWith(c.id() + ".")).toList();
                 assertThat(mine).hasSizeGreaterThanOrEqualTo(5); // lock, regions, region, qp, cq
                 for (Path p : mine) {
-                    assertThat(java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(p))).isEqualTo("rw-------");
+                    assertThat(java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(p)))
+                            .isEqualTo("rw-------");
                 }
             }
         }

@@ -85,7 +85,9 @@ class ShmCrossProcessTest {
         dir = Paths.get("/dev/shm", "reactor-rdma-xp-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
         int port = 20000 + ThreadLocalRandom.current().nextInt(20000);
         String java = ProcessHandle.current().info().command().orElse("java");
-        peer = new ProcessBuilder(java, "-Xmx256m", "-D" + io.reactorrdma.config.SoftConfig.STRICT_PROPERTY + "=" + io.reactorrdma.config.SoftConfig.defaults().strict(), "-cp", System.getProperty("java.class.path"), ShmPeerMain.class.getName(),
+        peer = new ProcessBuilder(java, "-Xmx256m",
+                "-D" + io.reactorrdma.config.SoftConfig.STRICT_PROPERTY + "=" + io.reactorrdma.config.SoftConfig.defaults().strict(),
+                "-cp", System.getProperty("java.class.path"), ShmPeerMain.class.getName(),
                 dir.toString(), Integer.toString(port), Long.toString(PEER_TIMEOUT.toMillis()), Long.toString(PEER_AWAIT_MILLIS))
                 .redirectError(ProcessBuilder.Redirect.INHERIT).start();
         BufferedReader out = new BufferedReader(new InputStreamReader(peer.getInputStream(), StandardCharsets.UTF_8));
@@ -225,7 +227,8 @@ class ShmCrossProcessTest {
     void killingThePeerMidTransferFailsOutstandingWorkWithinTheBoundAndLeavesNoFiles() throws Exception {
         SendWr[] batch = new SendWr[8];
         for (int i = 0; i < batch.length; i++) {
-            batch[i] = new SendWr().wrId(i).opcode(WrOpcode.WRITE).signaled(i == batch.length - 1).remote(peerRegionAddress, peerRegionRkey);
+            batch[i] = new SendWr().wrId(i).opcode(WrOpcode.WRITE).signaled(i == batch.length - 1)
+                    .remote(peerRegionAddress, peerRegionRkey);
             batch[i].setSge(send, 0, 1 << 20);
         }
         List<WorkCompletion> errors = new ArrayList<>();
@@ -238,7 +241,9 @@ class ShmCrossProcessTest {
             }
             int n = cq.poll(wcs, wcs.length);
             for (int i = 0; i < n; i++) {
-                if (!wcs[i].isSuccess()) errors.add(VerbsFixture.copy(wcs[i]));
+                if (!wcs[i].isSuccess()) {
+                    errors.add(VerbsFixture.copy(wcs[i]));
+                }
             }
             if (++rounds == 20) {
                 peer.destroyForcibly(); // SIGKILL: no chance to disconnect or clean up

@@ -61,7 +61,8 @@ class ShmDirectorySecurityTest {
 
     @Test
     void aDirectoryOwnedByAnotherUserIsRefused() throws IOException {
-        Path dir = Files.createDirectory(base.resolve("d"), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        Path dir = Files.createDirectory(base.resolve("d"),
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         int nobody = 65534;
         try {
             Files.setAttribute(dir, "unix:uid", nobody);
@@ -78,7 +79,8 @@ class ShmDirectorySecurityTest {
 
     @Test
     void aSymbolicLinkIsRefused() throws IOException {
-        Path target = Files.createDirectory(base.resolve("target"), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        Path target = Files.createDirectory(base.resolve("target"),
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         Path link = Files.createSymbolicLink(base.resolve("link"), target);
         assertThatThrownBy(() -> SoftContext.openShm(config(link)).close())
                 .isInstanceOf(ProviderUnavailableException.class)
@@ -94,7 +96,8 @@ class ShmDirectorySecurityTest {
             c.allocPd().allocate(4096, AccessFlags.LOCAL_WRITE);
             c.createQp(c.allocPd(), QpAttributes.create(c.createCq(64)));
             try (CmListener listener = c.listen(new InetSocketAddress("127.0.0.1", 0), 1)) {
-                assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(dir, LinkOption.NOFOLLOW_LINKS))).isEqualTo("rwx------");
+                assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(dir, LinkOption.NOFOLLOW_LINKS)))
+                        .isEqualTo("rwx------");
                 List<Path> files = list(dir);
                 assertThat(files).anyMatch(p -> p.getFileName().toString().startsWith("port-"));
                 for (Path f : files) {

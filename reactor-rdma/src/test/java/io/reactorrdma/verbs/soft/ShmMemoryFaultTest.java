@@ -62,7 +62,8 @@ class ShmMemoryFaultTest {
                     .hasMessageContaining(Integer.toString(size))
                     .hasMessageContaining("no room");
             try (var files = Files.list(shmDir)) {
-                assertThat(files.filter(p -> p.getFileName().toString().matches(".*\\.r[0-9a-f]+"))).as("no partial region file left").isEmpty();
+                assertThat(files.filter(p -> p.getFileName().toString().matches(".*\\.r[0-9a-f]+")))
+                        .as("no partial region file left").isEmpty();
             }
             // the space the failed allocation took is back: a region that fits still works, every byte of it
             var mr = pd.allocate(4 << 20, AccessFlags.LOCAL_WRITE);

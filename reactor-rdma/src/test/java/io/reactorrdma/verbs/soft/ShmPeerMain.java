@@ -43,7 +43,8 @@ public final class ShmPeerMain {
         String dir = args[0];
         int port = Integer.parseInt(args[1]);
         long awaitMillis = args.length > 3 ? Long.parseLong(args[3]) : 100;
-        SoftConfig config = SoftConfig.defaults().withShmDirectory(Paths.get(dir)).withPeerTimeout(Duration.ofMillis(Long.parseLong(args[2])));
+        SoftConfig config = SoftConfig.defaults().withShmDirectory(Paths.get(dir))
+                .withPeerTimeout(Duration.ofMillis(Long.parseLong(args[2])));
         Thread stdinWatch = new Thread(() -> {
             try {
                 while (System.in.read() >= 0) {
@@ -59,7 +60,8 @@ public final class ShmPeerMain {
         try (SoftContext ctx = SoftContext.openShm(config)) {
             ProtectionDomain pd = ctx.allocPd();
             CompletionQueue cq = ctx.createCq(256);
-            QueuePair qp = ctx.createQp(pd, QpAttributes.create(cq).withMaxRecvWr(RECV_DEPTH).withRnrRetry(QpAttributes.RNR_RETRY_INFINITE));
+            QueuePair qp = ctx.createQp(pd,
+                    QpAttributes.create(cq).withMaxRecvWr(RECV_DEPTH).withRnrRetry(QpAttributes.RNR_RETRY_INFINITE));
             MemoryRegion recv = pd.allocate(RECV_SIZE * RECV_DEPTH, AccessFlags.LOCAL_WRITE);
             MemoryRegion region = pd.allocate(REGION_SIZE, AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_READ);
             MemoryRegion reply = pd.allocate(RECV_SIZE, AccessFlags.LOCAL_WRITE);

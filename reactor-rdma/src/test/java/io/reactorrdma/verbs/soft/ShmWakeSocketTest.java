@@ -149,7 +149,8 @@ class ShmWakeSocketTest {
         recv[0].setSge(f.mrA, 4096, 64);
         WorkCompletion[] wcs = VerbsFixture.newCompletions(8);
         AtomicInteger lost = new AtomicInteger();
-        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
         long tid = Thread.currentThread().getId();
         long before = 0;
         for (int i = 0; i < 2 * rounds; i++) {

@@ -58,9 +58,13 @@ class SteadyStateAllocationTest {
                 f.qpB.postRecv(recvs, 0, 2);
                 f.qpA.postSend(batch, 0, 3);
                 int got = 0;
-                while (got < 2) got += f.cqB.poll(wcs, 8);
+                while (got < 2) {
+                    got += f.cqB.poll(wcs, 8);
+                }
                 got = 0;
-                while (got < 1) got += f.cqA.poll(wcs, 8);
+                while (got < 1) {
+                    got += f.cqA.poll(wcs, 8);
+                }
             }
             long allocated = threads.getThreadAllocatedBytes(tid) - before;
             assertThat(allocated).as("bytes allocated by %d rounds of post + poll", rounds).isLessThan(16 * 1024);

@@ -33,7 +33,9 @@ class StrictByteLenTest {
 
     @AfterEach
     void close() {
-        if (f != null) f.close();
+        if (f != null) {
+            f.close();
+        }
     }
 
     @Test

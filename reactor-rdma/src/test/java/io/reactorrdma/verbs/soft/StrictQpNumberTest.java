@@ -23,7 +23,9 @@ class StrictQpNumberTest {
 
     @AfterEach
     void close() {
-        if (f != null) f.close();
+        if (f != null) {
+            f.close();
+        }
     }
 
     @Test
@@ -42,7 +44,8 @@ class StrictQpNumberTest {
         assertThat(f.qpB.qpNum()).as("server qp before accept").isZero();
         long start = System.nanoTime();
         f.connect(null, null);
-        assertThat(Duration.ofNanos(System.nanoTime() - start)).as("a connect takes CM steps").isGreaterThanOrEqualTo(Duration.ofMillis(20));
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).as("a connect takes CM steps")
+                .isGreaterThanOrEqualTo(Duration.ofMillis(20));
         assertThat(f.qpA.qpNum()).isNotZero();
         assertThat(f.qpB.qpNum()).isNotZero();
         f.postRecv(f.qpB, f.mrB, 1, 0, 64);

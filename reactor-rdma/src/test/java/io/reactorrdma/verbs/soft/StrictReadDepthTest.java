@@ -32,13 +32,16 @@ class StrictReadDepthTest {
 
     @AfterEach
     void close() {
-        if (f != null) f.close();
+        if (f != null) {
+            f.close();
+        }
     }
 
     private ReadCompletionFault pairWithHeldReads(boolean strict, int maxRdAtomic) {
         ReadCompletionFault reads = new ReadCompletionFault();
         SoftConfig a = SoftConfig.defaults().withStrict(strict);
-        f = new VerbsFixture(SoftContext.openLoopback(a, SoftFaults.none().withReadCompletionFault(reads)), SoftContext.openLoopback(SoftConfig.defaults().withStrict(strict)),
+        f = new VerbsFixture(SoftContext.openLoopback(a, SoftFaults.none().withReadCompletionFault(reads)),
+                SoftContext.openLoopback(SoftConfig.defaults().withStrict(strict)),
                 cq -> QpAttributes.create(cq).withMaxRdAtomic(maxRdAtomic));
         return reads;
     }

@@ -50,7 +50,8 @@ import reactor.util.Loggers;
  * connection replays RSocket's SETUP on it, sends new requests over RDMA, lets the streams open on
  * TCP finish, then closes TCP (at the latest after the drain timeout); counted as
  * {@code rdma.returns}. A client that honours leases moves with its lease: new requests go over
- * TCP until the lease it has there is used up and RDMA's first lease has come. An RDMA connection that fails mid-run closes with the transport's
+ * TCP until the lease it has there is used up and RDMA's first lease has come. An RDMA connection that fails mid-run
+ * closes with the transport's
  * {@code ClosedChannelException} naming the peer (RSocket 1.1.5 fails the calls in flight with its
  * own, cause-less one; {@link ShardClient} replaces it with a {@link PeerClosedChannelException}); the next
  * connect (RSocket's reconnect, the load balancer's pool) falls back the same way. A session with
@@ -120,7 +121,8 @@ public final class FallbackClientTransport implements ClientTransport {
     }
 
     private Mono<DuplexConnection> rdmaConnect() {
-        return within(Mono.defer(rdma::connect), rdmaConnectTimeout, () -> new TimeoutException("RDMA did not connect within " + rdmaConnectTimeout));
+        return within(Mono.defer(rdma::connect), rdmaConnectTimeout,
+                () -> new TimeoutException("RDMA did not connect within " + rdmaConnectTimeout));
     }
 
     /**

@@ -178,8 +178,8 @@ final class SwitchingDuplexConnection implements DuplexConnection {
         if (now) {
             moved(previous, next, previousIdle);
         } else {
-            LOG.debug("SETUP replayed on {}; new requests stay on {} until the client's lease there is used up and {} has sent its first lease",
-                    next, previous, next);
+            LOG.debug("SETUP replayed on {}; new requests stay on {} until the client's lease there is used up "
+                    + "and {} has sent its first lease", next, previous, next);
         }
         return true;
     }

@@ -84,7 +84,8 @@ public final class ReceiveCapacityLeases {
                 .description("Requests the server rejected because they came without a lease").register(registry);
         this.ledger = new ReceiveCapacity(b.leaseTimeToLive, b.maxInFlight, b.recheckInterval, b.idleGrantTimeout, Schedulers.parallel(),
                 Counter.builder("rdma.recovery.lease.granted").description("Leases the server sent").register(registry),
-                Counter.builder("rdma.recovery.lease.requests.granted").description("Requests the server's leases allowed").register(registry),
+                Counter.builder("rdma.recovery.lease.requests.granted")
+                        .description("Requests the server's leases allowed").register(registry),
                 Counter.builder("rdma.recovery.lease.exhausted")
                         .description("Times a connection used its lease up and waited for receive capacity").register(registry));
     }

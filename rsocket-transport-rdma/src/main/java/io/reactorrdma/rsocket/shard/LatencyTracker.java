@@ -40,8 +40,12 @@ final class LatencyTracker {
         if (!(quantile > 0.0 && quantile < 1.0)) {
             throw new IllegalArgumentException("hedge quantile must be within (0, 1), e.g. 0.95, got " + quantile);
         }
-        if (floor.isNegative()) throw new IllegalArgumentException("hedge delay floor must be >= 0, got " + floor);
-        if (initialDelay.isNegative()) throw new IllegalArgumentException("initial hedge delay must be >= 0, got " + initialDelay);
+        if (floor.isNegative()) {
+            throw new IllegalArgumentException("hedge delay floor must be >= 0, got " + floor);
+        }
+        if (initialDelay.isNegative()) {
+            throw new IllegalArgumentException("initial hedge delay must be >= 0, got " + initialDelay);
+        }
         this.quantile = quantile;
         this.floorNanos = floor.toNanos();
         this.initialNanos = Math.max(floorNanos, initialDelay.toNanos());

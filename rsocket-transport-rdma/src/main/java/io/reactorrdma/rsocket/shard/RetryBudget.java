@@ -18,9 +18,15 @@ final class RetryBudget {
     private final SlidingWindowCounter retries;
 
     RetryBudget(double ratio, int minPerSecond, Duration window, LongSupplier nanoClock) {
-        if (!(ratio >= 0.0)) throw new IllegalArgumentException("retry budget ratio must be >= 0, got " + ratio);
-        if (minPerSecond < 0) throw new IllegalArgumentException("minimum retries per second must be >= 0, got " + minPerSecond);
-        if (window.toMillis() < 1000) throw new IllegalArgumentException("retry budget window must be at least 1 s, got " + window);
+        if (!(ratio >= 0.0)) {
+            throw new IllegalArgumentException("retry budget ratio must be >= 0, got " + ratio);
+        }
+        if (minPerSecond < 0) {
+            throw new IllegalArgumentException("minimum retries per second must be >= 0, got " + minPerSecond);
+        }
+        if (window.toMillis() < 1000) {
+            throw new IllegalArgumentException("retry budget window must be at least 1 s, got " + window);
+        }
         this.ratio = ratio;
         this.minRetries = (long) minPerSecond * window.toSeconds();
         int buckets = (int) Math.min(window.toSeconds(), 60);

@@ -147,7 +147,9 @@ public final class ShardClient implements RSocketClient {
         }
         Set<LoadbalanceTarget> wanted = Set.copyOf(targets);
         replicas.entrySet().removeIf(e -> {
-            if (wanted.contains(e.getKey())) return false;
+            if (wanted.contains(e.getKey())) {
+                return false;
+            }
             LOG.debug("replica {} left the shard's list: closing it", e.getKey().getKey());
             e.getValue().dispose();
             return true;
@@ -155,7 +157,8 @@ public final class ShardClient implements RSocketClient {
         for (LoadbalanceTarget t : targets) {
             replicas.computeIfAbsent(t, k -> {
                 Replica r = new Replica(k, spec::newConnector, spec.connectTimeout(), spec.reconnectMinBackoff(),
-                        spec.reconnectMaxBackoff(), meters.ejections(k.getKey()), new ReplicaStats(STATS_DECAY.toNanos(), System::nanoTime));
+                        spec.reconnectMaxBackoff(), meters.ejections(k.getKey()),
+                        new ReplicaStats(STATS_DECAY.toNanos(), System::nanoTime));
                 r.start();
                 return r;
             });
@@ -166,7 +169,9 @@ public final class ShardClient implements RSocketClient {
     public List<String> liveReplicas() {
         List<String> live = new ArrayList<>();
         for (Replica r : replicas.values()) {
-            if (r.connected() != null) live.add(r.key());
+            if (r.connected() != null) {
+                live.add(r.key());
+            }
         }
         Collections.sort(live);
         return live;
@@ -199,7 +204,9 @@ public final class ShardClient implements RSocketClient {
         List<Replica> candidates = new ArrayList<>(replicas.size());
         List<RSocket> sockets = new ArrayList<>(replicas.size());
         for (int pass = 0; pass < 2 && candidates.isEmpty(); pass++) {
-            if (pass == 1 && mustAvoid) break;
+            if (pass == 1 && mustAvoid) {
+                break;
+            }
             for (Replica r : replicas.values()) {
                 Replica.Connected c = r.connected();
                 if (c != null && (pass == 1 || !avoid.contains(r))) {
@@ -237,7 +244,9 @@ public final class ShardClient implements RSocketClient {
             CallOptions options = CallOptions.from(ctx);
             return payloadMono.flatMap(p -> Mono.using(() -> p, payload -> new Call(payload, options).run(),
                     Payload::release, true));
-        }).doOnDiscard(Payload.class, Payload::release); // what an operator of the call drops on a cancel race (an answer, an unsent request) is released
+        })
+                // what an operator of the call drops on a cancel race (an answer, an unsent request) is released
+                .doOnDiscard(Payload.class, Payload::release);
     }
 
     /** One request-response: its attempts, retries and hedges. */
@@ -359,7 +368,9 @@ public final class ShardClient implements RSocketClient {
 
     private static String keys(Set<Replica> rs) {
         List<String> k = new ArrayList<>();
-        for (Replica r : rs) k.add(r.key());
+        for (Replica r : rs) {
+            k.add(r.key());
+        }
         return k.toString();
     }
 
@@ -563,7 +574,9 @@ public final class ShardClient implements RSocketClient {
 
         /** Most attempts of an idempotent call, the first included ({@link #DEFAULT_MAX_ATTEMPTS}); 1 turns retries off. */
         public Builder maxAttempts(int attempts) {
-            if (attempts < 1) throw new IllegalArgumentException("maxAttempts must be at least 1 (no retry), got " + attempts);
+            if (attempts < 1) {
+                throw new IllegalArgumentException("maxAttempts must be at least 1 (no retry), got " + attempts);
+            }
             this.maxAttempts = attempts;
             return this;
         }
@@ -605,7 +618,9 @@ public final class ShardClient implements RSocketClient {
          * {@link #DEFAULT_HEDGE_MIN_SAMPLES}).
          */
         public Builder hedgeDelay(Duration floor, Duration initialDelay, int minSamples) {
-            if (minSamples < 1) throw new IllegalArgumentException("minSamples must be at least 1, got " + minSamples);
+            if (minSamples < 1) {
+                throw new IllegalArgumentException("minSamples must be at least 1, got " + minSamples);
+            }
             new LatencyTracker(hedgeQuantile, floor, initialDelay, minSamples, latencyWindow, 8, System::nanoTime);
             this.hedgeFloor = floor;
             this.hedgeInitialDelay = initialDelay;
@@ -633,17 +648,24 @@ public final class ShardClient implements RSocketClient {
             return this;
         }
 
-        /** Reconnect back-off of an ejected replica ({@link #DEFAULT_RECONNECT_MIN_BACKOFF} doubling to {@link #DEFAULT_RECONNECT_MAX_BACKOFF}). */
+        /**
+         * Reconnect back-off of an ejected replica ({@link #DEFAULT_RECONNECT_MIN_BACKOFF} doubling to
+         * {@link #DEFAULT_RECONNECT_MAX_BACKOFF}).
+         */
         public Builder reconnectBackoff(Duration min, Duration max) {
             this.reconnectMinBackoff = positive("minimum back-off", min);
             this.reconnectMaxBackoff = positive("maximum back-off", max);
-            if (max.compareTo(min) < 0) throw new IllegalArgumentException("maximum back-off " + max + " is below the minimum " + min);
+            if (max.compareTo(min) < 0) {
+                throw new IllegalArgumentException("maximum back-off " + max + " is below the minimum " + min);
+            }
             return this;
         }
 
         private static Duration positive(String what, Duration d) {
             Objects.requireNonNull(d, what);
-            if (d.isNegative() || d.isZero()) throw new IllegalArgumentException(what + " must be positive, got " + d);
+            if (d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException(what + " must be positive, got " + d);
+            }
             return d;
         }
 
@@ -658,7 +680,8 @@ public final class ShardClient implements RSocketClient {
         /** This builder's settings, fixed: the addresses turned into targets through the transport, the default name given. */
         private ShardSpec spec() {
             String shardName = name != null ? name
-                    : addresses == null ? "targets" : String.join(",", addresses.stream().map(a -> a.getHostString() + ":" + a.getPort()).toList());
+                    : addresses == null ? "targets" : String.join(",",
+                            addresses.stream().map(a -> a.getHostString() + ":" + a.getPort()).toList());
             Publisher<List<LoadbalanceTarget>> shardTargets = targets;
             if (shardTargets == null) {
                 List<LoadbalanceTarget> list = new ArrayList<>();

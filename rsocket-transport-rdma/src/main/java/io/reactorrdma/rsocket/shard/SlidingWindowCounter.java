@@ -16,7 +16,9 @@ final class SlidingWindowCounter {
     private final LongSupplier nanoClock;
 
     SlidingWindowCounter(Duration window, int buckets, LongSupplier nanoClock) {
-        if (buckets < 1) throw new IllegalArgumentException("buckets must be at least 1, got " + buckets);
+        if (buckets < 1) {
+            throw new IllegalArgumentException("buckets must be at least 1, got " + buckets);
+        }
         this.bucketNanos = Math.max(1, window.toNanos() / buckets);
         this.counts = new long[buckets];
         this.bucketOf = new long[buckets];

@@ -224,7 +224,8 @@ class FallbackAndReturnTest {
         FallbackClientTransport transport = FallbackClientTransport.builder(rdma, TcpClientTransport.create("127.0.0.1", closedPort))
                 .meterRegistry(registry).build();
         assertThatThrownBy(() -> transport.connect().block(WAIT))
-                .satisfies(e -> assertThat(reactor.core.Exceptions.unwrap(e).getSuppressed()).anySatisfy(s -> assertThat(s).isInstanceOf(ProviderUnavailableException.class)));
+                .satisfies(e -> assertThat(reactor.core.Exceptions.unwrap(e).getSuppressed())
+                        .anySatisfy(s -> assertThat(s).isInstanceOf(ProviderUnavailableException.class)));
         assertThat(fallbacks("ProviderUnavailableException")).as("no TCP connection was made: no fallback").isZero();
     }
 

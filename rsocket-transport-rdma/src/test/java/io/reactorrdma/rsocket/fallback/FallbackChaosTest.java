@@ -88,7 +88,8 @@ class FallbackChaosTest {
                 assertThat(resources.allocator().liveBuffers()).as("client live registered buffers").isZero();
             }
             server.stopAndCheck();
-            await(() -> Thread.getAllStackTraces().keySet().stream().noneMatch(t -> t.getName().startsWith(CLIENT)), "client threads ended");
+            await(() -> Thread.getAllStackTraces().keySet().stream()
+                    .noneMatch(t -> t.getName().startsWith(CLIENT)), "client threads ended");
         } finally {
             server.destroy();
         }
@@ -126,7 +127,8 @@ class FallbackChaosTest {
             assertThat(call(client, "t" + i).block(WAIT)).isEqualTo("re:t" + i);
         }
         assertThat(server.stats()).as("requests over RDMA, TCP").containsExactly(0, 20);
-        assertThat(registry.find("rdma.fallbacks").tag("cause", "ProviderUnavailableException").counter().count()).isGreaterThanOrEqualTo(1.0);
+        assertThat(registry.find("rdma.fallbacks").tag("cause", "ProviderUnavailableException").counter().count())
+                .isGreaterThanOrEqualTo(1.0);
         assertThat(rdma.resources()).as("nothing built while the provider cannot open").isEmpty();
         CompletableFuture<String> inFlight = call(client, "slow:1500:in-flight").toFuture();
         await(() -> {

@@ -80,14 +80,16 @@ class FallbackLeaseReturnTest {
 
     /** A leased client over the fallback transport, on TCP while RDMA is closed. */
     private void connect() {
-        client = RSocketConnector.create().lease().setupPayload(DefaultPayload.create("hello-setup")).payloadDecoder(PayloadDecoder.ZERO_COPY)
+        client = RSocketConnector.create().lease().setupPayload(DefaultPayload.create("hello-setup"))
+                .payloadDecoder(PayloadDecoder.ZERO_COPY)
                 .interceptors(r -> r.forConnection((type, c) -> {
                     if (type == DuplexConnectionInterceptor.Type.SOURCE) {
                         source.set(c);
                     }
                     return c;
                 }))
-                .connect(FallbackClientTransport.builder(rdma, tcp).firstProbeDelay(Duration.ofMillis(50)).probeInterval(Duration.ofMillis(200))
+                .connect(FallbackClientTransport.builder(rdma, tcp).firstProbeDelay(Duration.ofMillis(50))
+                        .probeInterval(Duration.ofMillis(200))
                         .meterRegistry(clientMeters).build())
                 .block(WAIT);
     }
@@ -95,7 +97,8 @@ class FallbackLeaseReturnTest {
     /** Opens a channel on TCP, which holds one request of the lease and keeps TCP open across the return, and waits for its first echo. */
     private Channel channel() {
         Channel ch = new Channel();
-        client.requestChannel(ch.out.asFlux()).map(CountingServer::data).subscribe(ch.echoed::add, ch.failed::set, () -> ch.completed.set(true));
+        client.requestChannel(ch.out.asFlux()).map(CountingServer::data)
+                .subscribe(ch.echoed::add, ch.failed::set, () -> ch.completed.set(true));
         ch.out.tryEmitNext(DefaultPayload.create("m0"));
         LiveBufferWait.until(WAIT, () -> ch.echoed.contains("ch:m0"), "the channel's first echo over TCP");
         return ch;
@@ -157,7 +160,8 @@ class FallbackLeaseReturnTest {
     void requestsAfterTheSetupReplayWaitForTheRdmaLeaseInsteadOfBeingRejected() {
         serve(2);
         connect();
-        LiveBufferWait.until(WAIT, () -> leases.connections() == 1 && leases.available() == 0, "the TCP connection's lease of two requests");
+        LiveBufferWait.until(WAIT, () -> leases.connections() == 1 && leases.available() == 0,
+                "the TCP connection's lease of two requests");
         Channel channel = channel();
         returnToRdma();
 
@@ -172,7 +176,8 @@ class FallbackLeaseReturnTest {
         channel.endAndAwaitTcpClosed(tcp.connections.get(0));
         assertThat(rr("d")).as("once TCP closed, its grant no longer holds the capacity").isEqualTo("re:d");
         assertThat(counting.rdmaRequests.get()).isEqualTo(2);
-        assertThat(serverMeters.counter("rdma.recovery.lease.rejected").count()).as("requests the server rejected for lack of a lease").isZero();
+        assertThat(serverMeters.counter("rdma.recovery.lease.rejected").count())
+                .as("requests the server rejected for lack of a lease").isZero();
     }
 
     /**
@@ -185,7 +190,8 @@ class FallbackLeaseReturnTest {
     void theRequestThatUsesTheTcpLeaseUpHandsTheKeptRdmaLeaseOver() {
         serve(3);
         connect();
-        LiveBufferWait.until(WAIT, () -> leases.connections() == 1 && leases.available() == 0, "the TCP connection's lease of three requests");
+        LiveBufferWait.until(WAIT, () -> leases.connections() == 1 && leases.available() == 0,
+                "the TCP connection's lease of three requests");
         SwitchingDuplexConnection switching = (SwitchingDuplexConnection) source.get();
         Channel channel = channel();
         returnToRdma();
@@ -201,6 +207,7 @@ class FallbackLeaseReturnTest {
         channel.endAndAwaitTcpClosed(tcp.connections.get(0));
         assertThat(rr("e")).isEqualTo("re:e");
         assertThat(counting.rdmaRequests.get()).isEqualTo(2);
-        assertThat(serverMeters.counter("rdma.recovery.lease.rejected").count()).as("requests the server rejected for lack of a lease").isZero();
+        assertThat(serverMeters.counter("rdma.recovery.lease.rejected").count())
+                .as("requests the server rejected for lack of a lease").isZero();
     }
 }

@@ -85,7 +85,9 @@ final class ForkedDualServer {
         }
         if (Files.exists(dir)) {
             try (Stream<Path> w = Files.walk(dir)) {
-                for (Path p : w.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
+                for (Path p : w.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.deleteIfExists(p);
+                }
             }
         }
     }

@@ -44,7 +44,8 @@ class LazyRdmaClientTransportTest {
             return r;
         }, "127.0.0.1", server.address().getPort());
         try {
-            assertThatThrownBy(() -> transport.connect().block(WAIT)).isInstanceOf(ProviderUnavailableException.class).hasMessageContaining("attempt 1");
+            assertThatThrownBy(() -> transport.connect().block(WAIT)).isInstanceOf(ProviderUnavailableException.class)
+                    .hasMessageContaining("attempt 1");
             assertThatThrownBy(() -> transport.connect().block(WAIT)).hasMessageContaining("attempt 2");
             assertThat(transport.resources()).isEmpty();
             DuplexConnection first = transport.connect().block(WAIT);
@@ -59,7 +60,8 @@ class LazyRdmaClientTransportTest {
             serverResources.dispose();
         }
         assertThat(built.get(0).isDisposed()).as("the transport disposes what it built").isTrue();
-        assertThatThrownBy(() -> transport.connect().block(WAIT)).isInstanceOf(IllegalStateException.class).hasMessageContaining("disposed");
+        assertThatThrownBy(() -> transport.connect().block(WAIT)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("disposed");
         assertThat(built.get(0).allocator().liveBuffers()).isZero();
         assertThat(serverResources.allocator().liveBuffers()).isZero();
     }

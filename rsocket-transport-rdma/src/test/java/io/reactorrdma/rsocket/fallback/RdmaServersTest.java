@@ -75,7 +75,8 @@ class RdmaServersTest {
 
     @Test
     void whenTcpCannotBindTheRdmaSideIsClosedAndTheErrorSaysSo() throws Exception {
-        DualServer first = RdmaServers.dual(new CountingServer().server(), rdmaTransport(), new InetSocketAddress("127.0.0.1", 0)).block(WAIT);
+        DualServer first = RdmaServers.dual(new CountingServer().server(), rdmaTransport(),
+                new InetSocketAddress("127.0.0.1", 0)).block(WAIT);
         int rdmaPort = first.rdmaAddress().getPort();
         first.dispose();
         first.onClose().block(WAIT);
@@ -99,7 +100,8 @@ class RdmaServersTest {
 
     @Test
     void whenRdmaCannotBindNothingIsBoundAndTheErrorSaysSo() throws Exception {
-        DualServer first = RdmaServers.dual(new CountingServer().server(), rdmaTransport(), new InetSocketAddress("127.0.0.1", 0)).block(WAIT);
+        DualServer first = RdmaServers.dual(new CountingServer().server(), rdmaTransport(),
+                new InetSocketAddress("127.0.0.1", 0)).block(WAIT);
         try {
             RdmaServerTransport samePort = RdmaServerTransport.create(RdmaServer.create().port(first.rdmaAddress().getPort())
                     .runOn(resources));
@@ -129,7 +131,8 @@ class RdmaServersTest {
      */
     @Test
     void aDualBindCancelledAfterTheRdmaSideBoundLeavesNothingBound() throws Exception {
-        DualServer first = RdmaServers.dual(new CountingServer().server(), rdmaTransport(), new InetSocketAddress("127.0.0.1", 0)).block(WAIT);
+        DualServer first = RdmaServers.dual(new CountingServer().server(), rdmaTransport(),
+                new InetSocketAddress("127.0.0.1", 0)).block(WAIT);
         int rdmaPort = first.rdmaAddress().getPort();
         first.dispose();
         first.onClose().block(WAIT);

@@ -115,7 +115,8 @@ class ShardFallbackChaosTest {
                 await(() -> resources.allocator().liveBuffers() == 0, "client buffers released");
             }
             server.stopAndCheck();
-            await(() -> Thread.getAllStackTraces().keySet().stream().noneMatch(t -> t.getName().startsWith(CLIENT)), "client threads ended");
+            await(() -> Thread.getAllStackTraces().keySet().stream()
+                    .noneMatch(t -> t.getName().startsWith(CLIENT)), "client threads ended");
         } finally {
             server.destroy();
         }

@@ -7,10 +7,8 @@ import io.netty.buffer.Unpooled;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import io.rsocket.DuplexConnection;
 import io.rsocket.RSocketErrorException;
-import io.rsocket.exceptions.CanceledException;
 import io.rsocket.exceptions.Exceptions;
 import io.rsocket.exceptions.RejectedException;
-import io.rsocket.frame.CancelFrameCodec;
 import io.rsocket.frame.FrameHeaderCodec;
 import io.rsocket.frame.FrameType;
 import io.rsocket.frame.KeepAliveFrameCodec;
@@ -86,7 +84,8 @@ class SwitchingDuplexConnectionTest {
     }
 
     private ByteBuf setup(boolean resume, boolean lease) {
-        return made(SetupFrameCodec.encode(ALLOC, lease, 1000, 30_000, resume ? Unpooled.copiedBuffer(new byte[] {1, 2}) : Unpooled.EMPTY_BUFFER,
+        return made(SetupFrameCodec.encode(ALLOC, lease, 1000, 30_000,
+                resume ? Unpooled.copiedBuffer(new byte[] {1, 2}) : Unpooled.EMPTY_BUFFER,
                 "text/plain", "text/plain", DefaultPayload.create("setup-data")));
     }
 
@@ -153,8 +152,10 @@ class SwitchingDuplexConnectionTest {
         tcp.emit(keepAlive()); // stream 0 of the draining connection: dropped
         rdma.emit(keepAlive());
         tcp.emit(next(1, true)); // ends stream 1
-        rdma.emit(made(RequestResponseFrameCodec.encode(ALLOC, 2, false, null, Unpooled.copiedBuffer(new byte[] {3})))); // the server opens 2 on rdma
-        tcp.emit(made(RequestResponseFrameCodec.encode(ALLOC, 2, false, null, Unpooled.copiedBuffer(new byte[] {4})))); // and on tcp: id taken
+        // the server opens 2 on rdma
+        rdma.emit(made(RequestResponseFrameCodec.encode(ALLOC, 2, false, null, Unpooled.copiedBuffer(new byte[] {3}))));
+        // and on tcp: id taken
+        tcp.emit(made(RequestResponseFrameCodec.encode(ALLOC, 2, false, null, Unpooled.copiedBuffer(new byte[] {4}))));
         assertThat(received).containsExactly("KEEPALIVE@0", "PAYLOAD@1", "REQUEST_RESPONSE@2");
         assertThat(tcp.sentTypes()).as("the colliding request is rejected where it came from").endsWith("ERROR@2");
         assertThat(Exceptions.from(2, tcp.sent.get(tcp.sent.size() - 1))).isInstanceOf(RejectedException.class);
@@ -250,7 +251,8 @@ class SwitchingDuplexConnectionTest {
         assertThat(s.current()).as("no lease of the new connection yet").isSameAs(tcp);
 
         rdma.emit(lease(5));
-        assertThat(received).as("the new connection's lease is kept: the client still has one request of the old").containsExactly("LEASE@0");
+        assertThat(received).as("the new connection's lease is kept: the client still has one request of the old")
+                .containsExactly("LEASE@0");
         s.sendFrame(0, keepAlive()); // the new connection gets a copy, so that the server keeps it meanwhile
         s.sendFrame(3, requestResponse(3)); // counted under the old lease: the old connection, and the lease is used up
         assertThat(tcp.sentTypes()).containsExactly("SETUP@0", "REQUEST_STREAM@1", "KEEPALIVE@0", "REQUEST_RESPONSE@3");

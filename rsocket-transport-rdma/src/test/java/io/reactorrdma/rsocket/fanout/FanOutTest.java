@@ -119,14 +119,16 @@ class FanOutTest {
     void aShardThatAnswersEmptyIsAnAnswerWithoutData() {
         Map<Integer, String> behaviour = Map.of(0, "ok", 1, "empty", 2, "ok");
         Map<Integer, RSocketClient> shards = shards(3);
-        Map<Integer, Payload> answers = FanOut.requestResponse(shards, shard -> DefaultPayload.create(behaviour.get(shard) + shard), DEADLINE)
+        Map<Integer, Payload> answers = FanOut.requestResponse(shards,
+                shard -> DefaultPayload.create(behaviour.get(shard) + shard), DEADLINE)
                 .block(Duration.ofSeconds(30));
         Map<Integer, String> texts = new LinkedHashMap<>();
         answers.forEach((k, p) -> texts.put(k, data(p)));
         assertThat(texts).as("every shard's key, the empty one's answer without data")
                 .containsExactly(Map.entry(0, "re:ok0"), Map.entry(1, ""), Map.entry(2, "re:ok2"));
 
-        FanOutResult<Integer> all = FanOut.requestResponseAll(shards, shard -> DefaultPayload.create(behaviour.get(shard) + shard), DEADLINE)
+        FanOutResult<Integer> all = FanOut.requestResponseAll(shards,
+                shard -> DefaultPayload.create(behaviour.get(shard) + shard), DEADLINE)
                 .block(Duration.ofSeconds(30));
         try {
             assertThat(all.answers()).as("requestResponseAll: the empty answer is an answer").containsOnlyKeys(0, 1, 2);
@@ -155,7 +157,8 @@ class FanOutTest {
     @Test
     void theDeadlineNamesTheShardsThatDidNotAnswerAndCancelsThem() {
         Map<Integer, String> behaviour = Map.of(0, "ok", 1, "silent", 2, "ok", 3, "silent");
-        assertThatThrownBy(() -> FanOut.requestResponse(shards(4), shard -> DefaultPayload.create(behaviour.get(shard) + shard), Duration.ofMillis(300))
+        assertThatThrownBy(() -> FanOut.requestResponse(shards(4),
+                shard -> DefaultPayload.create(behaviour.get(shard) + shard), Duration.ofMillis(300))
                 .block(Duration.ofSeconds(30)))
                 .isInstanceOfSatisfying(FanOutException.class, e -> {
                     assertThat(e.isTimeout()).isTrue();
@@ -169,7 +172,8 @@ class FanOutTest {
     @Test
     void partialResultsKeepTheAnswersAndSayWhyEachOtherShardHasNone() {
         Map<Integer, String> behaviour = Map.of(0, "ok", 1, "ok", 2, "fail", 3, "silent");
-        FanOutResult<Integer> result = FanOut.requestResponseAll(shards(4), shard -> DefaultPayload.create(behaviour.get(shard) + shard), Duration.ofMillis(500))
+        FanOutResult<Integer> result = FanOut.requestResponseAll(shards(4),
+                shard -> DefaultPayload.create(behaviour.get(shard) + shard), Duration.ofMillis(500))
                 .block(Duration.ofSeconds(30));
         try {
             assertThat(result.isComplete()).isFalse();
@@ -186,8 +190,10 @@ class FanOutTest {
 
     @Test
     void noShardsIsAnEmptyAnswerAndBadArgumentsSayWhatIsWrong() {
-        assertThat(FanOut.requestResponse(Map.<Integer, RSocketClient>of(), shard -> DefaultPayload.create("x"), DEADLINE).block(Duration.ofSeconds(5))).isEmpty();
-        assertThatThrownBy(() -> FanOut.requestResponse(Map.<Integer, RSocketClient>of(), shard -> DefaultPayload.create("x"), Duration.ZERO))
+        assertThat(FanOut.requestResponse(Map.<Integer, RSocketClient>of(), shard -> DefaultPayload.create("x"), DEADLINE)
+                .block(Duration.ofSeconds(5))).isEmpty();
+        assertThatThrownBy(() -> FanOut.requestResponse(Map.<Integer, RSocketClient>of(),
+                shard -> DefaultPayload.create("x"), Duration.ZERO))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("deadline must be positive");
         Map<Integer, RSocketClient> missing = new LinkedHashMap<>();
         missing.put(7, null);

@@ -67,15 +67,25 @@ class CapacityGateTest {
 
     @AfterEach
     void stop() {
-        if (flood != null) flood.dispose();
+        if (flood != null) {
+            flood.dispose();
+        }
         if (client != null) {
             client.dispose();
             client.onClose().onErrorResume(e -> Mono.empty()).block(Duration.ofSeconds(30));
         }
-        if (server != null) server.dispose();
-        if (clientResources != null) clientResources.dispose();
-        if (serverResources != null) serverResources.dispose();
-        if (clientResources != null) LiveBufferWait.awaitZero(clientResources, serverResources);
+        if (server != null) {
+            server.dispose();
+        }
+        if (clientResources != null) {
+            clientResources.dispose();
+        }
+        if (serverResources != null) {
+            serverResources.dispose();
+        }
+        if (clientResources != null) {
+            LiveBufferWait.awaitZero(clientResources, serverResources);
+        }
     }
 
     @Test
@@ -182,7 +192,8 @@ class CapacityGateTest {
             public Mono<Void> fireAndForget(Payload p) {
                 p.release();
                 if (started.incrementAndGet() == 1) {
-                    Thread second = new Thread(() -> gate.get().fireAndForget(ByteBufPayload.create("second")).block(Duration.ofSeconds(60)));
+                    Thread second = new Thread(() -> gate.get().fireAndForget(ByteBufPayload.create("second"))
+                            .block(Duration.ofSeconds(60)));
                     second.start();
                     try {
                         second.join(TimeUnit.SECONDS.toMillis(30));

@@ -77,10 +77,18 @@ class CapacityGateWakeTest {
             client.dispose();
             client.onClose().onErrorResume(e -> Mono.empty()).block(Duration.ofSeconds(30));
         }
-        if (server != null) server.dispose();
-        if (clientResources != null) clientResources.dispose();
-        if (serverResources != null) serverResources.dispose();
-        if (clientResources != null) LiveBufferWait.awaitZero(clientResources, serverResources);
+        if (server != null) {
+            server.dispose();
+        }
+        if (clientResources != null) {
+            clientResources.dispose();
+        }
+        if (serverResources != null) {
+            serverResources.dispose();
+        }
+        if (clientResources != null) {
+            LiveBufferWait.awaitZero(clientResources, serverResources);
+        }
         virtual.dispose();
     }
 

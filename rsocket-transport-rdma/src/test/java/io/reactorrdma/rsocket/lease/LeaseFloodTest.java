@@ -68,16 +68,26 @@ class LeaseFloodTest {
 
     @AfterEach
     void stop() {
-        if (flood != null) flood.dispose();
+        if (flood != null) {
+            flood.dispose();
+        }
         if (client != null) {
             client.dispose();
             client.onClose().onErrorResume(e -> Mono.empty()).block(Duration.ofSeconds(30));
         }
-        if (server != null) server.dispose();
+        if (server != null) {
+            server.dispose();
+        }
         slowWorker.dispose();
-        if (clientResources != null) clientResources.dispose();
-        if (serverResources != null) serverResources.dispose();
-        if (clientResources != null) LiveBufferWait.awaitZero(clientResources, serverResources);
+        if (clientResources != null) {
+            clientResources.dispose();
+        }
+        if (serverResources != null) {
+            serverResources.dispose();
+        }
+        if (clientResources != null) {
+            LiveBufferWait.awaitZero(clientResources, serverResources);
+        }
     }
 
     @Test
@@ -122,7 +132,8 @@ class LeaseFloodTest {
         Queue<Integer> sentSeqs = flood.sentSeqs;
         AtomicReference<Throwable> failure = flood.failure;
         long sentWhenCancelled = sent.get();
-        System.out.printf("LeaseFloodTest: %d of %d offered went out in %d s; peak client queued bytes %d (bound %d); peak server queue %d%n",
+        System.out.printf(
+                "LeaseFloodTest: %d of %d offered went out in %d s; peak client queued bytes %d (bound %d); peak server queue %d%n",
                 sentWhenCancelled, OFFERED, FLOOD.toSeconds(), peakQueuedBytes, QUEUED_BYTES_BOUND, peakQueuedAtServer.get());
 
         assertThat(failure.get()).as("no fire-and-forget failed (none rejected for lack of lease)").isNull();
@@ -140,6 +151,7 @@ class LeaseFloodTest {
         LiveBufferWait.assertInOrderWithoutLoss(arrived, sentSeqs);
         assertThat(meters.counter("rdma.recovery.lease.rejected").count()).isZero();
         // cancelled payloads were released: the client's memory is back at its idle baseline
-        LiveBufferWait.until(Duration.ofSeconds(10), () -> clientResources.allocator().local().statistics().liveBytes() <= baseline + 64 * 1024);
+        LiveBufferWait.until(Duration.ofSeconds(10),
+                () -> clientResources.allocator().local().statistics().liveBytes() <= baseline + 64 * 1024);
     }
 }

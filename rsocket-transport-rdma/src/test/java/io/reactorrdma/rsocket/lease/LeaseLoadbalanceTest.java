@@ -48,16 +48,27 @@ class LeaseLoadbalanceTest {
 
     @AfterEach
     void stop() {
-        if (client != null) client.dispose();
-        if (slow != null) slow.dispose();
-        if (fast != null) fast.dispose();
-        for (RdmaResources r : new RdmaResources[] {clientResources, slowResources, fastResources}) {
-            if (r != null) r.dispose();
+        if (client != null) {
+            client.dispose();
         }
-        if (clientResources != null) LiveBufferWait.awaitZero(clientResources, slowResources, fastResources);
+        if (slow != null) {
+            slow.dispose();
+        }
+        if (fast != null) {
+            fast.dispose();
+        }
+        for (RdmaResources r : new RdmaResources[] {clientResources, slowResources, fastResources}) {
+            if (r != null) {
+                r.dispose();
+            }
+        }
+        if (clientResources != null) {
+            LiveBufferWait.awaitZero(clientResources, slowResources, fastResources);
+        }
     }
 
-    private static RdmaServerTransport.Bound replica(ReceiveCapacityLeases leases, RdmaResources resources, Duration delay, AtomicInteger served) {
+    private static RdmaServerTransport.Bound replica(ReceiveCapacityLeases leases, RdmaResources resources,
+            Duration delay, AtomicInteger served) {
         return leases.applyTo(RSocketServer.create((setup, sendingSocket) -> Mono.just(new RSocket() {
                     @Override
                     public Mono<Payload> requestResponse(Payload p) {
@@ -86,8 +97,10 @@ class LeaseLoadbalanceTest {
         slow = replica(slowLeases, slowResources, Duration.ofMillis(50), servedBySlow);
         fast = replica(fastLeases, fastResources, Duration.ZERO, servedByFast);
         List<LoadbalanceTarget> targets = List.of(
-                LoadbalanceTarget.from("slow", RdmaClientTransport.create(RdmaClient.create().port(slow.address().getPort()).runOn(clientResources))),
-                LoadbalanceTarget.from("fast", RdmaClientTransport.create(RdmaClient.create().port(fast.address().getPort()).runOn(clientResources))));
+                LoadbalanceTarget.from("slow",
+                        RdmaClientTransport.create(RdmaClient.create().port(slow.address().getPort()).runOn(clientResources))),
+                LoadbalanceTarget.from("fast",
+                        RdmaClientTransport.create(RdmaClient.create().port(fast.address().getPort()).runOn(clientResources))));
         client = LoadbalanceRSocketClient.builder(Mono.just(targets))
                 .connector(RSocketConnector.create().lease())
                 .weightedLoadbalanceStrategy()

@@ -48,16 +48,28 @@ class ReceiveCapacityLeasesTest {
 
     @AfterEach
     void stop() {
-        if (client != null) moreClients.add(client);
+        if (client != null) {
+            moreClients.add(client);
+        }
         for (RSocket c : moreClients) {
             c.dispose();
             c.onClose().onErrorResume(e -> Mono.empty()).block(Duration.ofSeconds(30));
         }
-        if (server != null) server.dispose();
-        if (tcpServer != null) tcpServer.dispose();
-        if (clientResources != null) clientResources.dispose();
-        if (serverResources != null) serverResources.dispose();
-        if (clientResources != null) LiveBufferWait.awaitZero(clientResources, serverResources);
+        if (server != null) {
+            server.dispose();
+        }
+        if (tcpServer != null) {
+            tcpServer.dispose();
+        }
+        if (clientResources != null) {
+            clientResources.dispose();
+        }
+        if (serverResources != null) {
+            serverResources.dispose();
+        }
+        if (clientResources != null) {
+            LiveBufferWait.awaitZero(clientResources, serverResources);
+        }
     }
 
     /** The slow server: answers after 5 ms, counting requests in progress and their peak. */
@@ -79,7 +91,8 @@ class ReceiveCapacityLeasesTest {
 
     private void startRdma(ReceiveCapacityLeases leases, int window) {
         EngineConfig engine = EngineConfig.defaults().withSocketMessageWindow(window);
-        serverResources = RdmaResources.builder("lease-server").provider("loopback").threads(1).idle(IdleStrategy.BACK_OFF).engine(engine).build();
+        serverResources = RdmaResources.builder("lease-server").provider("loopback").threads(1)
+                .idle(IdleStrategy.BACK_OFF).engine(engine).build();
         clientResources = RdmaResources.builder("lease-client").provider("loopback").threads(1).idle(IdleStrategy.BACK_OFF).build();
         server = slowServer(leases)
                 .bind(RdmaServerTransport.create(RdmaServer.create().port(0).runOn(serverResources)))
@@ -129,7 +142,8 @@ class ReceiveCapacityLeasesTest {
     void connectionsShareTheServersCapacityAndMaxInFlightCapsIt() {
         int window = 8;
         // No lending of idle grants here (a stalled CPU must not make a busy connection look idle): this is about the cap.
-        ReceiveCapacityLeases leases = ReceiveCapacityLeases.builder().meterRegistry(meters).maxInFlight(12).idleGrantTimeout(Duration.ofMinutes(1)).build();
+        ReceiveCapacityLeases leases = ReceiveCapacityLeases.builder().meterRegistry(meters).maxInFlight(12)
+                .idleGrantTimeout(Duration.ofMinutes(1)).build();
         startRdma(leases, window);
         client = connectRdma();
         RSocket second = connectRdma();
@@ -139,7 +153,8 @@ class ReceiveCapacityLeasesTest {
 
         assertThat(answered).as("both clients fully served, none rejected").containsExactly(200L, 200L);
         assertThat(leases.connections()).isEqualTo(2);
-        assertThat(peak.get()).as("in progress never above maxInFlight, below the two windows' 16").isLessThanOrEqualTo(12).isGreaterThan(window / 2);
+        assertThat(peak.get()).as("in progress never above maxInFlight, below the two windows' 16").isLessThanOrEqualTo(12)
+                .isGreaterThan(window / 2);
         assertThat(meters.counter("rdma.recovery.lease.rejected").count()).isZero();
     }
 
@@ -151,7 +166,8 @@ class ReceiveCapacityLeasesTest {
         client = RSocketConnector.create().lease().connect(TcpClientTransport.create(tcpServer.address())).block(Duration.ofSeconds(30));
 
         assertThat(answered(client, 100).block(Duration.ofSeconds(50))).isEqualTo(100);
-        assertThat(peak.get()).as("requests in progress never above the TCP connection's capacity").isLessThanOrEqualTo(capacity).isGreaterThan(1);
+        assertThat(peak.get()).as("requests in progress never above the TCP connection's capacity")
+                .isLessThanOrEqualTo(capacity).isGreaterThan(1);
         assertThat(meters.counter("rdma.recovery.lease.rejected").count()).isZero();
     }
 

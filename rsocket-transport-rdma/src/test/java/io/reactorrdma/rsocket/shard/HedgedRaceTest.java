@@ -37,7 +37,8 @@ class HedgedRaceTest {
 
     @Test
     void aPrimaryThatAnswersInTimeNeedsNoHedge() {
-        StepVerifier.create(race(Mono.just(DefaultPayload.create("primary")), Mono.just(DefaultPayload.create("hedge"))).map(HedgedRaceTest::data))
+        StepVerifier.create(race(Mono.just(DefaultPayload.create("primary")), Mono.just(DefaultPayload.create("hedge")))
+                .map(HedgedRaceTest::data))
                 .expectNext("primary").verifyComplete();
         time.advanceTimeBy(DELAY.multipliedBy(2));
         assertThat(hedgesAsked.get()).isZero();
@@ -47,7 +48,8 @@ class HedgedRaceTest {
     void aSlowPrimaryLosesToTheHedgeAndIsCancelled() {
         AtomicBoolean primaryCancelled = new AtomicBoolean();
         Sinks.One<Payload> hedge = Sinks.one();
-        StepVerifier.create(race(Mono.<Payload>never().doOnCancel(() -> primaryCancelled.set(true)), hedge.asMono()).map(HedgedRaceTest::data))
+        StepVerifier.create(race(Mono.<Payload>never().doOnCancel(() -> primaryCancelled.set(true)), hedge.asMono())
+                .map(HedgedRaceTest::data))
                 .then(() -> time.advanceTimeBy(DELAY))
                 .then(() -> assertThat(hedgesAsked.get()).isOne())
                 .then(() -> hedge.tryEmitValue(DefaultPayload.create("hedge")))
@@ -60,7 +62,8 @@ class HedgedRaceTest {
     void thePrimaryStillWinsWhenItAnswersAfterTheHedgeLeft() {
         AtomicBoolean hedgeCancelled = new AtomicBoolean();
         Sinks.One<Payload> primary = Sinks.one();
-        StepVerifier.create(race(primary.asMono(), Mono.<Payload>never().doOnCancel(() -> hedgeCancelled.set(true))).map(HedgedRaceTest::data))
+        StepVerifier.create(race(primary.asMono(), Mono.<Payload>never().doOnCancel(() -> hedgeCancelled.set(true)))
+                .map(HedgedRaceTest::data))
                 .then(() -> time.advanceTimeBy(DELAY))
                 .then(() -> primary.tryEmitValue(DefaultPayload.create("primary")))
                 .expectNext("primary").verifyComplete();
@@ -79,7 +82,8 @@ class HedgedRaceTest {
     @Test
     void withNoHedgeToSendThePrimaryIsAwaited() {
         Sinks.One<Payload> primary = Sinks.one();
-        StepVerifier.create(HedgedRace.race(primary.asMono(), DELAY, () -> null, hedgesWon::incrementAndGet, time).map(HedgedRaceTest::data))
+        StepVerifier.create(HedgedRace.race(primary.asMono(), DELAY, () -> null, hedgesWon::incrementAndGet, time)
+                .map(HedgedRaceTest::data))
                 .then(() -> time.advanceTimeBy(DELAY.multipliedBy(3)))
                 .then(() -> primary.tryEmitValue(DefaultPayload.create("primary")))
                 .expectNext("primary").verifyComplete();
@@ -148,7 +152,8 @@ class HedgedRaceTest {
     @Test
     void aHedgeSupplierThatThrowsLeavesNoPhantomCopy() {
         Sinks.One<Payload> primary = Sinks.one();
-        java.util.concurrent.atomic.AtomicReference<reactor.core.publisher.SignalType> ended = new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.atomic.AtomicReference<reactor.core.publisher.SignalType> ended =
+                new java.util.concurrent.atomic.AtomicReference<>();
         java.util.concurrent.atomic.AtomicReference<Throwable> error = new java.util.concurrent.atomic.AtomicReference<>();
         HedgedRace.race(primary.asMono(), DELAY, () -> {
                     throw new IllegalStateException("the hedge could not be made");
@@ -158,7 +163,8 @@ class HedgedRaceTest {
         time.advanceTimeBy(DELAY); // the supplier throws on the timer's thread (here: this one)
         assertThat(ended.get()).as("the primary still runs: no verdict yet").isNull();
         primary.tryEmitError(new ClosedChannelException());
-        assertThat(ended.get()).as("the attempt ended when its only copy failed, not at its timeout").isEqualTo(reactor.core.publisher.SignalType.ON_ERROR);
+        assertThat(ended.get()).as("the attempt ended when its only copy failed, not at its timeout")
+                .isEqualTo(reactor.core.publisher.SignalType.ON_ERROR);
         assertThat(error.get()).isInstanceOf(ClosedChannelException.class);
     }
 }

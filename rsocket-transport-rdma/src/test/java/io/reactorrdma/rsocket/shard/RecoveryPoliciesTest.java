@@ -31,27 +31,39 @@ class RecoveryPoliciesTest {
         RetryBudget budget = new RetryBudget(0.1, 1, Duration.ofSeconds(10), now::get);
         // no calls yet: only the allowance, 1 per second of the 10-s window
         int allowed = 0;
-        while (budget.tryRetry()) allowed++;
+        while (budget.tryRetry()) {
+            allowed++;
+        }
         assertThat(allowed).isEqualTo(10);
         // 1000 calls deposit 100 more retries, not one more
-        for (int i = 0; i < 1000; i++) budget.onCall();
+        for (int i = 0; i < 1000; i++) {
+            budget.onCall();
+        }
         allowed = 0;
-        while (budget.tryRetry()) allowed++;
+        while (budget.tryRetry()) {
+            allowed++;
+        }
         assertThat(allowed).isEqualTo(100);
     }
 
     @Test
     void retryBudgetRefillsAsTheWindowSlides() {
         RetryBudget budget = new RetryBudget(0.1, 0, Duration.ofSeconds(10), now::get);
-        for (int i = 0; i < 100; i++) budget.onCall();
+        for (int i = 0; i < 100; i++) {
+            budget.onCall();
+        }
         int allowed = 0;
-        while (budget.tryRetry()) allowed++;
+        while (budget.tryRetry()) {
+            allowed++;
+        }
         assertThat(allowed).isEqualTo(10);
         advance(Duration.ofSeconds(5));
         assertThat(budget.tryRetry()).as("half a window later the old retries still count").isFalse();
         advance(Duration.ofSeconds(6));
         assertThat(budget.tryRetry()).as("the calls aged out with the retries: nothing deposited").isFalse();
-        for (int i = 0; i < 20; i++) budget.onCall();
+        for (int i = 0; i < 20; i++) {
+            budget.onCall();
+        }
         assertThat(budget.tryRetry()).isTrue();
         assertThat(budget.tryRetry()).isTrue();
         assertThat(budget.tryRetry()).isFalse();
@@ -69,7 +81,9 @@ class RecoveryPoliciesTest {
         int hedged = 0;
         for (int i = 0; i < 1000; i++) {
             limiter.onCall();
-            if (limiter.tryHedge()) hedged++; // every call would like a hedge
+            if (limiter.tryHedge()) {
+                hedged++; // every call would like a hedge
+            }
         }
         assertThat(hedged).isEqualTo(50);
         advance(Duration.ofSeconds(11));
@@ -82,16 +96,23 @@ class RecoveryPoliciesTest {
     void latencyQuantileFollowsTheRecentCallsAfterTheInitialDelay() {
         LatencyTracker t = new LatencyTracker(0.95, Duration.ofMillis(1), Duration.ofMillis(50), 100, Duration.ofSeconds(2), 8, now::get);
         assertThat(t.delayNanos()).as("no samples: the initial delay").isEqualTo(Duration.ofMillis(50).toNanos());
-        for (int i = 1; i <= 1000; i++) t.record(Duration.ofMillis(i % 100 == 0 ? 200 : 10).toNanos() + i);
+        for (int i = 1; i <= 1000; i++) {
+            t.record(Duration.ofMillis(i % 100 == 0 ? 200 : 10).toNanos() + i);
+        }
         advance(Duration.ofMillis(300));
         // 99 % of the latencies are ~10 ms, so the p95 is ~10 ms (2 significant digits)
         assertThat(t.delayNanos()).isBetween(Duration.ofMillis(9).toNanos(), Duration.ofMillis(11).toNanos());
-        for (int i = 0; i < 1000; i++) t.record(Duration.ofMillis(30).toNanos());
+        for (int i = 0; i < 1000; i++) {
+            t.record(Duration.ofMillis(30).toNanos());
+        }
         advance(Duration.ofMillis(300));
-        assertThat(t.delayNanos()).as("half the window is now 30 ms").isBetween(Duration.ofMillis(29).toNanos(), Duration.ofMillis(31).toNanos());
+        assertThat(t.delayNanos()).as("half the window is now 30 ms")
+                .isBetween(Duration.ofMillis(29).toNanos(), Duration.ofMillis(31).toNanos());
         advance(Duration.ofSeconds(3)); // everything ages out
         assertThat(t.delayNanos()).isEqualTo(Duration.ofMillis(50).toNanos());
-        for (int i = 0; i < 200; i++) t.record(1000); // 1 µs: below the floor
+        for (int i = 0; i < 200; i++) {
+            t.record(1000); // 1 µs: below the floor
+        }
         advance(Duration.ofMillis(300));
         assertThat(t.delayNanos()).as("never below the floor").isEqualTo(Duration.ofMillis(1).toNanos());
     }

@@ -99,7 +99,9 @@ class ReplicaChaosTest {
         resources = RdmaResources.builder(CLIENT).provider("shm").softConfig(soft).threads(1).idle(IdleStrategy.BLOCK)
                 .engine(EngineConfig.defaults().withHeartbeatInterval(HEARTBEAT)).build();
         List<InetSocketAddress> addresses = new ArrayList<>();
-        for (int port : ports) addresses.add(new InetSocketAddress("127.0.0.1", port));
+        for (int port : ports) {
+            addresses.add(new InetSocketAddress("127.0.0.1", port));
+        }
         client = ShardClient.builder().replicas(addresses)
                 .transport(a -> RdmaClientTransport.create(RdmaClient.create().host(a.getHostString()).port(a.getPort())
                         .connectTimeout(Duration.ofSeconds(3)).runOn(resources)))
@@ -122,7 +124,8 @@ class ReplicaChaosTest {
         replicas[i] = new ProcessBuilder(java, "-Xmx256m", "-XX:TieredStopAtLevel=1",
                 "-D" + SoftConfig.STRICT_PROPERTY + "=" + SoftConfig.defaults().strict(),
                 "-cp", System.getProperty("java.class.path"), ReplicaServerMain.class.getName(),
-                dir.toString(), Long.toString(PEER_TIMEOUT.toMillis()), Long.toString(HEARTBEAT.toMillis()), Integer.toString(port), "r" + i, "0")
+                dir.toString(), Long.toString(PEER_TIMEOUT.toMillis()), Long.toString(HEARTBEAT.toMillis()),
+                Integer.toString(port), "r" + i, "0")
                 .redirectError(ProcessBuilder.Redirect.INHERIT).start();
         String line = new BufferedReader(new InputStreamReader(replicas[i].getInputStream(), StandardCharsets.UTF_8)).readLine();
         assertThat(line).as("replica r" + i + "'s first line").isNotNull().startsWith("READY ");
@@ -148,12 +151,16 @@ class ReplicaChaosTest {
             }
         } finally {
             for (Process p : replicas) {
-                if (p == null) continue;
+                if (p == null) {
+                    continue;
+                }
                 p.toHandle().children().count(); // nothing forked below it
                 if (p.isAlive()) {
                     Runtime.getRuntime().exec(new String[]{"kill", "-CONT", Long.toString(p.pid())}).waitFor();
                     p.getOutputStream().close();
-                    if (!p.waitFor(20, TimeUnit.SECONDS)) p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                    if (!p.waitFor(20, TimeUnit.SECONDS)) {
+                        p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                    }
                 }
             }
         }
@@ -166,7 +173,9 @@ class ReplicaChaosTest {
         } finally {
             if (Files.exists(dir)) {
                 try (Stream<Path> w = Files.walk(dir)) {
-                    for (Path p : w.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
+                    for (Path p : w.sorted(Comparator.reverseOrder()).toList()) {
+                        Files.deleteIfExists(p);
+                    }
                 }
             }
         }
@@ -190,7 +199,8 @@ class ReplicaChaosTest {
         load = Flux.range(0, 8).flatMap(caller -> Mono.defer(() -> client.requestResponse(
                                 Mono.fromCallable(() -> DefaultPayload.create("c" + caller + "-" + calls.incrementAndGet()))))
                         .map(ReplicaChaosTest::data)
-                        .doOnNext(answer -> answersBy.computeIfAbsent(answer.substring(0, answer.indexOf(':')), k -> new AtomicLong()).incrementAndGet())
+                        .doOnNext(answer -> answersBy.computeIfAbsent(answer.substring(0, answer.indexOf(':')),
+                                k -> new AtomicLong()).incrementAndGet())
                         .then()
                         .onErrorResume(e -> {
                             failures.add(e);

@@ -180,14 +180,45 @@ class ShardClientTest {
 
     /** A connection that reports a fixed availability and otherwise is the one it wraps. */
     private record ReportedAvailability(DuplexConnection delegate, double availability) implements DuplexConnection {
-        @Override public void sendFrame(int streamId, io.netty.buffer.ByteBuf frame) { delegate.sendFrame(streamId, frame); }
-        @Override public void sendErrorAndClose(io.rsocket.RSocketErrorException e) { delegate.sendErrorAndClose(e); }
-        @Override public Flux<io.netty.buffer.ByteBuf> receive() { return delegate.receive(); }
-        @Override public io.netty.buffer.ByteBufAllocator alloc() { return delegate.alloc(); }
-        @Override public java.net.SocketAddress remoteAddress() { return delegate.remoteAddress(); }
-        @Override public Mono<Void> onClose() { return delegate.onClose(); }
-        @Override public void dispose() { delegate.dispose(); }
-        @Override public boolean isDisposed() { return delegate.isDisposed(); }
+        @Override
+        public void sendFrame(int streamId, io.netty.buffer.ByteBuf frame) {
+            delegate.sendFrame(streamId, frame);
+        }
+
+        @Override
+        public void sendErrorAndClose(io.rsocket.RSocketErrorException e) {
+            delegate.sendErrorAndClose(e);
+        }
+
+        @Override
+        public Flux<io.netty.buffer.ByteBuf> receive() {
+            return delegate.receive();
+        }
+
+        @Override
+        public io.netty.buffer.ByteBufAllocator alloc() {
+            return delegate.alloc();
+        }
+
+        @Override
+        public java.net.SocketAddress remoteAddress() {
+            return delegate.remoteAddress();
+        }
+
+        @Override
+        public Mono<Void> onClose() {
+            return delegate.onClose();
+        }
+
+        @Override
+        public void dispose() {
+            delegate.dispose();
+        }
+
+        @Override
+        public boolean isDisposed() {
+            return delegate.isDisposed();
+        }
     }
 
     @Test
@@ -311,7 +342,8 @@ class ShardClientTest {
                 .hasMessageContaining("at least one replica");
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> ShardClient.builder().hedgePolicy(0.95, 2))
                 .hasMessageContaining("hedge fraction");
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> ShardClient.builder().keepAlive(Duration.ofSeconds(2), Duration.ofSeconds(1)))
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> ShardClient.builder()
+                .keepAlive(Duration.ofSeconds(2), Duration.ofSeconds(1)))
                 .hasMessageContaining("must exceed");
     }
 
@@ -424,7 +456,8 @@ class ShardClientTest {
         java.util.concurrent.atomic.AtomicBoolean closeAtNextLook = new java.util.concurrent.atomic.AtomicBoolean();
         client = shard(List.of(replica(d -> Mono.just("re:" + d))))
                 .timeout(Duration.ofSeconds(20))
-                .connector(c -> c.payloadDecoder(PayloadDecoder.ZERO_COPY).interceptors(r -> r.forRequester((io.rsocket.plugins.RSocketInterceptor) rs -> new io.rsocket.util.RSocketProxy(rs) {
+                .connector(c -> c.payloadDecoder(PayloadDecoder.ZERO_COPY).interceptors(r -> r.forRequester(
+                        (io.rsocket.plugins.RSocketInterceptor) rs -> new io.rsocket.util.RSocketProxy(rs) {
                     private volatile boolean closed;
 
                     @Override
@@ -448,20 +481,76 @@ class ShardClientTest {
 
     /** A payload that runs {@code onRetain} before each retain and {@code onFreed} once its count reaches 0. */
     private record HookedPayload(Payload delegate, Runnable onRetain, Runnable onFreed) implements Payload {
-        @Override public boolean hasMetadata() { return delegate.hasMetadata(); }
-        @Override public io.netty.buffer.ByteBuf sliceMetadata() { return delegate.sliceMetadata(); }
-        @Override public io.netty.buffer.ByteBuf sliceData() { return delegate.sliceData(); }
-        @Override public io.netty.buffer.ByteBuf data() { return delegate.data(); }
-        @Override public io.netty.buffer.ByteBuf metadata() { return delegate.metadata(); }
-        @Override public int refCnt() { return delegate.refCnt(); }
-        @Override public Payload retain() { onRetain.run(); delegate.retain(); return this; }
-        @Override public Payload retain(int n) { onRetain.run(); delegate.retain(n); return this; }
-        @Override public Payload touch() { delegate.touch(); return this; }
-        @Override public Payload touch(Object hint) { delegate.touch(hint); return this; }
-        @Override public boolean release() { return freed(delegate.release()); }
-        @Override public boolean release(int n) { return freed(delegate.release(n)); }
+        @Override
+        public boolean hasMetadata() {
+            return delegate.hasMetadata();
+        }
+
+        @Override
+        public io.netty.buffer.ByteBuf sliceMetadata() {
+            return delegate.sliceMetadata();
+        }
+
+        @Override
+        public io.netty.buffer.ByteBuf sliceData() {
+            return delegate.sliceData();
+        }
+
+        @Override
+        public io.netty.buffer.ByteBuf data() {
+            return delegate.data();
+        }
+
+        @Override
+        public io.netty.buffer.ByteBuf metadata() {
+            return delegate.metadata();
+        }
+
+        @Override
+        public int refCnt() {
+            return delegate.refCnt();
+        }
+
+        @Override
+        public Payload retain() {
+            onRetain.run();
+            delegate.retain();
+            return this;
+        }
+
+        @Override
+        public Payload retain(int n) {
+            onRetain.run();
+            delegate.retain(n);
+            return this;
+        }
+
+        @Override
+        public Payload touch() {
+            delegate.touch();
+            return this;
+        }
+
+        @Override
+        public Payload touch(Object hint) {
+            delegate.touch(hint);
+            return this;
+        }
+
+        @Override
+        public boolean release() {
+            return freed(delegate.release());
+        }
+
+        @Override
+        public boolean release(int n) {
+            return freed(delegate.release(n));
+        }
+
         private boolean freed(boolean last) {
-            if (last) onFreed.run();
+            if (last) {
+                onFreed.run();
+            }
             return last;
         }
     }

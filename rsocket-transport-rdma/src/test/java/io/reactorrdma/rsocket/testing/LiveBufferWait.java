@@ -51,7 +51,8 @@ public final class LiveBufferWait {
     public static void assertInOrderWithoutLoss(List<Integer> received, Collection<Integer> sent) {
         for (int i = 1; i < received.size(); i++) {
             if (received.get(i) <= received.get(i - 1)) {
-                throw new AssertionError("arrival " + i + " is " + received.get(i) + " after " + received.get(i - 1) + ": out of order or twice");
+                throw new AssertionError("arrival " + i + " is " + received.get(i) + " after " + received.get(i - 1)
+                        + ": out of order or twice");
             }
         }
         List<Integer> expected = new ArrayList<>(sent);

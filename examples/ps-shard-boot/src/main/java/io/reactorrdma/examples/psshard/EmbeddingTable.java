@@ -68,7 +68,8 @@ public class EmbeddingTable {
         long row = key / shard.count();
         if (row >= shard.rows()) {
             throw new IllegalArgumentException("key " + key + " is row " + row + " of shard " + shard.index() + ", which holds "
-                    + shard.rows() + " rows (ps.shard.rows); the largest key here is " + ((long) (shard.rows() - 1) * shard.count() + shard.index()));
+                    + shard.rows() + " rows (ps.shard.rows); the largest key here is "
+                    + ((long) (shard.rows() - 1) * shard.count() + shard.index()));
         }
         return (int) row;
     }

@@ -34,7 +34,8 @@ public record ShardProperties(Integer index, Integer count, Integer rows, Intege
         learningRate = learningRate == null ? DEFAULT_LEARNING_RATE : learningRate;
         seed = seed == null ? DEFAULT_SEED : seed;
         if (count < 1 || index < 0 || index >= count) {
-            throw new IllegalArgumentException("ps.shard.index must be 0.." + (count - 1) + " for ps.shard.count=" + count + ", got " + index);
+            throw new IllegalArgumentException("ps.shard.index must be 0.." + (count - 1) + " for ps.shard.count="
+                    + count + ", got " + index);
         }
         if (rows < 1 || dimension < 1 || (long) rows * dimension > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("ps.shard.rows (" + rows + ") and ps.shard.dimension (" + dimension

@@ -16,5 +16,6 @@ class LayeringTest {
             .should().dependOnClassesThat().resideInAnyPackage("io.reactorrdma.engine..", "io.reactorrdma.memory..",
                     "io.reactorrdma.verbs..", "io.reactorrdma.perf..")
             .because("the Boot shard example shows what an application writes: reactor-rdma's public API (io.reactorrdma, "
-                    + "io.reactorrdma.config), the RSocket transport and recovery, never the engine, the allocator's insides or a provider");
+                    + "io.reactorrdma.config), the RSocket transport and recovery, never the engine, the allocator's insides "
+                    + "or a provider");
 }

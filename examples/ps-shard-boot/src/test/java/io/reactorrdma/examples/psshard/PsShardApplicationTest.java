@@ -51,7 +51,8 @@ import static org.assertj.core.api.Assertions.within;
 class PsShardApplicationTest {
 
     private static final Duration WAIT = Duration.ofSeconds(30);
-    private static final Path SHM = Paths.get("/dev/shm", "reactor-rdma-ps-shard-test-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
+    private static final Path SHM = Paths.get("/dev/shm", "reactor-rdma-ps-shard-test-" + ProcessHandle.current().pid()
+            + "-" + System.nanoTime());
 
     @DynamicPropertySource
     static void shmDirectory(DynamicPropertyRegistry registry) {
@@ -76,7 +77,8 @@ class PsShardApplicationTest {
         try {
             assertThat(shard.route("info").retrieveMono(ShardInfo.class).block(WAIT)).isEqualTo(new ShardInfo(0, 1, 1000, 8));
 
-            FetchReply reply = shard.route("fetch").data(new FetchRequest(new long[]{0, 5, 999})).retrieveMono(FetchReply.class).block(WAIT);
+            FetchReply reply = shard.route("fetch").data(new FetchRequest(new long[]{0, 5, 999}))
+                    .retrieveMono(FetchReply.class).block(WAIT);
             assertThat(reply.keys()).containsExactly(0, 5, 999);
             assertThat(reply.rows()).hasNumberOfRows(3);
             assertThat(reply.rows()[1]).containsExactly(table.row(5));
@@ -97,11 +99,13 @@ class PsShardApplicationTest {
             assertThat(after).containsExactly(expected, within(1e-5f));
 
             List<PushAck> acks = shard.route("push-stream")
-                    .data(Flux.range(0, 3).map(i -> new GradientBatch(new long[]{10 + i, 20 + i}, new float[][]{ones, ones})), GradientBatch.class)
+                    .data(Flux.range(0, 3).map(i -> new GradientBatch(new long[]{10 + i, 20 + i}, new float[][]{ones, ones})),
+                            GradientBatch.class)
                     .retrieveFlux(PushAck.class).collectList().block(WAIT);
             assertThat(acks).containsExactly(new PushAck(2), new PushAck(2), new PushAck(2));
 
-            assertThatThrownBy(() -> shard.route("fetch").data(new FetchRequest(new long[]{5000})).retrieveMono(FetchReply.class).block(WAIT))
+            assertThatThrownBy(() -> shard.route("fetch").data(new FetchRequest(new long[]{5000}))
+                    .retrieveMono(FetchReply.class).block(WAIT))
                     .hasMessageContaining("holds 1000 rows");
         } finally {
             shard.dispose();

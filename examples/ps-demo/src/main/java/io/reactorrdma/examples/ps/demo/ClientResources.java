@@ -34,7 +34,8 @@ final class ClientResources implements AutoCloseable {
 
     /** Resources named {@code name} with the engine settings {@code engine}. */
     static ClientResources create(String name, String provider, Path shmDir, EngineConfig engine, MeterRegistry registry) {
-        RdmaResources.Builder b = RdmaResources.builder(name).provider(provider).threads(DEFAULT_THREADS).idle(DEFAULT_IDLE).engine(engine).metrics(registry);
+        RdmaResources.Builder b = RdmaResources.builder(name).provider(provider).threads(DEFAULT_THREADS).idle(DEFAULT_IDLE)
+                .engine(engine).metrics(registry);
         if (shmDir != null) {
             b.softConfig(SoftConfig.fromSystemProperties().withShmDirectory(shmDir));
         }

@@ -27,7 +27,8 @@ final class DemoArguments {
             description = "shards, each a separate process per replica (default " + DemoOptions.DEFAULT_SHARDS + ")")
     Integer shards;
 
-    @Option(names = "--replicas", paramLabel = "N", description = "replicas per shard, at least 2 (default " + DemoOptions.DEFAULT_REPLICAS + ")")
+    @Option(names = "--replicas", paramLabel = "N", description = "replicas per shard, at least 2 (default "
+            + DemoOptions.DEFAULT_REPLICAS + ")")
     Integer replicas;
 
     @Option(names = "--rankers", paramLabel = "N",

@@ -296,7 +296,8 @@ public final class DemoReport {
                 .append("\nThis host has no switch: the trainers and the shards share one machine's memory bus, so the incast "
                         + "the paper's send window cuts (many senders into one switch port) is not reproduced here; the window "
                         + "arms show what the window does to in-flight bytes and stalls, not the paper's p99 effect.\n\n");
-        md.append("## Recovery: one replica SIGKILLed in the middle of an inference run, then restarted\n\n").append(recoveryTable).append('\n');
+        md.append("## Recovery: one replica SIGKILLed in the middle of an inference run, then restarted\n\n")
+                .append(recoveryTable).append('\n');
         md.append("## Charts\n\n");
         for (String c : charts) {
             md.append("![").append(c).append("](").append(c).append(")\n\n");

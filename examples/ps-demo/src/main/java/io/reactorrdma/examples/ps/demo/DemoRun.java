@@ -313,7 +313,8 @@ public final class DemoRun {
         }
         Histogram latency = before.requestNanos().copy();
         latency.add(o.latency());
-        return new InferenceResult(transport, before.requests() + o.answered(), before.failed() + o.failed(), before.seconds() + o.seconds(),
+        return new InferenceResult(transport, before.requests() + o.answered(), before.failed() + o.failed(),
+                before.seconds() + o.seconds(),
                 fetches.nanos(), latency, fetches.bytes(), sum(before.clientCpuNanos(), client), sum(before.serverCpuNanos(), server),
                 before.shardSwitches().plus(shard), before.rankerSwitches().plus(ranker));
     }

@@ -54,6 +54,7 @@ public final class RankResult {
 
     @Override
     public String toString() {
-        return "RankResult{user=" + userId + ", scores=" + Arrays.toString(scores) + ", fetches=" + fetches + ", replyBytes=" + replyBytes + "}";
+        return "RankResult{user=" + userId + ", scores=" + Arrays.toString(scores) + ", fetches=" + fetches
+                + ", replyBytes=" + replyBytes + "}";
     }
 }

@@ -52,7 +52,8 @@ public final class Ranker {
         this.alloc = Objects.requireNonNull(alloc, "alloc");
         for (int s = 0; s < shards.size(); s++) {
             if (!shards.containsKey(s)) {
-                throw new IllegalArgumentException("the shards must be numbered 0.." + (shards.size() - 1) + " (key k lives on shard k % count); got "
+                throw new IllegalArgumentException("the shards must be numbered 0.." + (shards.size() - 1)
+                        + " (key k lives on shard k % count); got "
                         + shards.keySet());
             }
         }
@@ -121,8 +122,10 @@ public final class Ranker {
                     bytes += meta.readableBytes() + data.readableBytes();
                     int got = FetchReply.count(meta, data);
                     if (got != rows || FetchReply.dimension(meta, data) != user.length) {
-                        throw new IllegalStateException("shard " + e.getKey() + " answered " + got + " rows of " + FetchReply.dimension(meta, data)
-                                + " floats to a fetch of " + rows + " rows of " + user.length + "; do the shards' --dim and the ranker's agree?");
+                        throw new IllegalStateException("shard " + e.getKey() + " answered " + got + " rows of "
+                                + FetchReply.dimension(meta, data)
+                                + " floats to a fetch of " + rows + " rows of " + user.length
+                                + "; do the shards' --dim and the ranker's agree?");
                     }
                     java.nio.ByteBuffer view = FetchReply.rows(meta, data);
                     for (int r = 0; r < rows; r++) {

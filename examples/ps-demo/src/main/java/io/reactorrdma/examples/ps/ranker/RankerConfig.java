@@ -50,9 +50,12 @@ public final class RankerConfig {
             throw new IllegalArgumentException("deadline must be positive, got " + deadline);
         }
         if (replySizes.length == 0 || replySizes.length != replyPercents.length || Arrays.stream(replyPercents).sum() != 100
-                || Arrays.stream(replyPercents).anyMatch(p -> p < 0) || Arrays.stream(replySizes).anyMatch(s -> s < FetchReply.HEADER_BYTES)) {
-            throw new IllegalArgumentException("reply sizes " + Arrays.toString(replySizes) + " with percents " + Arrays.toString(replyPercents)
-                    + " are not a mix: give as many sizes (each at least " + FetchReply.HEADER_BYTES + " bytes) as percents, adding up to 100");
+                || Arrays.stream(replyPercents).anyMatch(p -> p < 0)
+                || Arrays.stream(replySizes).anyMatch(s -> s < FetchReply.HEADER_BYTES)) {
+            throw new IllegalArgumentException("reply sizes " + Arrays.toString(replySizes) + " with percents "
+                    + Arrays.toString(replyPercents)
+                    + " are not a mix: give as many sizes (each at least " + FetchReply.HEADER_BYTES
+                    + " bytes) as percents, adding up to 100");
         }
         this.models = models;
         this.dimension = dimension;
@@ -160,6 +163,7 @@ public final class RankerConfig {
     @Override
     public String toString() {
         return "RankerConfig{models=" + models + ", dimension=" + dimension + ", rowsPerShard=" + rowsPerShard + ", seed=" + seed
-                + ", deadline=" + deadline + ", replySizes=" + Arrays.toString(replySizes) + ", replyPercents=" + Arrays.toString(replyPercents) + "}";
+                + ", deadline=" + deadline + ", replySizes=" + Arrays.toString(replySizes) + ", replyPercents="
+                + Arrays.toString(replyPercents) + "}";
     }
 }

@@ -88,8 +88,8 @@ public final class RankerMain {
                     .blockLast(duration.plus(config.deadline()).plusSeconds(30));
             double seconds = (System.nanoTime() - start) / 1e9;
             Histogram h = fetches.getIntervalHistogram();
-            out.println(String.format(Locale.ROOT, "RANKER transport=%s requests=%d failed=%d rate=%.1f/s fetch-p50-ms=%.3f fetch-p99-ms=%.3f "
-                            + "hedges=%d retries=%d", o.shards.transport(), ok.get(), failed.get(),
+            out.println(String.format(Locale.ROOT, "RANKER transport=%s requests=%d failed=%d rate=%.1f/s "
+                            + "fetch-p50-ms=%.3f fetch-p99-ms=%.3f hedges=%d retries=%d", o.shards.transport(), ok.get(), failed.get(),
                     ok.get() / seconds, h.getValueAtPercentile(50) / 1e6, h.getValueAtPercentile(99) / 1e6,
                     shards.count("rdma.recovery.hedges"), shards.count("rdma.recovery.retries")));
             if (firstError.get() != null) {

@@ -43,7 +43,8 @@ public final class ShardClients {
      * One {@link ShardClient} per shard: {@code replicas.get(s)} are shard {@code s}'s replicas. The
      * clients connect in the background; {@link #awaitConnected} waits for every replica.
      */
-    public static Map<Integer, ShardClient> replicated(List<List<ClientTransport>> replicas, Duration attemptTimeout, MeterRegistry registry) {
+    public static Map<Integer, ShardClient> replicated(List<List<ClientTransport>> replicas, Duration attemptTimeout,
+            MeterRegistry registry) {
         Map<Integer, ShardClient> shards = new LinkedHashMap<>();
         for (int s = 0; s < replicas.size(); s++) {
             List<LoadbalanceTarget> targets = new ArrayList<>();
@@ -102,7 +103,8 @@ public final class ShardClients {
 
     /** RDMA transports on {@code resources} to each shard's replicas. */
     public static List<List<ClientTransport>> rdma(List<List<InetSocketAddress>> replicas, RdmaResources resources) {
-        return map(replicas, a -> RdmaClientTransport.create(RdmaClient.create().host(a.getHostString()).port(a.getPort()).runOn(resources)));
+        return map(replicas,
+                a -> RdmaClientTransport.create(RdmaClient.create().host(a.getHostString()).port(a.getPort()).runOn(resources)));
     }
 
     /** TCP transports to each shard's replicas. */

@@ -48,7 +48,8 @@ public final class ShardConnections implements AutoCloseable {
         }
         this.resources = transport.equals("rdma") ? o.rdma.rdmaResources(name, meters) : null;
         try {
-            this.clients = ShardClients.replicated(resources == null ? ShardClients.tcp(addresses) : ShardClients.rdma(addresses, resources),
+            this.clients = ShardClients.replicated(
+                    resources == null ? ShardClients.tcp(addresses) : ShardClients.rdma(addresses, resources),
                     ShardClients.DEFAULT_ATTEMPT_TIMEOUT, meters);
             ShardClients.awaitConnected(clients, replicas, ShardClients.DEFAULT_CONNECT_TIMEOUT);
         } catch (RuntimeException e) {

@@ -33,7 +33,10 @@ public final class EmbeddingShard {
 
     private final ShardConfig config;
     private final ByteBuf table;
-    /** The table's memory for element access: absolute gets and puts, safe to share between threads (one bounds check per call, not a recorded access per float). */
+    /**
+     * The table's memory for element access: absolute gets and puts, safe to share between threads (one bounds check
+     * per call, not a recorded access per float).
+     */
     private final ByteBuffer view;
     private final int rowBytes;
     private final AtomicBoolean released = new AtomicBoolean();
@@ -80,7 +83,8 @@ public final class EmbeddingShard {
         int count = config.count();
         if (key < 0 || Math.floorMod(key, (long) count) != config.index()) {
             throw new IllegalArgumentException("key " + key + " is not held by shard " + config.index() + " of " + count
-                    + " (key k lives on shard k % count); send it to shard " + (key < 0 ? "none: keys are >= 0" : Long.toString(key % count)));
+                    + " (key k lives on shard k % count); send it to shard "
+                    + (key < 0 ? "none: keys are >= 0" : Long.toString(key % count)));
         }
         long row = key / count;
         if (row >= config.rows()) {

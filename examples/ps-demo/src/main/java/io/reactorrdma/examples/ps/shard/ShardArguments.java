@@ -7,7 +7,8 @@ import picocli.CommandLine.Option;
 
 /** {@link ShardMain}'s command line as picocli reads it. */
 @Command(name = "shard", sortOptions = false,
-        description = "One shard replica: serves until stdin closes or SIGTERM; prints SHARD-READY index=<i> rdma=<port> tcp=<port> pid=<pid>")
+        description = "One shard replica: serves until stdin closes or SIGTERM; "
+                + "prints SHARD-READY index=<i> rdma=<port> tcp=<port> pid=<pid>")
 final class ShardArguments {
 
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "this text")

@@ -144,7 +144,8 @@ public final class Trainer implements AutoCloseable {
         int dimension = FetchReply.dimension(p.sliceMetadata(), p.sliceData());
         if (got != config.fetchRows() || dimension != config.dimension()) {
             throw new IllegalStateException("shard " + shard + " answered " + got + " rows of " + dimension
-                    + " floats to a fetch of " + config.fetchRows() + " of " + config.dimension() + "; do the shards' --dim and the trainer's agree?");
+                    + " floats to a fetch of " + config.fetchRows() + " of " + config.dimension()
+                    + "; do the shards' --dim and the trainer's agree?");
         }
     }
 

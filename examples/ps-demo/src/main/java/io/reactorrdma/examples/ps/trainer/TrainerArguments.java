@@ -30,7 +30,8 @@ final class TrainerArguments {
             + TrainerSettings.DEFAULT_COMPUTE_NANOS / 1000)
     long computeMicros = TrainerSettings.DEFAULT_COMPUTE_NANOS / 1000;
 
-    @Option(names = "--fetch-rows", paramLabel = "N", description = "rows fetched per shard and step, default " + TrainerSettings.DEFAULT_FETCH_ROWS)
+    @Option(names = "--fetch-rows", paramLabel = "N", description = "rows fetched per shard and step, default "
+            + TrainerSettings.DEFAULT_FETCH_ROWS)
     int fetchRows = TrainerSettings.DEFAULT_FETCH_ROWS;
 
     @Option(names = "--dim", paramLabel = "D", description = "the embedding dimension, default " + TrainerSettings.DEFAULT_DIMENSION)

@@ -38,8 +38,10 @@ public final class TrainerSettings {
     private TrainerSettings(long computeNanos, int dimension, int rowsPerShard, int fetchRows, long seed, Duration deadline,
                           double pushMeanBytes, double pushP99Bytes) {
         if (computeNanos < 0 || dimension < 1 || rowsPerShard < 1 || fetchRows < 1 || fetchRows > rowsPerShard) {
-            throw new IllegalArgumentException("computeNanos must be >= 0, dimension, rowsPerShard and fetchRows >= 1, fetchRows <= rowsPerShard;"
-                    + " got computeNanos=" + computeNanos + " dimension=" + dimension + " rowsPerShard=" + rowsPerShard + " fetchRows=" + fetchRows);
+            throw new IllegalArgumentException(
+                    "computeNanos must be >= 0, dimension, rowsPerShard and fetchRows >= 1, fetchRows <= rowsPerShard;"
+                    + " got computeNanos=" + computeNanos + " dimension=" + dimension + " rowsPerShard=" + rowsPerShard
+                    + " fetchRows=" + fetchRows);
         }
         if (deadline.isNegative() || deadline.isZero()) {
             throw new IllegalArgumentException("deadline must be positive, got " + deadline);

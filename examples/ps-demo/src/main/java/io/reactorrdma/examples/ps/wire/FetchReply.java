@@ -92,7 +92,8 @@ public final class FetchReply {
         int dimension = metadata.getInt(metadata.readerIndex() + Integer.BYTES);
         Wire.positive(count, "count", NAME, FetchRequest.MAX_KEYS);
         Wire.positive(dimension, "dimension", NAME, MAX_DIMENSION);
-        Wire.exact(data, bytes(count, dimension) - HEADER_BYTES, "the rows of a split reply, " + count + " rows of " + dimension + " floats,", NAME);
+        Wire.exact(data, bytes(count, dimension) - HEADER_BYTES,
+                "the rows of a split reply, " + count + " rows of " + dimension + " floats,", NAME);
         return count;
     }
 
@@ -101,7 +102,10 @@ public final class FetchReply {
         return dimension(metadata.isReadable() ? metadata : data);
     }
 
-    /** The rows of a reply in either form, already checked by {@link #count(ByteBuf, ByteBuf)}, as one view (see {@link #rows(ByteBuf)}). */
+    /**
+     * The rows of a reply in either form, already checked by {@link #count(ByteBuf, ByteBuf)}, as one view (see
+     * {@link #rows(ByteBuf)}).
+     */
     public static ByteBuffer rows(ByteBuf metadata, ByteBuf data) {
         return metadata.isReadable() ? data.nioBuffer(data.readerIndex(), data.readableBytes()) : rows(data);
     }
@@ -137,6 +141,7 @@ public final class FetchReply {
 
     /** The dot product of row {@code row} of a checked reply with {@code vector} (of the reply's dimension). */
     public static double dot(ByteBuf buf, int row, float[] vector) {
-        return dot(buf.nioBuffer(buf.readerIndex() + HEADER_BYTES + Float.BYTES * row * vector.length, Float.BYTES * vector.length), 0, vector);
+        return dot(buf.nioBuffer(buf.readerIndex() + HEADER_BYTES + Float.BYTES * row * vector.length,
+                Float.BYTES * vector.length), 0, vector);
     }
 }

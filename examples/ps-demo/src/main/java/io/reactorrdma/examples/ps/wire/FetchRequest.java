@@ -49,7 +49,10 @@ public final class FetchRequest {
         return encode(alloc, keys, 0, keys.length);
     }
 
-    /** {@code count} consecutive keys {@code first, first + stride, ...}: a block of rows of one shard when {@code stride} is the shard count. */
+    /**
+     * {@code count} consecutive keys {@code first, first + stride, ...}: a block of rows of one shard when
+     * {@code stride} is the shard count.
+     */
     public static ByteBuf encodeRange(ByteBufAllocator alloc, long first, long stride, int count) {
         int size = bytes(count);
         ByteBuf buf = alloc.buffer(size);

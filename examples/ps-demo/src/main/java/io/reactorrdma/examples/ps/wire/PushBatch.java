@@ -108,7 +108,10 @@ public final class PushBatch {
         return buf.getFloat(gradientOffset(buf, count, dimension, row) + Float.BYTES * column);
     }
 
-    /** A checked batch as one big-endian view from its start, for {@link #key(ByteBuffer, int)} and {@link #gradient(ByteBuffer, int, int, int, int)}. */
+    /**
+     * A checked batch as one big-endian view from its start, for {@link #key(ByteBuffer, int)} and
+     * {@link #gradient(ByteBuffer, int, int, int, int)}.
+     */
     public static ByteBuffer view(ByteBuf buf) {
         return buf.nioBuffer(buf.readerIndex(), buf.readableBytes());
     }

@@ -45,10 +45,12 @@ class DemoOptionsTest {
         assertThatThrownBy(() -> DemoOptions.parse(List.of("--shards", "0"))).hasMessage("--shards must be at least 1, got 0");
         assertThatThrownBy(() -> DemoOptions.parse(List.of("--replicas", "1"))).isInstanceOf(UsageException.class)
                 .hasMessageContaining("at least 2").hasMessageContaining("recovery");
-        assertThatThrownBy(() -> DemoOptions.parse(List.of("--shards", "x"))).hasMessageContaining("Invalid value for option '--shards': 'x' is not an int");
+        assertThatThrownBy(() -> DemoOptions.parse(List.of("--shards", "x")))
+                .hasMessageContaining("Invalid value for option '--shards': 'x' is not an int");
         assertThatThrownBy(() -> DemoOptions.parse(List.of("--duration", "soon"))).hasMessageContaining("15s, 500ms or 2m");
         assertThatThrownBy(() -> DemoOptions.parse(List.of("--transports", "tcp"))).hasMessageContaining("must include rdma");
-        assertThatThrownBy(() -> DemoOptions.parse(List.of("--provider", "loopback"))).hasMessageContaining("shm (processes on this host) or disni");
+        assertThatThrownBy(() -> DemoOptions.parse(List.of("--provider", "loopback")))
+                .hasMessageContaining("shm (processes on this host) or disni");
         assertThatThrownBy(() -> DemoOptions.parse(List.of("--hosts", "a:7000"))).hasMessageContaining("host:rdmaPort:tcpPort");
         assertThatThrownBy(() -> DemoOptions.parse(List.of("--shards", "2", "--hosts", "a:1:2"))).hasMessageContaining("needs 4");
         assertThatThrownBy(() -> DemoOptions.parse(List.of("--frobnicate"))).hasMessageContaining("Unknown option: '--frobnicate'");

@@ -61,7 +61,8 @@ class DemoQuickTest {
                 .contains("## Training", "| rdma, window on ", "| rdma, window off ", "| tcp ", "-74.0 %", "no switch")
                 .contains("## Recovery", "shard 0 replica 1 (pid ")
                 .contains("Host at the start:", "load average", "Command: `java -jar examples/ps-demo/target/ps-demo.jar demo --quick");
-        for (String chart : List.of(DemoReport.CHART_FETCH_CDF, DemoReport.CHART_PUSH, DemoReport.CHART_RECOVERY, DemoReport.CHART_MEMORY)) {
+        for (String chart : List.of(DemoReport.CHART_FETCH_CDF, DemoReport.CHART_PUSH, DemoReport.CHART_RECOVERY,
+                DemoReport.CHART_MEMORY)) {
             Path png = out.resolve(chart);
             assertThat(png).exists();
             byte[] head = Arrays.copyOf(Files.readAllBytes(png), 8);
@@ -72,7 +73,8 @@ class DemoQuickTest {
         List<String> csv = Files.readAllLines(out.resolve(DemoReport.FIGURES));
         assertThat(csv.get(0)).isEqualTo("phase,arm,metric,value,unit");
         assertThat(csv).contains("inference,rdma,failed,0,requests", "inference,tcp,failed,0,requests",
-                "training,\"rdma, window on\",failed,0,steps", "training,\"rdma, window off\",failed,0,steps", "training,tcp,failed,0,steps",
+                "training,\"rdma, window on\",failed,0,steps", "training,\"rdma, window off\",failed,0,steps",
+                "training,tcp,failed,0,steps",
                 "recovery,rdma,failed,0,requests");
         assertThat(value(csv, "inference,rdma,requests,")).isPositive();
         assertThat(value(csv, "inference,tcp,requests,")).isPositive();

@@ -41,7 +41,8 @@ class MainsTest {
                 "--dim", "16", "--rows", "2048", "--models", "2", "--outstanding", "2"}, o, e);
         assertThat(status).as("exit status; stderr: %s", err).isZero();
         assertThat(out.toString(StandardCharsets.UTF_8))
-                .containsPattern("RANKER transport=rdma requests=[1-9]\\d* failed=0 rate=[\\d.]+/s fetch-p50-ms=[\\d.]+ fetch-p99-ms=[\\d.]+ hedges=\\d+ retries=\\d+");
+                .containsPattern("RANKER transport=rdma requests=[1-9]\\d* failed=0 rate=[\\d.]+/s fetch-p50-ms=[\\d.]+ "
+                        + "fetch-p99-ms=[\\d.]+ hedges=\\d+ retries=\\d+");
     }
 
     @Test
@@ -50,13 +51,15 @@ class MainsTest {
                 "--dim", "16", "--rows", "2048", "--trainers", "2"}, o, e);
         assertThat(status).as("exit status; stderr: %s", err).isZero();
         assertThat(out.toString(StandardCharsets.UTF_8))
-                .containsPattern("TRAINER transport=tcp trainers=2 steps=[1-9]\\d* failed=0 pushes=[1-9]\\d* push-p50-ms=[\\d.]+ push-p99-ms=[\\d.]+");
+                .containsPattern("TRAINER transport=tcp trainers=2 steps=[1-9]\\d* failed=0 pushes=[1-9]\\d* "
+                        + "push-p50-ms=[\\d.]+ push-p99-ms=[\\d.]+");
     }
 
     @Test
     void badOptionsExitTwo() {
         assertThat(RankerMain.run(new String[]{"--shards", "a:1,b:2,c:3", "--replicas", "2"}, o, e)).isEqualTo(2);
-        assertThat(err.toString(StandardCharsets.UTF_8)).contains("3 addresses do not split into shards of 2 replicas").contains("Usage: ranker");
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("3 addresses do not split into shards of 2 replicas")
+                .contains("Usage: ranker");
         assertThat(TrainerMain.run(new String[]{"--transport", "udp"}, o, e)).isEqualTo(2);
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("--transport must be rdma or tcp");
     }

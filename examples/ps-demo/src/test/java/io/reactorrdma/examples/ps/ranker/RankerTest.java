@@ -86,7 +86,8 @@ class RankerTest {
         for (int s = 0; s < SHARDS; s++) {
             replicas.add(List.of(fixture.rdma(s)));
         }
-        Map<Integer, ShardClient> shards = ShardClients.replicated(replicas, ShardClients.DEFAULT_ATTEMPT_TIMEOUT, new SimpleMeterRegistry());
+        Map<Integer, ShardClient> shards = ShardClients.replicated(replicas, ShardClients.DEFAULT_ATTEMPT_TIMEOUT,
+                new SimpleMeterRegistry());
         clients = shards;
         ShardClients.awaitConnected(shards, 1, WAIT);
         AtomicLong observed = new AtomicLong();

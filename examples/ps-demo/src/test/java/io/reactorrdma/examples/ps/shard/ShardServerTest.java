@@ -141,14 +141,16 @@ class ShardServerTest {
         int replies = 20;
         long before = ShardFixture.counter(fixture.serverMeters, "rdma.copies.on.send");
         for (int i = 0; i < replies; i++) {
-            Payload reply = rdma.requestResponse(ByteBufPayload.create(FetchRequest.encodeRange(clientAlloc(), 2L * i, 2, 256))).block(WAIT);
+            Payload reply = rdma.requestResponse(ByteBufPayload.create(FetchRequest.encodeRange(clientAlloc(), 2L * i, 2, 256)))
+                    .block(WAIT);
             assertThat(FetchReply.count(reply.sliceMetadata(), reply.sliceData())).isEqualTo(256);
             reply.release();
         }
         long afterRuns = ShardFixture.counter(fixture.serverMeters, "rdma.copies.on.send");
         assertThat(afterRuns - before).as("copies on send of %d replies of 256 consecutive rows (16 KiB)", replies).isZero();
         for (int i = 0; i < replies; i++) {
-            Payload reply = rdma.requestResponse(ByteBufPayload.create(FetchRequest.encodeRange(clientAlloc(), 2L * i, 4, 128))).block(WAIT);
+            Payload reply = rdma.requestResponse(ByteBufPayload.create(FetchRequest.encodeRange(clientAlloc(), 2L * i, 4, 128)))
+                    .block(WAIT);
             assertThat(FetchReply.count(reply.sliceMetadata(), reply.sliceData())).isEqualTo(128);
             reply.release();
         }

@@ -90,7 +90,8 @@ class PushChannelTest {
         assertThatThrownBy(() -> channel.push(first).block(Duration.ofSeconds(10)))
                 .hasMessageContaining("the push stream to shard 2 failed: a push batch of dimension 3 reached shard 2");
         ByteBuf second = Unpooled.buffer().writeInt(2);
-        assertThatThrownBy(() -> channel.push(second).block(Duration.ofSeconds(10))).hasMessageContaining("the push stream to shard 2 failed");
+        assertThatThrownBy(() -> channel.push(second).block(Duration.ofSeconds(10)))
+                .hasMessageContaining("the push stream to shard 2 failed");
         assertThat(first.refCnt()).isZero();
         assertThat(second.refCnt()).isZero();
         channel.close();

@@ -88,7 +88,8 @@ class TrainerTest {
         oneStepMovesThePushedRows(fixture::rdma, true);
         assertThat(ShardFixture.counter(fixture.clientMeters, "rdma.copies.on.send"))
                 .as("batches written into registered memory go without a copy").isZero();
-        assertThat(ShardFixture.counter(fixture.serverMeters, "rdma.copies.on.send")).as("fetch replies and acks go without a copy").isZero();
+        assertThat(ShardFixture.counter(fixture.serverMeters, "rdma.copies.on.send"))
+                .as("fetch replies and acks go without a copy").isZero();
     }
 
     @Test

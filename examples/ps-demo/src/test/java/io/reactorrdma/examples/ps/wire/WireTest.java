@@ -62,7 +62,8 @@ class WireTest {
             assertThatThrownBy(() -> FetchReply.count(header, rows)).isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("the rows of a split reply, 2 rows of 2 floats, need exactly 16 bytes but it has 12");
             header.writeByte(0);
-            assertThatThrownBy(() -> FetchReply.count(header, rows)).hasMessageContaining("a split reply's header (its metadata) need exactly 8 bytes");
+            assertThatThrownBy(() -> FetchReply.count(header, rows))
+                    .hasMessageContaining("a split reply's header (its metadata) need exactly 8 bytes");
         } finally {
             header.release();
             rows.release();
@@ -100,7 +101,8 @@ class WireTest {
         check(alloc.buffer().writeInt(1).writeInt(2).writeFloat(1f), () -> FetchReply.count(held),
                 "malformed fetch reply", "1 rows of 2 floats need exactly 16 bytes but it has 12", "[int count][int dimension]");
         check(alloc.buffer().writeInt(1).writeInt(Integer.MAX_VALUE), () -> FetchReply.count(held), "dimension 2147483647 is outside");
-        check(alloc.buffer().writeInt(1).writeInt(1).writeLong(3), () -> PushBatch.count(held), "malformed push batch", "need exactly 20 bytes");
+        check(alloc.buffer().writeInt(1).writeInt(1).writeLong(3), () -> PushBatch.count(held), "malformed push batch",
+                "need exactly 20 bytes");
         check(alloc.buffer().writeInt(Integer.MAX_VALUE).writeInt(64), () -> PushBatch.count(held), "count 2147483647 is outside");
         check(alloc.buffer().writeByte(1), () -> PushAck.decode(held), "malformed push ack", "[int rowsUpdated]");
     }

@@ -45,6 +45,7 @@ public record HostInfo(String host, int cores, String load, String jvm, String o
 
     /** One line for the report: "host, 2 cores, load average 3.04, 4.07, 5.93 (1, 5, 15 min)". */
     public String line() {
-        return host + ", " + cores + " cores, load average " + load + (load.contains(",") ? " (1, 5, 15 min)" : "") + "; " + jvm + "; " + os;
+        return host + ", " + cores + " cores, load average " + load + (load.contains(",") ? " (1, 5, 15 min)" : "")
+                + "; " + jvm + "; " + os;
     }
 }

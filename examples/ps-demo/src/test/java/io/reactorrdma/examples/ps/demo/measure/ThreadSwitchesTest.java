@@ -18,19 +18,19 @@ class ThreadSwitchesTest {
 
     /** A thread's status as Linux 6.x writes it (shortened in the middle). */
     private static final String STATUS = """
-            Name:	shard-0-io-0
-            Umask:	0022
-            State:	S (sleeping)
-            Tgid:	4242
-            Pid:	4250
-            PPid:	4100
-            VmRSS:	  181244 kB
-            Threads:	31
-            SigQ:	0/63453
-            Cpus_allowed_list:	0-1
-            Mems_allowed_list:	0
-            voluntary_ctxt_switches:	15230
-            nonvoluntary_ctxt_switches:	87
+            Name:\tshard-0-io-0
+            Umask:\t0022
+            State:\tS (sleeping)
+            Tgid:\t4242
+            Pid:\t4250
+            PPid:\t4100
+            VmRSS:\t  181244 kB
+            Threads:\t31
+            SigQ:\t0/63453
+            Cpus_allowed_list:\t0-1
+            Mems_allowed_list:\t0
+            voluntary_ctxt_switches:\t15230
+            nonvoluntary_ctxt_switches:\t87
             """;
 
     @TempDir
