@@ -310,7 +310,8 @@ public final class DemoReport {
                 ? ": software RDMA between processes on one host (memory-mapped files); it copies once per transfer where "
                 + "hardware would DMA, and its TCP rival runs over loopback, so neither side sees a network.\n" : ".\n");
         md.append("- Inference: both transports are connected and warmed up first, in " + DemoRun.DEFAULT_WARMUP_ROUNDS
-                + " alternating rounds each (one with --quick; on 2 cores their rates climb for 20-40 s), then measured in mirrored rounds (RDMA, TCP, TCP, RDMA), "
+                + " alternating rounds each (one with --quick; on 2 cores their rates climb for 20-40 s), "
+                + "then measured in mirrored rounds (RDMA, TCP, TCP, RDMA), "
                 + "so that the shards' JIT and a drift of the host's load weigh on both alike. Fetch latency is one model's "
                 + "fan-out to every shard, until the last shard answered; CPU is this JVM's process CPU and the shard processes' "
                 + "user + system time over the measured rounds, per user request answered. Context switches (voluntary + "

@@ -185,7 +185,8 @@ public final class DemoRun {
 
     private String setup() {
         return String.format(Locale.ROOT, "%d shards x %d replicas (%s), %,d rows x %d floats per shard; %d outstanding user "
-                        + "requests; %d trainers; %.1f s measured per arm after a %.1f s warm-up (inference: %d alternating rounds of it per transport); "
+                        + "requests; %d trainers; %.1f s measured per arm after a %.1f s warm-up "
+                        + "(inference: %d alternating rounds of it per transport); "
                         + "provider %s",
                 options.shards(), options.replicas(), options.hosts() == null ? "child processes of the demo" : "started by hand",
                 DEFAULT_ROWS, DEFAULT_DIMENSION, options.rankers(), options.trainers(), options.duration().toMillis() / 1e3,
