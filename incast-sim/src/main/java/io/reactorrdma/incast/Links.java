@@ -1,9 +1,13 @@
 package io.reactorrdma.incast;
 
+import io.reactorrdma.incast.topology.IncastConfig;
+import io.reactorrdma.incast.topology.Topology;
+
 /**
  * Per port: the link's serialization cost (picoseconds per byte), propagation delay and the PFC headroom its
  * ingress needs. The rate comes from {@link Topology#linkBitsPerSecond} (every link the config's rate unless the
- * topology says otherwise, as {@link LeafSpine}'s 100 Gb/s uplinks do); the delay is the config's for every link.
+ * topology says otherwise, as {@link io.reactorrdma.incast.topology.LeafSpine}'s 100 Gb/s uplinks do); the delay is the
+ * config's for every link.
  * Headroom is the config's {@link IncastConfig#headroomBytes()} on a link of the config's rate and
  * {@link IncastConfig#headroomFor} of the link's own rate on any other (37,500 B = 3 × 100 Gb/s × 1 µs on an uplink).
  */

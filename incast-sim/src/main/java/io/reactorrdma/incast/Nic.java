@@ -1,5 +1,8 @@
 package io.reactorrdma.incast;
 
+import io.reactorrdma.incast.dcqcn.ReactionPoints;
+import io.reactorrdma.incast.topology.IncastConfig;
+
 /**
  * The hosts' NICs: each serves its flows (QPs) with something to send round-robin, one packet per turn, built when the
  * port is free to send (so a later rate limiter or send window decides per packet whether a flow is eligible).

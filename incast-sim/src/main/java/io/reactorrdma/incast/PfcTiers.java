@@ -1,5 +1,8 @@
 package io.reactorrdma.incast;
 
+import io.reactorrdma.incast.topology.Tier;
+import io.reactorrdma.incast.topology.Topology;
+
 /**
  * PFC per {@link Tier} for the report, summed over the ports of each tier as a simulation stands when taken: XOFFs
  * received, time paused (a pause still in force counts up to now), ports ever paused. The tiers partition the ports,

@@ -1,5 +1,7 @@
 package io.reactorrdma.incast;
 
+import io.reactorrdma.incast.topology.IncastConfig;
+
 /**
  * One switch's shared buffer with per-ingress accounting and PFC decisions. A packet is charged to its ingress port:
  * first the port's reserve, then the shared pool while the port's shared use is below the dynamic threshold

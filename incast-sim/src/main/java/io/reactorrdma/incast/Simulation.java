@@ -1,5 +1,12 @@
 package io.reactorrdma.incast;
 
+import io.reactorrdma.incast.dcqcn.DcqcnConfig;
+import io.reactorrdma.incast.dcqcn.EcnMarker;
+import io.reactorrdma.incast.dcqcn.NotificationPoints;
+import io.reactorrdma.incast.dcqcn.ReactionPoints;
+import io.reactorrdma.incast.topology.IncastConfig;
+import io.reactorrdma.incast.topology.Topology;
+
 import org.HdrHistogram.Histogram;
 
 import java.util.Arrays;

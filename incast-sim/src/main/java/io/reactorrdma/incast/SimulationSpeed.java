@@ -1,5 +1,9 @@
 package io.reactorrdma.incast;
 
+import io.reactorrdma.incast.dcqcn.DcqcnConfig;
+import io.reactorrdma.incast.topology.IncastConfig;
+import io.reactorrdma.incast.topology.OneBigSwitch;
+
 /**
  * The simulator's speed on one core, in events per second of wall time: a Poisson incast (64 senders, one receiver,
  * 8 KiB messages at 90 % load, PFC on), the same with DCQCN's defaults, and the bare event queue. Run with

@@ -3,7 +3,8 @@ package io.reactorrdma.incast;
 /**
  * Generates messages over simulated time: the simulation calls {@link #onEvent} for each event the workload scheduled
  * with {@link Simulation#scheduleWorkload}, and the workload posts messages with {@link Simulation#post}; it hears of
- * each completed message through {@link #onComplete} (the trainers' barrier, {@link TrainerWorkload}).
+ * each completed message through {@link #onComplete} (the trainers' barrier,
+ * {@link io.reactorrdma.incast.workload.TrainerWorkload}).
  */
 public interface Workload {
 

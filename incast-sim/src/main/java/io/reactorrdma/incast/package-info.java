@@ -5,8 +5,8 @@
  * 8e12 / rate picoseconds on a link (320 ps at 25 Gb/s), so serialization, propagation and therefore every result of
  * the model are exact integers: one seed gives one output.
  *
- * <p>The model as built: hosts with one NIC port each ({@link io.reactorrdma.incast.Topology}; one big switch,
- * {@link io.reactorrdma.incast.OneBigSwitch}, for validation); a NIC serves its flows (QPs) round-robin, one
+ * <p>The model as built: hosts with one NIC port each ({@link io.reactorrdma.incast.topology.Topology}; one big switch,
+ * {@link io.reactorrdma.incast.topology.OneBigSwitch}, for validation); a NIC serves its flows (QPs) round-robin, one
  * packet of at most one MTU plus headers per turn; every port serializes one packet at a time, ACKs before data,
  * and a link adds its propagation delay; a switch charges each data packet to its ingress port in a shared buffer
  * (reserve, then shared under a dynamic threshold, then PFC headroom) and queues it on the egress port; PFC XOFF/XON
@@ -21,22 +21,29 @@
  * <p>Senders and workload: every flow has a sender engine ({@code SenderEngines},
  * parameters in {@link io.reactorrdma.incast.SenderConfig}) that cuts the application's messages into fragments
  * of the engine's size and posts them within the engine's work-request chain depth and the project's own
- * {@code ByteWindow}; the NIC packetizes only posted fragments. {@link io.reactorrdma.incast.TrainerWorkload}
- * (parameters in {@link io.reactorrdma.incast.TrainerConfig}) runs synchronous or asynchronous trainers that
+ * {@code ByteWindow}; the NIC packetizes only posted fragments. {@link io.reactorrdma.incast.workload.TrainerWorkload}
+ * (parameters in {@link io.reactorrdma.incast.workload.TrainerConfig}) runs synchronous or asynchronous trainers that
  * compute, then push one log-normal message to every parameter server.
  *
  * <p>DCQCN ({@link io.reactorrdma.incast.Simulation#congestionControl}, parameters in
- * {@link io.reactorrdma.incast.DcqcnConfig}): switch egresses mark CE at dequeue between Kmin and Kmax
+ * {@link io.reactorrdma.incast.dcqcn.DcqcnConfig}): switch egresses mark CE at dequeue between Kmin and Kmax
  * ({@code EcnMarker}), receivers send at most one CNP per QP per interval ({@code NotificationPoints}), and each QP's
  * rate limiter ({@code ReactionPoints}) cuts on a CNP and recovers on lazy timers computed in closed form when the QP
  * sends or gets a CNP; a NIC keeps QPs paced below line rate out of its round-robin until they are eligible
  * ({@code PacedFlows}) and wakes once, at the earliest eligible time, when none may send.
  *
- * <p>Topologies: {@link io.reactorrdma.incast.OneBigSwitch} and {@link io.reactorrdma.incast.LeafSpine}
- * (ToRs and spines with 100 Gb/s uplinks, ECMP by flow, PFC counted per tier).
+ * <p>Topologies: {@link io.reactorrdma.incast.topology.OneBigSwitch} and
+ * {@link io.reactorrdma.incast.topology.LeafSpine} (ToRs and spines with 100 Gb/s uplinks, ECMP by flow, PFC counted
+ * per tier).
  *
- * <p>Entry point: {@link io.reactorrdma.incast.Simulation} with an {@link io.reactorrdma.incast.IncastConfig}
+ * <p>Entry point: {@link io.reactorrdma.incast.Simulation} with an {@link io.reactorrdma.incast.topology.IncastConfig}
  * and a {@link io.reactorrdma.incast.Workload}; the {@code incast-sim} command (subpackages {@code cli},
  * {@code sweep}, {@code report}) runs the arms and recommends a send window.
+ *
+ * <p>Packages: this one is the engine (the simulation, its event queue, NICs, links, the switches' shared buffer and
+ * PFC, packets, flows and the sender engines with their send window); {@code topology} holds the fabric's shape and
+ * parameters and depends on no other incast package; {@code dcqcn} holds congestion control and depends only on
+ * {@code topology}; {@code workload} holds the trainers' workload on top of the engine; {@code cli}, {@code sweep}
+ * and {@code report} are the command (LayeringTest).
  */
 package io.reactorrdma.incast;

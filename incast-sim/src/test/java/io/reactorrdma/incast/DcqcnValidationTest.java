@@ -1,5 +1,9 @@
 package io.reactorrdma.incast;
 
+import io.reactorrdma.incast.dcqcn.DcqcnConfig;
+import io.reactorrdma.incast.topology.IncastConfig;
+import io.reactorrdma.incast.topology.OneBigSwitch;
+
 import org.junit.jupiter.api.Test;
 
 import java.lang.management.ManagementFactory;

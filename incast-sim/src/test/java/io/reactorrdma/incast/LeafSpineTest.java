@@ -1,5 +1,14 @@
 package io.reactorrdma.incast;
 
+import io.reactorrdma.incast.topology.HostPlan;
+import io.reactorrdma.incast.topology.IncastConfig;
+import io.reactorrdma.incast.topology.LeafSpine;
+import io.reactorrdma.incast.topology.LeafSpineConfig;
+import io.reactorrdma.incast.topology.OneBigSwitch;
+import io.reactorrdma.incast.topology.Placement;
+import io.reactorrdma.incast.topology.Tier;
+import io.reactorrdma.incast.topology.Topology;
+
 import org.junit.jupiter.api.Test;
 
 import java.util.EnumMap;

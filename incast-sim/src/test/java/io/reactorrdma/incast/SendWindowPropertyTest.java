@@ -1,6 +1,10 @@
 package io.reactorrdma.incast;
 
 import io.reactorrdma.backpressure.ByteWindow;
+import io.reactorrdma.incast.topology.IncastConfig;
+import io.reactorrdma.incast.topology.OneBigSwitch;
+import io.reactorrdma.incast.workload.TrainerConfig;
+import io.reactorrdma.incast.workload.TrainerWorkload;
 import org.junit.jupiter.api.Test;
 
 import java.util.SplittableRandom;

@@ -1,5 +1,8 @@
 package io.reactorrdma.incast;
 
+import io.reactorrdma.incast.topology.IncastConfig;
+import io.reactorrdma.incast.topology.OneBigSwitch;
+
 import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.Test;
 

@@ -1,5 +1,10 @@
 package io.reactorrdma.incast;
 
+import io.reactorrdma.incast.topology.IncastConfig;
+import io.reactorrdma.incast.topology.LeafSpine;
+import io.reactorrdma.incast.topology.LeafSpineConfig;
+import io.reactorrdma.incast.topology.Tier;
+
 import org.junit.jupiter.api.Test;
 
 import java.lang.management.ManagementFactory;

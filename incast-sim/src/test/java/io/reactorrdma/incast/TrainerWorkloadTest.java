@@ -1,5 +1,11 @@
 package io.reactorrdma.incast;
 
+import io.reactorrdma.incast.topology.IncastConfig;
+import io.reactorrdma.incast.topology.OneBigSwitch;
+import io.reactorrdma.incast.workload.LogNormalSizes;
+import io.reactorrdma.incast.workload.TrainerConfig;
+import io.reactorrdma.incast.workload.TrainerWorkload;
+
 import org.junit.jupiter.api.Test;
 
 import java.lang.management.ManagementFactory;

@@ -1,7 +1,7 @@
 package io.reactorrdma.incast.cli;
 
-import io.reactorrdma.incast.IncastConfig;
-import io.reactorrdma.incast.Placement;
+import io.reactorrdma.incast.topology.IncastConfig;
+import io.reactorrdma.incast.topology.Placement;
 import io.reactorrdma.incast.SenderConfig;
 import io.reactorrdma.incast.sweep.Arm;
 import io.reactorrdma.incast.sweep.Sweep;

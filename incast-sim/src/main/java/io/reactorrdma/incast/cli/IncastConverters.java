@@ -1,6 +1,6 @@
 package io.reactorrdma.incast.cli;
 
-import io.reactorrdma.incast.Placement;
+import io.reactorrdma.incast.topology.Placement;
 import io.reactorrdma.incast.sweep.Arm;
 import io.reactorrdma.tools.cli.Sizes;
 import io.reactorrdma.tools.cli.UsageException;

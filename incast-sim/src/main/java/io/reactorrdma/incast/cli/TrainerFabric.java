@@ -1,17 +1,17 @@
 package io.reactorrdma.incast.cli;
 
 import io.reactorrdma.tools.cli.UsageException;
-import io.reactorrdma.incast.DcqcnConfig;
-import io.reactorrdma.incast.HostPlan;
-import io.reactorrdma.incast.IncastConfig;
-import io.reactorrdma.incast.LeafSpine;
-import io.reactorrdma.incast.LeafSpineConfig;
-import io.reactorrdma.incast.OneBigSwitch;
+import io.reactorrdma.incast.dcqcn.DcqcnConfig;
+import io.reactorrdma.incast.topology.HostPlan;
+import io.reactorrdma.incast.topology.IncastConfig;
+import io.reactorrdma.incast.topology.LeafSpine;
+import io.reactorrdma.incast.topology.LeafSpineConfig;
+import io.reactorrdma.incast.topology.OneBigSwitch;
 import io.reactorrdma.incast.SenderConfig;
 import io.reactorrdma.incast.Simulation;
-import io.reactorrdma.incast.Topology;
-import io.reactorrdma.incast.TrainerConfig;
-import io.reactorrdma.incast.TrainerWorkload;
+import io.reactorrdma.incast.topology.Topology;
+import io.reactorrdma.incast.workload.TrainerConfig;
+import io.reactorrdma.incast.workload.TrainerWorkload;
 import io.reactorrdma.incast.sweep.Arm;
 import io.reactorrdma.incast.sweep.ArmFabric;
 

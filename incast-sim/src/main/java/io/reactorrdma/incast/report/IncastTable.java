@@ -1,6 +1,6 @@
 package io.reactorrdma.incast.report;
 
-import io.reactorrdma.incast.Tier;
+import io.reactorrdma.incast.topology.Tier;
 import io.reactorrdma.incast.sweep.ArmResult;
 import io.reactorrdma.incast.sweep.Recommendation;
 

@@ -2,8 +2,8 @@ package io.reactorrdma.incast.sweep;
 
 import io.reactorrdma.incast.PfcTiers;
 import io.reactorrdma.incast.Simulation;
-import io.reactorrdma.incast.Tier;
-import io.reactorrdma.incast.Topology;
+import io.reactorrdma.incast.topology.Tier;
+import io.reactorrdma.incast.topology.Topology;
 
 import org.HdrHistogram.Histogram;
 

@@ -1,6 +1,6 @@
 package io.reactorrdma.incast.sweep;
 
-import io.reactorrdma.incast.Tier;
+import io.reactorrdma.incast.topology.Tier;
 
 /**
  * What one arm measured. Latencies in microseconds from an HdrHistogram of picoseconds; PFC figures per {@link Tier}

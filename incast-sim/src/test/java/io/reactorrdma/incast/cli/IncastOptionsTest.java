@@ -1,7 +1,7 @@
 package io.reactorrdma.incast.cli;
 
 import io.reactorrdma.tools.cli.UsageException;
-import io.reactorrdma.incast.Placement;
+import io.reactorrdma.incast.topology.Placement;
 import io.reactorrdma.incast.sweep.Arm;
 
 import org.junit.jupiter.api.Test;

@@ -1,7 +1,7 @@
 package io.reactorrdma.incast.sweep;
 
-import io.reactorrdma.incast.IncastConfig;
-import io.reactorrdma.incast.OneBigSwitch;
+import io.reactorrdma.incast.topology.IncastConfig;
+import io.reactorrdma.incast.topology.OneBigSwitch;
 import io.reactorrdma.incast.PoissonWorkload;
 import io.reactorrdma.incast.Simulation;
 

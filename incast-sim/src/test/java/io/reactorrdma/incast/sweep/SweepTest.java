@@ -1,6 +1,6 @@
 package io.reactorrdma.incast.sweep;
 
-import io.reactorrdma.incast.Tier;
+import io.reactorrdma.incast.topology.Tier;
 import io.reactorrdma.incast.report.IncastTable;
 
 import org.junit.jupiter.api.Test;

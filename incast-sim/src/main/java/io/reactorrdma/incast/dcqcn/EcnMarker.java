@@ -1,4 +1,4 @@
-package io.reactorrdma.incast;
+package io.reactorrdma.incast.dcqcn;
 
 import java.util.SplittableRandom;
 
@@ -8,7 +8,7 @@ import java.util.SplittableRandom;
  * S1 marks at dequeue). One seeded {@link SplittableRandom} per simulation, drawn only on the ramp, so the run is
  * deterministic and draws nothing while queues stay short. Counts marks per port.
  */
-final class EcnMarker {
+public final class EcnMarker {
 
     private final long kmin;
     private final long kmax;
@@ -17,7 +17,7 @@ final class EcnMarker {
     private final long[] marks;
     private long total;
 
-    EcnMarker(DcqcnConfig config, int ports, long seed) {
+    public EcnMarker(DcqcnConfig config, int ports, long seed) {
         this.kmin = config.kminBytes();
         this.kmax = config.kmaxBytes();
         this.pmax = config.pmax();
@@ -26,7 +26,7 @@ final class EcnMarker {
     }
 
     /** Whether the packet leaving {@code port} with {@code queueBytes} behind it is marked; counts the mark. */
-    boolean mark(int port, long queueBytes) {
+    public boolean mark(int port, long queueBytes) {
         if (queueBytes <= kmin) {
             return false;
         }
@@ -38,11 +38,11 @@ final class EcnMarker {
         return true;
     }
 
-    long marks(int port) {
+    public long marks(int port) {
         return marks[port];
     }
 
-    long total() {
+    public long total() {
         return total;
     }
 }

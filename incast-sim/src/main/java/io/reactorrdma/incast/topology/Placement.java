@@ -1,4 +1,4 @@
-package io.reactorrdma.incast;
+package io.reactorrdma.incast.topology;
 
 /**
  * How {@link LeafSpine#place} lays parameter servers and trainers onto hosts. Both walk a fixed order of hosts and

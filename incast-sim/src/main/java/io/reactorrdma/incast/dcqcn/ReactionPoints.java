@@ -1,4 +1,4 @@
-package io.reactorrdma.incast;
+package io.reactorrdma.incast.dcqcn;
 
 import java.util.Arrays;
 
@@ -19,7 +19,7 @@ import java.util.Arrays;
  * <p>The pacer: after a packet of w wire bytes, the QP may send again w·8/RC later (exactly the line's serialization
  * at line rate). A rate change between two packets applies from the next packet.
  */
-final class ReactionPoints {
+public final class ReactionPoints {
 
     /** α of a new QP (the paper, S3). */
     static final double INITIAL_ALPHA = 1.0;
@@ -49,7 +49,7 @@ final class ReactionPoints {
     private boolean[] belowLine = new boolean[16];
     private long cuts;
 
-    ReactionPoints(DcqcnConfig config) {
+    public ReactionPoints(DcqcnConfig config) {
         this.g = config.g();
         this.alphaTimerPs = config.alphaTimerPs();
         this.rateTimerPs = config.rateTimerPs();
@@ -61,7 +61,7 @@ final class ReactionPoints {
     }
 
     /** A new QP {@code flow} on a NIC whose link takes {@code psPerByte}, at line rate from {@code nowPs}. */
-    void add(int flow, long psPerByte, long nowPs) {
+    public void add(int flow, long psPerByte, long nowPs) {
         if (flow >= rc.length) {
             int capacity = Math.max(2 * rc.length, flow + 1);
             rc = Arrays.copyOf(rc, capacity);
@@ -93,7 +93,7 @@ final class ReactionPoints {
     }
 
     /** {@code flow} starts a packet of {@code wireBytes} at {@code nowPs}; returns when it may start the next. */
-    long onSend(int flow, int wireBytes, long nowPs) {
+    public long onSend(int flow, int wireBytes, long nowPs) {
         advance(flow, nowPs);
         if (byteCounterBytes > 0) {
             bytesSinceStep[flow] += wireBytes;
@@ -116,7 +116,7 @@ final class ReactionPoints {
     }
 
     /** A CNP for {@code flow} reached its sender at {@code nowPs}: cut the rate. */
-    void onCnp(int flow, long nowPs) {
+    public void onCnp(int flow, long nowPs) {
         advance(flow, nowPs);
         rt[flow] = rc[flow];
         rc[flow] = Math.max(rc[flow] * (1 - alpha[flow] / 2), minRate);
@@ -130,7 +130,7 @@ final class ReactionPoints {
     }
 
     /** When {@code flow} may start its next packet. */
-    long eligiblePs(int flow) {
+    public long eligiblePs(int flow) {
         return eligiblePs[flow];
     }
 
@@ -138,12 +138,12 @@ final class ReactionPoints {
      * Whether {@code flow}'s last packet was paced below line rate. If not, it may send again when that packet's
      * serialization ends, and its NIC port is busy until then, so the NIC can keep it in the round-robin.
      */
-    boolean pacedBelowLine(int flow) {
+    public boolean pacedBelowLine(int flow) {
         return belowLine[flow];
     }
 
     /** RC as of the QP's last send or CNP, b/s (reading it does not advance the timers). */
-    double rateBitsPerSecond(int flow) {
+    public double rateBitsPerSecond(int flow) {
         return rc[flow];
     }
 
@@ -158,7 +158,7 @@ final class ReactionPoints {
     }
 
     /** CNPs received (rate cuts) over all QPs. */
-    long cuts() {
+    public long cuts() {
         return cuts;
     }
 

@@ -1,9 +1,12 @@
-package io.reactorrdma.incast;
+package io.reactorrdma.incast.dcqcn;
+
+import io.reactorrdma.incast.topology.IncastConfig;
 
 /**
  * DCQCN's parameters (congestion point, notification point, reaction point), each declared once as a
- * {@code DEFAULT_*} constant and validated here; installed with {@link Simulation#congestionControl}. Units are in the
- * names: bytes, picoseconds, bits per second.
+ * {@code DEFAULT_*} constant and validated here; installed with
+ * {@link io.reactorrdma.incast.Simulation#congestionControl}. Units are in the names: bytes, picoseconds, bits per
+ * second.
  *
  * <p>The defaults are one column of the DCQCN parameter tables of the sources in docs/INCAST.md, the DCQCN paper's
  * as htsim implements it (S3 {@code dcqcn.cpp}; Zhu et al., SIGCOMM 2015, S4), at 25 Gb/s host links: it is the only

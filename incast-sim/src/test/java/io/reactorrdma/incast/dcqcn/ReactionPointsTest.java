@@ -1,4 +1,4 @@
-package io.reactorrdma.incast;
+package io.reactorrdma.incast.dcqcn;
 
 import org.junit.jupiter.api.Test;
 

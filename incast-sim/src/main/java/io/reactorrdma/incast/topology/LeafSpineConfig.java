@@ -1,4 +1,4 @@
-package io.reactorrdma.incast;
+package io.reactorrdma.incast.topology;
 
 /**
  * The ToR + spine tier's parameters (model notes §5, topology B), each declared once and validated here. The host

@@ -1,4 +1,4 @@
-package io.reactorrdma.incast;
+package io.reactorrdma.incast.topology;
 
 /** The validation topology: every host on one switch. Host {@code h}'s NIC is port h, its switch port hosts + h. */
 public final class OneBigSwitch implements Topology {

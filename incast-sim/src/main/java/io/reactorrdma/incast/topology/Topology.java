@@ -1,4 +1,4 @@
-package io.reactorrdma.incast;
+package io.reactorrdma.incast.topology;
 
 /**
  * Which ports exist and how they connect. A port is one side of a link; it transmits towards {@link #peer(int)}.

@@ -1,4 +1,7 @@
-package io.reactorrdma.incast;
+package io.reactorrdma.incast.workload;
+
+import io.reactorrdma.incast.Simulation;
+import io.reactorrdma.incast.Workload;
 
 /**
  * The trainers of a parameter-server job (paper §2.1, §6.3): T trainers and S parameter servers on hosts that whoever

@@ -1,4 +1,4 @@
-package io.reactorrdma.incast;
+package io.reactorrdma.incast.dcqcn;
 
 import java.util.Arrays;
 
@@ -7,7 +7,7 @@ import java.util.Arrays;
  * sender unless one went for that QP less than the CNP interval ago (the paper's NP; htsim's delayed CNP for marks
  * inside the interval is not modelled). Counts CNPs.
  */
-final class NotificationPoints {
+public final class NotificationPoints {
 
     private static final long NEVER = Long.MIN_VALUE;
 
@@ -15,13 +15,13 @@ final class NotificationPoints {
     private long[] lastCnpPs = new long[16];
     private long total;
 
-    NotificationPoints(DcqcnConfig config) {
+    public NotificationPoints(DcqcnConfig config) {
         this.intervalPs = config.cnpIntervalPs();
         Arrays.fill(lastCnpPs, NEVER);
     }
 
     /** A marked packet of {@code flow} arrived at {@code nowPs}: true when a CNP is to be sent now (and counts it). */
-    boolean onMarked(int flow, long nowPs) {
+    public boolean onMarked(int flow, long nowPs) {
         if (flow >= lastCnpPs.length) {
             int old = lastCnpPs.length;
             lastCnpPs = Arrays.copyOf(lastCnpPs, Math.max(2 * old, flow + 1));
@@ -36,7 +36,7 @@ final class NotificationPoints {
         return true;
     }
 
-    long total() {
+    public long total() {
         return total;
     }
 }

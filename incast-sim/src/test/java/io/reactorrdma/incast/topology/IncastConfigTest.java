@@ -1,4 +1,6 @@
-package io.reactorrdma.incast;
+package io.reactorrdma.incast.topology;
+
+import io.reactorrdma.incast.Simulation;
 
 import org.junit.jupiter.api.Test;
 

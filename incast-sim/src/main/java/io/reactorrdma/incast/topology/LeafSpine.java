@@ -1,4 +1,4 @@
-package io.reactorrdma.incast;
+package io.reactorrdma.incast.topology;
 
 /**
  * Topology B of the model notes: ToRs with host ports below and one uplink to every spine above, ECMP by flow.

@@ -1,4 +1,4 @@
-package io.reactorrdma.incast;
+package io.reactorrdma.incast.topology;
 
 /**
  * Where a port sits in the fabric, named by what it transmits to; a PFC pause stops a port of one of these tiers. A

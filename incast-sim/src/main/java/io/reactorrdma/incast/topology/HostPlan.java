@@ -1,4 +1,4 @@
-package io.reactorrdma.incast;
+package io.reactorrdma.incast.topology;
 
 /**
  * Which host each parameter server and each trainer runs on, from {@link LeafSpine#place}: server i is host

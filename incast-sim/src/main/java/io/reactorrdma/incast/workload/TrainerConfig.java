@@ -1,4 +1,6 @@
-package io.reactorrdma.incast;
+package io.reactorrdma.incast.workload;
+
+import io.reactorrdma.incast.EngineDefaults;
 
 /**
  * The trainers' workload ({@link TrainerWorkload}): how many iterations, how long a trainer computes, the push sizes

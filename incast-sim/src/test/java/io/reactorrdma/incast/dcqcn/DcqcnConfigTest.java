@@ -1,4 +1,8 @@
-package io.reactorrdma.incast;
+package io.reactorrdma.incast.dcqcn;
+
+import io.reactorrdma.incast.Simulation;
+import io.reactorrdma.incast.topology.IncastConfig;
+import io.reactorrdma.incast.topology.OneBigSwitch;
 
 import org.junit.jupiter.api.Test;
 
