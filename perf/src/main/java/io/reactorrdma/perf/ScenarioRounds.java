@@ -10,6 +10,7 @@ import io.reactorrdma.perf.report.LatencyChart;
 import io.reactorrdma.perf.report.RepeatSummary;
 import io.reactorrdma.perf.report.Result;
 import io.reactorrdma.perf.report.ResultWriter;
+import io.reactorrdma.perf.ucx.UcxPerftest;
 
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -29,29 +30,47 @@ final class ScenarioRounds {
 
     /** Runs {@code o} and prints to {@code out} (with {@code --csv}, a readable copy goes to standard error); returns the exit status. */
     static int run(PerfOptions o, PrintStream out) {
+        return run(o, out, UcxPerftest.onPath());
+    }
+
+    /**
+     * Runs {@code o}, the ucx transport on {@code ucx}; without its executable ucx is skipped with one line (how to install
+     * it), the other transports run and the exit status does not change.
+     */
+    static int run(PerfOptions o, PrintStream out, UcxPerftest ucx) {
         List<Transport> transports = new ArrayList<>();
         for (Transport t : o.transports) {
-            if (o.scenario.appliesTo(t)) {
-                transports.add(t);
-            } else {
+            if (!o.scenario.appliesTo(t)) {
                 Log.info(t.id() + " does not apply to " + o.scenario.id() + "; skipped");
+            } else if (t == Transport.UCX && !ucx.available()) {
+                Log.info(ucx.missingNote());
+            } else {
+                transports.add(t);
             }
         }
         List<ResultWriter> writers = new ArrayList<>(List.of(new ResultWriter(out, o.csv)));
         if (o.csv) {
             writers.add(new ResultWriter(System.err, false)); // each run's figures as they come, for whoever watches
         }
-        if (o.repeat > 1) {
-            Log.info(o.repeat + " rounds per poll mode; ratios against " + o.baseline.id());
+        Transport baseline = o.baseline;
+        if (baseline != null && !transports.contains(baseline)) {
+            // only a skipped ucx gets here: the first transport that runs takes its place, as without --baseline
+            baseline = transports.isEmpty() ? null : transports.get(0);
+            if (o.repeat > 1 && baseline != null) {
+                Log.info(o.baseline.id() + " does not run; the ratios are against " + baseline.id() + " instead");
+            }
+        }
+        if (o.repeat > 1 && baseline != null) {
+            Log.info(o.repeat + " rounds per poll mode; ratios against " + baseline.id());
         }
         int failed = 0;
         for (PollMode poll : o.polls) {
             PerfOptions po = o.withPoll(poll);
-            RepeatSummary summary = new RepeatSummary(o.baseline, o.repeat);
+            RepeatSummary summary = new RepeatSummary(baseline, o.repeat);
             writers.forEach(ResultWriter::header);
             for (int round = 1; round <= o.repeat; round++) {
                 for (Transport t : transports) {
-                    if (!runOne(po, t, round, summary, writers)) {
+                    if (!runOne(po, t, ucx, round, summary, writers)) {
                         failed++;
                     }
                 }
@@ -66,12 +85,13 @@ final class ScenarioRounds {
         return failed;
     }
 
-    private static boolean runOne(PerfOptions o, Transport t, int round, RepeatSummary summary, List<ResultWriter> writers) {
+    private static boolean runOne(PerfOptions o, Transport t, UcxPerftest ucx, int round, RepeatSummary summary,
+                                  List<ResultWriter> writers) {
         Log.info(o.scenario.id() + " on " + t.id() + (o.repeat > 1 ? ", run " + round + " of " + o.repeat : "") + ": "
                 + (o.scenario.takesSize() ? "size " + o.size + " B" : "sizes from its mix")
                 + ", warm-up " + o.warmupSeconds + " s, measured " + o.durationSeconds + " s, poll " + o.poll.id());
         try {
-            Result r = ScenarioRunner.run(o, t);
+            Result r = ScenarioRunner.run(o, t, ucx);
             summary.add(t, round, r);
             writers.forEach(w -> w.row(r, o.poll, round));
             Log.info(t.id() + ": " + r.ops() + " ops" + (r.clientAllocated() < 0 ? "" // echo: the loops run on I/O threads

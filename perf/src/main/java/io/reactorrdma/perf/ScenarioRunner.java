@@ -19,6 +19,8 @@ import io.reactorrdma.perf.peer.RemotePeer;
 import io.reactorrdma.perf.peer.ServerTask;
 import io.reactorrdma.perf.report.Result;
 import io.reactorrdma.perf.rsocket.RSocketRunner;
+import io.reactorrdma.perf.ucx.UcxPerftest;
+import io.reactorrdma.perf.ucx.UcxRunner;
 import io.reactorrdma.perf.verbs.SendLatClient;
 import io.reactorrdma.perf.verbs.SendLatServer;
 import io.reactorrdma.perf.verbs.WriteBwClient;
@@ -43,6 +45,14 @@ final class ScenarioRunner {
     }
 
     static Result run(PerfOptions o, Transport t) {
+        return run(o, t, UcxPerftest.onPath());
+    }
+
+    /** Runs {@code o} on {@code t}; the ucx transport runs {@code ucx}. */
+    static Result run(PerfOptions o, Transport t, UcxPerftest ucx) {
+        if (t == Transport.UCX) {
+            return UcxRunner.run(o, ucx);
+        }
         if (o.scenario == Scenario.ECHO) {
             return EchoRunner.run(o, t);
         }

@@ -9,7 +9,9 @@
  * processes), {@code rdma-loopback} (the soft provider, both ends in this JVM), {@code tcp} (echo
  * only: Reactor Netty with a length-field frame codec, the server in a forked process) and two
  * floors that bound what any transport on this host can reach: {@code shm-floor} (two processes
- * ping-ponging a counter in a mapped file) and {@code memcpy} (one thread copying direct buffers).
+ * ping-ponging a counter in a mapped file) and {@code memcpy} (one thread copying direct buffers); and, only when asked
+ * for, {@code ucx}: UCX's own {@code ucx_perftest} over shared memory, a reference outside the JVM for echo and
+ * rsocket-stream ({@link io.reactorrdma.perf.ucx}).
  *
  * <p>CPU per operation: for transports with a forked peer ({@code rdma-shm}, {@code shm-floor}) the
  * client figure is this process's CPU time and the server figure the peer process's, both over the
@@ -26,7 +28,7 @@
  * options) and {@code ServeCommand}; the {@code incast-sim} command is the incast-sim module's. Below them, by
  * concern: the scenarios ({@link io.reactorrdma.perf.verbs}, {@link io.reactorrdma.perf.echo},
  * {@link io.reactorrdma.perf.rsocket}, {@link io.reactorrdma.perf.soak}, {@link io.reactorrdma.perf.fanout}), the
- * floors ({@link io.reactorrdma.perf.floor}),
+ * floors ({@link io.reactorrdma.perf.floor}), ucx_perftest ({@link io.reactorrdma.perf.ucx}),
  * JMH ({@link io.reactorrdma.perf.jmh}), the peers ({@link io.reactorrdma.perf.peer}), measuring
  * ({@link io.reactorrdma.perf.measure}), reports ({@link io.reactorrdma.perf.report}) and the command line's options
  * and names ({@link io.reactorrdma.perf.cli}). Packages depend only downwards in that order; no scenario sees another

@@ -15,7 +15,7 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 class LayeringTest {
 
     static final String[] SCENARIOS = {"io.reactorrdma.perf.echo..", "io.reactorrdma.perf.verbs..", "io.reactorrdma.perf.rsocket..",
-            "io.reactorrdma.perf.fanout..", "io.reactorrdma.perf.soak..", "io.reactorrdma.perf.floor.."};
+            "io.reactorrdma.perf.fanout..", "io.reactorrdma.perf.soak..", "io.reactorrdma.perf.floor..", "io.reactorrdma.perf.ucx.."};
     static final String[] SUPPORT = {"io.reactorrdma.perf.cli..", "io.reactorrdma.perf.measure..", "io.reactorrdma.perf.report..",
             "io.reactorrdma.perf.peer.."};
 

@@ -33,10 +33,14 @@ public final class PerfArguments {
             "  rdma-disni     RDMA hardware (RoCE/InfiniBand) through DiSNI; the peer runs on the host",
             "                 given by --peer, started there by hand (serve below). Only when asked for;",
             "                 send-lat and write-bw only (serve has no echo or rsocket peer).",
+            "  ucx            echo, rsocket-stream: UCX's ucx_perftest (Debian: ucx-utils), a server",
+            "                 and a client process with UCX_TLS=sm,self; tag_lat (round trip = 2 x",
+            "                 the one-way latency it prints) or tag_bw; no p99, p99.9 or CPU figures.",
+            "                 Only when asked for; skipped with a note where ucx_perftest is missing.",
             "default: all that apply (send-lat: rdma-shm,rdma-loopback,shm-floor;",
             "write-bw: rdma-shm,rdma-loopback,memcpy; echo: rdma-shm,rdma-loopback,tcp;",
-            "rsocket-rr, rsocket-stream: rdma-shm,rdma-loopback,tcp,local; fanout: rdma-shm,tcp).",
-            "Ones that do not apply are skipped with a note."})
+            "rsocket-rr, rsocket-stream: rdma-shm,rdma-loopback,tcp,local; fanout: rdma-shm,tcp),",
+            "rdma-disni and ucx only when named. Ones that do not apply are skipped with a note."})
     List<Transport> transports;
 
     @Option(names = "--size", paramLabel = "BYTES", order = 2, converter = PerfConverters.Size.class,

@@ -47,7 +47,16 @@ public enum Scenario {
 
     public boolean appliesTo(Transport t) {
         // the hardware transport runs the same client as rdma-shm, against a peer on another host
-        return transports.contains(t) || (t == Transport.RDMA_DISNI && transports.contains(Transport.RDMA_SHM));
+        return transports.contains(t) || (t == Transport.RDMA_DISNI && transports.contains(Transport.RDMA_SHM))
+                || (t == Transport.UCX && runsOnUcxPerftest());
+    }
+
+    /**
+     * Whether ucx_perftest has a test of this scenario's shape (transport ucx, only when asked for): echo's round trips
+     * (tag_lat) and rsocket-stream's bandwidth (tag_bw).
+     */
+    boolean runsOnUcxPerftest() {
+        return this == ECHO || this == RSOCKET_STREAM;
     }
 
     /** Whether {@code serve} can start this scenario's peer on another host, i.e. whether it runs on rdma-disni. */

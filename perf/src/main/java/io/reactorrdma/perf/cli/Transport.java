@@ -26,7 +26,13 @@ public enum Transport {
      */
     TCP("tcp"),
     /** RSocket's Local transport: both ends in this JVM, no I/O — the floor of RSocket's own overhead (RSocket scenarios only). */
-    LOCAL("local");
+    LOCAL("local"),
+    /**
+     * UCX's own benchmark, Debian's {@code ucx_perftest} (package ucx-utils), as two processes over shared memory
+     * ({@code UCX_TLS=sm,self}): a reference outside the JVM for echo (tag_lat) and rsocket-stream (tag_bw).
+     * Runs only when asked for, and is skipped with a note where {@code ucx_perftest} is not on the PATH.
+     */
+    UCX("ucx");
 
     private final String id;
 

@@ -3,8 +3,8 @@ package io.reactorrdma.perf.peer;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
-/** Forked peers still alive; one shutdown hook kills them all if this JVM exits first. */
-final class ChildProcesses {
+/** Child processes still alive (forked peers, ucx_perftest); one shutdown hook kills them all if this JVM exits first. */
+public final class ChildProcesses {
 
     private static final Set<Process> LIVE = ConcurrentHashMap.newKeySet();
 
@@ -15,11 +15,11 @@ final class ChildProcesses {
     private ChildProcesses() {
     }
 
-    static void add(Process p) {
+    public static void add(Process p) {
         LIVE.add(p);
     }
 
-    static void remove(Process p) {
+    public static void remove(Process p) {
         LIVE.remove(p);
     }
 }

@@ -78,11 +78,14 @@ public enum Figure {
         return Double.isNaN(ratio) ? "" : String.format(Locale.ROOT, "%.3f", ratio);
     }
 
-    /** Round-trip times in microseconds: the mean ({@code percentile < 0}) or a percentile; NaN without latencies. */
+    /**
+     * Round-trip times in microseconds: the mean ({@code percentile < 0}) or a percentile; from the samples, else from
+     * what a tool reported (NaN for the percentiles it did not); NaN without latencies.
+     */
     private static double latencyUs(Result r, double percentile) {
         Histogram h = r.latency();
         if (h == null) {
-            return Double.NaN;
+            return r.reported() == null ? Double.NaN : r.reported().micros(percentile);
         }
         return (percentile < 0 ? h.getMean() : h.getValueAtPercentile(percentile)) / 1e3;
     }

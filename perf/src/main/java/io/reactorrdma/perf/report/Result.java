@@ -14,9 +14,18 @@ import org.HdrHistogram.Histogram;
  * @param serverCpuUsPerOp server CPU microseconds per operation, or NaN
  * @param clientAllocated  bytes the client thread allocated in the measured phase (0 for an
  *                         allocation-free hot loop), or -1 where unknown
+ * @param reported         where {@code latency} is null: the round-trip figures an outside tool reported instead of
+ *                         its samples (ucx_perftest: the mean and one percentile), or null
  */
 public record Result(Scenario scenario, Transport transport, int sizeBytes, long ops, Histogram latency,
-              double mibPerSecond, double clientCpuUsPerOp, double serverCpuUsPerOp, long clientAllocated) {
+              double mibPerSecond, double clientCpuUsPerOp, double serverCpuUsPerOp, long clientAllocated,
+              ReportedLatency reported) {
+
+    /** A result whose latencies, if any, are {@code latency}'s samples. */
+    public Result(Scenario scenario, Transport transport, int sizeBytes, long ops, Histogram latency,
+                  double mibPerSecond, double clientCpuUsPerOp, double serverCpuUsPerOp, long clientAllocated) {
+        this(scenario, transport, sizeBytes, ops, latency, mibPerSecond, clientCpuUsPerOp, serverCpuUsPerOp, clientAllocated, null);
+    }
 
     /** CPU nanoseconds over ops as microseconds per op; NaN when either is unknown. */
     public static double usPerOp(long cpuNanos, long ops) {
