@@ -113,7 +113,6 @@ final class SharedMemory {
             preallocate(ch, size);
             MappedByteBuffer map = ch.map(FileChannel.MapMode.READ_WRITE, 0, size);
             map.order(ByteOrder.nativeOrder());
-            map.load(); // see mapExisting: the owner's first touches fault too
             done = true;
             return map;
         } finally {
@@ -147,10 +146,6 @@ final class SharedMemory {
             }
             MappedByteBuffer map = ch.map(FileChannel.MapMode.READ_WRITE, 0, size);
             map.order(ByteOrder.nativeOrder());
-            // Populate the page tables now, as registration pins memory on an RNIC: a read per page maps 16 pages
-            // per fault (the kernel's fault-around; tmpfs maps them writable), where first writes into a fresh
-            // mapping, say a peer's receive buffers, fault once per page on the I/O thread, mid-message.
-            map.load();
             return map;
         }
     }
