@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;
@@ -134,14 +135,18 @@ class ThreadSwitchesTest {
                 .allSatisfy(th -> assertThat(th.comm()).isEqualTo("ps-demo-switche"));
         go.countDown();
         t.join();
+        // Thread.join() returns before Linux reaps the task: wait until /proc no longer lists it
+        awaitNoTaskNamed(probe);
         // the probe ended before the second read: its switches are left out, so keep it alive next time
         assertThat(w.close().io()).isZero();
 
+        CountDownLatch slept = new CountDownLatch(1);
         Thread alive = new Thread(() -> {
             try {
                 for (int i = 0; i < 20; i++) {
                     Thread.sleep(1);
                 }
+                slept.countDown();
                 Thread.sleep(60_000);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -149,12 +154,22 @@ class ThreadSwitchesTest {
         }, name);
         SwitchWindow w2 = SwitchWindow.open(ThreadSwitches.PROC, List.of("self"), probe);
         alive.start();
-        Thread.sleep(300);
+        assertThat(slept.await(60, TimeUnit.SECONDS)).isTrue();
         Switches s = w2.close();
         alive.interrupt();
         alive.join();
         assertThat(s.io()).isGreaterThanOrEqualTo(20);
         assertThat(s.all()).isGreaterThan(s.io());
+    }
+
+    /** Waits, up to a minute, until no thread of this process that {@code names} matches is listed in /proc. */
+    private static void awaitNoTaskNamed(ThreadNames names) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (ThreadSwitches.PROC.read("self").orElseThrow().threads().values().stream()
+                .anyMatch(th -> names.test(th.comm()))) {
+            assertThat(System.nanoTime()).as("the ended probe thread left /proc").isLessThan(deadline);
+            Thread.sleep(1); // a condition poll: Linux gives no signal when a task is reaped
+        }
     }
 
     /** Writes thread {@code tid} of process {@code pid}: its comm (with the newline Linux adds) and a status. */
