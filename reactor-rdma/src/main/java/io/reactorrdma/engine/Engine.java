@@ -675,8 +675,12 @@ public final class Engine {
             if (pull.hasReadsToPost()) {
                 preparePulls();
             }
-            int turns = ready.size();
-            while (turns-- > 0 && chain.free() > 0) {
+            // Round robin, one fragment per socket per pass, and as many passes as fit the chain: what
+            // is ready now goes in this turn's one post (one doorbell, one wake of the peer), not one
+            // message per turn. The polls are bounded too: a producer offering to a socket while it is
+            // being drained holds this post back at most until the chain is full.
+            int polls = ready.size() + chain.free();
+            while (polls-- > 0 && !ready.isEmpty() && chain.free() > 0) {
                 s = ready.poll();
                 if (s.isEnded()) {
                     s.unschedule();

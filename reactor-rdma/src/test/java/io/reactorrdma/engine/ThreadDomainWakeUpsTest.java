@@ -67,6 +67,105 @@ class ThreadDomainWakeUpsTest {
         assertOneWaitPerMessage(() -> SoftContext.openShm(soft), "shm");
     }
 
+    /**
+     * A burst on one socket (RSocket multiplexes a caller's requests on one connection): the messages
+     * offered before the I/O thread's turn go in that turn's one post, so the peer gets one doorbell and
+     * one solicited wake for the burst, and its echoes go back the same way. The old engine took one
+     * message per socket per turn: a doorbell each, exactly {@link #BURST} per burst here.
+     */
+    @Test
+    void aBurstOnOneSocketGoesInOneDoorbellAndWakesThePeerOnce() throws Exception {
+        shmDir = Paths.get("/dev/shm", "rr-burst-" + ProcessHandle.current().pid() + "-" + Long.toHexString(System.nanoTime()));
+        SoftConfig soft = SoftConfig.defaults().withShmDirectory(shmDir);
+        try (EngineHarness h = new EngineHarness(() -> SoftContext.openShm(soft), EngineConfig.defaults(), IdleStrategy.BLOCK,
+                EngineHarness.echo())) {
+            EngineSocket socket = h.client.openSocket(h.address(), Duration.ofSeconds(20)).get(30, TimeUnit.SECONDS);
+            Bursts bursts = new Bursts(h, socket);
+            socket.inbound(bursts);
+            bursts.start();
+            long[] start = bursts.warmedUp.get(60, TimeUnit.SECONDS);
+            long[] end = bursts.done.get(60, TimeUnit.SECONDS);
+            String detail = "client " + h.client.metrics() + ", server " + h.server.metrics();
+            assertThat((double) (end[0] - start[0]) / MEASURED_BURSTS).as("client doorbells per burst (%s)", detail)
+                    .isLessThanOrEqualTo(1.2);
+            assertThat((double) (end[1] - start[1]) / MEASURED_BURSTS).as("server doorbells per burst (%s)", detail)
+                    .isLessThanOrEqualTo(1.2);
+            assertThat((double) (end[3] - start[3]) / MEASURED_BURSTS).as("server idle waits per burst (%s)", detail)
+                    .isLessThanOrEqualTo(MAX_WAITS_PER_MESSAGE);
+            assertThat((double) (end[2] - start[2]) / MEASURED_BURSTS).as("client idle waits per burst (%s)", detail)
+                    .isLessThanOrEqualTo(MAX_WAITS_PER_MESSAGE);
+            socket.close();
+        }
+    }
+
+    static final int BURST = 4;
+    static final int WARM_UP_BURSTS = 100;
+    static final int MEASURED_BURSTS = 1_000;
+
+    /** The client's side of {@link #aBurstOnOneSocketGoesInOneDoorbellAndWakesThePeerOnce}: a burst, all its echoes, the next burst. */
+    private static final class Bursts implements EngineSocket.Inbound {
+        final EngineHarness h;
+        final EngineSocket socket;
+        final CompletableFuture<long[]> warmedUp = new CompletableFuture<>();
+        final CompletableFuture<long[]> done = new CompletableFuture<>();
+        int received;
+
+        Bursts(EngineHarness h, EngineSocket socket) {
+            this.h = h;
+            this.socket = socket;
+        }
+
+        void start() {
+            h.client.execute(this::sendBurst);
+        }
+
+        /** On the client's I/O thread, within one task: the whole burst is offered before the engine's next turn. */
+        private void sendBurst() {
+            for (int i = 0; i < BURST; i++) {
+                ByteBuf m = h.clientMemory.byteBufAllocator().directBuffer(SIZE, SIZE);
+                m.writeZero(SIZE);
+                if (!socket.offer(m)) {
+                    AssertionError e = new AssertionError("the socket refused a message");
+                    done.completeExceptionally(e);
+                    warmedUp.completeExceptionally(e);
+                    return;
+                }
+            }
+        }
+
+        private long[] counters() {
+            EngineMetrics c = h.client.metrics();
+            EngineMetrics s = h.server.metrics();
+            return new long[]{c.doorbells(), s.doorbells(), c.idleWaits(), s.idleWaits()};
+        }
+
+        @Override
+        public void onMessage(ByteBuf message) {
+            message.release();
+            socket.consumed(1);
+            received++;
+            if (received % BURST != 0) {
+                return;
+            }
+            int bursts = received / BURST;
+            // read on the client's I/O thread once the burst's last echo is in: the server has posted it and idles
+            if (bursts == WARM_UP_BURSTS) {
+                warmedUp.complete(counters());
+            } else if (bursts == WARM_UP_BURSTS + MEASURED_BURSTS) {
+                done.complete(counters());
+                return;
+            }
+            sendBurst();
+        }
+
+        @Override
+        public void onClose(Throwable error) {
+            AssertionError e = new AssertionError("the socket closed during the bursts", error);
+            warmedUp.completeExceptionally(e);
+            done.completeExceptionally(e);
+        }
+    }
+
     private void assertOneWaitPerMessage(Supplier<VerbsContext> contexts, String fabric) throws Exception {
         try (EngineHarness h = new EngineHarness(contexts, EngineConfig.defaults(), IdleStrategy.BLOCK, EngineHarness.echo())) {
             EngineSocket socket = h.client.openSocket(h.address(), Duration.ofSeconds(20)).get(30, TimeUnit.SECONDS);
