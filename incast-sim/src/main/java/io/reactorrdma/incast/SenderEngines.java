@@ -16,8 +16,9 @@ import java.util.Arrays;
  * with its last fragment; its latency runs from the application's post, so time spent waiting here counts.
  *
  * <p>Taken from the engine: the order (one socket per engine, so fragments leave FIFO), the fragment cut, the chain
- * bound and the window calls. Every fragment is signaled: the engine signals the last request of each post call, and
- * with one socket it posts one fragment per scheduling turn. Not modelled: the engine's processing time (a turn and a
+ * bound and the window calls. Every fragment is signaled here; the engine signals only the last request of each post
+ * call, so the fragments one turn posts come back together and their window bytes return up to one batch later than
+ * here (with the window on, a batch is at most window / fragment fragments). Not modelled: the engine's processing time (a turn and a
  * completion take no simulated time), the rendezvous request and answer that precede a message above the eager size
  * (one round trip of two small SENDs, which carry no payload and take no window), the 16-byte header an eager SEND adds
  * to its window charge, and receive credits (see docs/INCAST.md: in the trainers' workload they cannot bind).
