@@ -307,6 +307,12 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
         return socket.isClosed();
     }
 
+    /** Tests: the ordinal runs the running send keeps (0 without one); read racily from any thread. */
+    int activeSendRuns() {
+        Send s = activeSend.get();
+        return s == null ? 0 : s.runCount;
+    }
+
     /** Messages the engine took from the socket's queue so far (any thread; a volatile read, off the sendNow path). */
     private long taken() {
         return (long) TAKEN.getVolatile(this);
@@ -434,6 +440,7 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
             if (runCount > 0 && runs[2 * runCount - 1] == ordinal - 1) {
                 runs[2 * runCount - 1] = ordinal;
             } else {
+                forgetSettledRuns();
                 if (2 * runCount == runs.length) {
                     runs = java.util.Arrays.copyOf(runs, runs.length * 2);
                 }
@@ -465,6 +472,26 @@ public final class RdmaConnection implements RdmaInbound, Disposable {
         private void completeIfTaken() {
             if (upstreamDone && notTaken.isEmpty() && taken() >= lastOrdinal && pullsPending == 0) {
                 drained.tryEmitEmpty();
+            }
+        }
+
+        /**
+         * I/O thread: drops the runs nothing can ask about any more — every message in them sent, and none of
+         * this send's pulls pending (a pulled message's refusal and release name its ordinal after it was
+         * sent) — so a long send interleaved with {@code sendNow} keeps a few runs, not one per interleave.
+         */
+        private void forgetSettledRuns() {
+            if (pullsPending != 0) {
+                return;
+            }
+            long gone = taken; // this thread writes it
+            int keep = 0;
+            while (keep < runCount && runs[2 * keep + 1] <= gone) {
+                keep++;
+            }
+            if (keep > 0) {
+                System.arraycopy(runs, 2 * keep, runs, 0, 2 * (runCount - keep));
+                runCount -= keep;
             }
         }
 

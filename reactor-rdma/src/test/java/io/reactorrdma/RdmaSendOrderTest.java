@@ -128,4 +128,26 @@ class RdmaSendOrderTest {
         Eventually.until(() -> read.get() == 1);
         c.dispose();
     }
+
+    /**
+     * A long send whose every message has a sendNow's between it and the next: the send's record of its own
+     * ordinals stays a few runs (those not yet sent), not one per interleave for the whole send.
+     */
+    @Test
+    void aLongSendInterleavedWithSendNowKeepsItsOrdinalRecordsBounded() throws Exception {
+        RdmaConnection c = connect();
+        AtomicInteger read = drainServer();
+        int messages = 3_000;
+        AtomicInteger mostRuns = new AtomicInteger();
+        CompletableFuture<Void> sent = c.outbound().send(reactor.core.publisher.Flux.range(0, messages).map(i -> {
+            mostRuns.accumulateAndGet(c.activeSendRuns(), Math::max);
+            assertThat(c.sendNow(message(c, 64, 10_000 + i))).isTrue();
+            return message(c, 64, i);
+        })).then().toFuture();
+        sent.get(60, TimeUnit.SECONDS);
+        Eventually.until(() -> read.get() == 2 * messages);
+        // before: one run per message of the send, 3,000 at the end; the queue holds at most a window of them
+        assertThat(mostRuns.get()).as("runs of ordinals the send kept at most").isLessThanOrEqualTo(2 * c.receiveWindow() + 2);
+        c.dispose();
+    }
 }
