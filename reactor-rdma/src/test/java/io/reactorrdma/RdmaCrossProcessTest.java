@@ -33,6 +33,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 class RdmaCrossProcessTest {
 
     private Path dir;
+    /**
+     * The library default: a killed peer is noticed at once (its socket closes), so nothing here needs a
+     * short one, and a short one (500 ms before) counted a peer descheduled on a loaded 2-core CI host as dead.
+     */
+    private static final Duration PEER_TIMEOUT = SoftConfig.DEFAULT_PEER_TIMEOUT;
+
     private Process serverProcess;
     private int port;
     private RdmaResources client;
@@ -44,12 +50,13 @@ class RdmaCrossProcessTest {
         serverProcess = new ProcessBuilder(java, "-Xmx512m",
                 "-D" + io.reactorrdma.config.SoftConfig.STRICT_PROPERTY + "=" + io.reactorrdma.config.SoftConfig.defaults().strict(),
                 "-cp", System.getProperty("java.class.path"),
-                ShmEchoServerMain.class.getName(), dir.toString(), "500")
+                ShmEchoServerMain.class.getName(), dir.toString(),
+                String.valueOf(PEER_TIMEOUT.toMillis()))
                 .redirectError(ProcessBuilder.Redirect.INHERIT).start();
         String line = new BufferedReader(new InputStreamReader(serverProcess.getInputStream(), StandardCharsets.UTF_8)).readLine();
         assertThat(line).isNotNull().startsWith("READY ");
         port = Integer.parseInt(line.substring(6).trim());
-        SoftConfig soft = SoftConfig.defaults().withShmDirectory(dir).withPeerTimeout(Duration.ofMillis(500));
+        SoftConfig soft = SoftConfig.defaults().withShmDirectory(dir).withPeerTimeout(PEER_TIMEOUT);
         client = RdmaResources.builder("client").provider("shm").softConfig(soft).threads(2).idle(IdleStrategy.BACK_OFF)
                 .engine(EngineConfig.defaults()).build();
     }
