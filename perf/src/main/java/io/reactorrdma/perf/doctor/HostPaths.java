@@ -76,11 +76,6 @@ public final class HostPaths {
         return Files.exists(resolve(hostPath));
     }
 
-    /** Whether the root is the host's own {@code /}. */
-    public boolean isHost() {
-        return root.getParent() == null;
-    }
-
     /** Names with their digit runs compared as numbers: {@code uverbs2 < uverbs10}. */
     static int natural(String a, String b) {
         int i = 0;

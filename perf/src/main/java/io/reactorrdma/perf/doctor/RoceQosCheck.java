@@ -42,7 +42,7 @@ final class RoceQosCheck implements Check {
                 + " cma_roce_mode), on every host";
         Optional<String> tos = paths.read(dir + "/default_roce_tos");
         Optional<String> mode = paths.read(dir + "/default_roce_mode");
-        String topic = "rdma_cm " + port.name();
+        String topic = "roce " + port.name();
         if (tos.isEmpty() && mode.isEmpty()) {
             return Finding.warn(topic, "default ToS and RoCE mode unreadable (no " + dir
                             + ": configfs not mounted or never set); unset, rdma_cm sends with ToS 0, which --trust dscp maps"
