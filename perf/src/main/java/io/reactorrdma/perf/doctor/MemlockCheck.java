@@ -30,9 +30,10 @@ final class MemlockCheck implements Check {
         }
         MemlockLimit limit = read.get();
         long need = need(host);
+        String floor = host.jvm().minMemlock() >= need ? "its floor, reactor.rdma.disni.minMemlock"
+                : "for the default pools; its floor is " + Bytes.shown(host.jvm().minMemlock()) + ", reactor.rdma.disni.minMemlock";
         String found = MemlockLimit.shown(limit.soft()) + " (hard " + MemlockLimit.shown(limit.hard()) + "); disni needs at least "
-                + Bytes.shown(need) + " (its floor " + Bytes.shown(host.jvm().minMemlock()) + ", reactor.rdma.disni.minMemlock); "
-                + pools.shown();
+                + Bytes.shown(need) + " (" + floor + "); " + pools.shown();
         if (limit.soft() >= need) {
             String room = limit.soft() == MemlockLimit.UNLIMITED ? "" : "; room for about "
                     + Math.max(1, 1 + (limit.soft() - pools.oneConnection()) / pools.perClient()) + " client connections at rest";
