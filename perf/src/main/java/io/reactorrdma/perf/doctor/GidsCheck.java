@@ -7,17 +7,21 @@ import java.util.stream.Collectors;
 
 /**
  * Each port's GID table: on RoCE, a RoCE v2 GID with an IPv4 address (rdma_cm picks the GID from the address, and
- * disni builds IPv4 addresses only); on InfiniBand, any GID. A port's failure is a warning when another port passes.
+ * disni builds IPv4 addresses only); on InfiniBand, any GID. A port's failure is a warning when an ACTIVE port passes.
  */
 final class GidsCheck implements Check {
 
     @Override
     public List<Finding> run(Host host) {
+        List<RdmaPort> ports = RdmaPorts.read(host.paths());
         List<Finding> findings = new ArrayList<>();
-        for (RdmaPort port : RdmaPorts.read(host.paths())) {
-            findings.add(port.isEthernet() ? roce(port) : infiniband(port));
+        boolean oneUsable = false;
+        for (RdmaPort port : ports) {
+            Finding f = port.isEthernet() ? roce(port) : infiniband(port);
+            findings.add(f);
+            oneUsable |= port.isActive() && f.status() != Status.FAIL;
         }
-        if (findings.stream().anyMatch(f -> f.status() != Status.FAIL)) {
+        if (oneUsable) {
             findings.replaceAll(Finding::asWarning);
         }
         return findings;

@@ -2,7 +2,10 @@ package io.reactorrdma.perf.doctor;
 
 import java.util.List;
 
-/** The JDK: 17+ runs shm and disni; the planned ffm provider will need 22+ (the Foreign Function &amp; Memory API). */
+/**
+ * The JDK: 17+ runs shm and disni; the planned ffm provider will need 22+ (the Foreign Function &amp; Memory API). Only
+ * said, never a warning: nothing of this release needs more than 17 (the doctor itself needs 17 to run).
+ */
 final class JdkCheck implements Check {
 
     /** The JDK release the ffm provider will need. */
@@ -14,8 +17,7 @@ final class JdkCheck implements Check {
         if (jvm.feature() >= FFM_FEATURE) {
             return List.of(Finding.ok("jdk", jvm.version() + ": runs shm and disni, and is new enough for the planned ffm provider"));
         }
-        return List.of(Finding.warn("jdk", jvm.version() + ": runs shm and disni; the planned ffm provider (not in this release)"
-                        + " will need JDK " + FFM_FEATURE + "+",
-                "nothing to do for disni or shm; for ffm, once released, run on JDK " + FFM_FEATURE + " or later"));
+        return List.of(Finding.ok("jdk", jvm.version() + ": runs shm and disni; the planned ffm provider (not in this release)"
+                + " will need JDK " + FFM_FEATURE + "+"));
     }
 }

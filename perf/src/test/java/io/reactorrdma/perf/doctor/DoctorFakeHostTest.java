@@ -86,6 +86,17 @@ class DoctorFakeHostTest {
     }
 
     @Test
+    void anActivePortWithoutGidsIsNotRescuedByADownPortWithGids() {
+        FakeHost host = new FakeHost(root).noGids("mlx5_0", 1).port("mlx5_1", 1, "1: DOWN", "3: Disabled", "Ethernet")
+                .gid("mlx5_1", 1, 3, FakeHost.V2_IPV4, "RoCE v2", "eth1");
+        FakeHost.Run run = host.doctor("--provider", "disni");
+        assertThat(run.line("port mlx5_1/1")).startsWith("WARN");
+        assertThat(run.line("gids mlx5_0/1")).startsWith("FAIL");
+        assertThat(run.line("gids mlx5_1/1")).startsWith("OK");
+        assertThat(run.exit()).isEqualTo(1);
+    }
+
+    @Test
     void anInfinibandPortWithoutASubnetManagerSaysToStartOne() {
         FakeHost host = new FakeHost(root).port("mlx5_0", 1, "2: INIT", "5: LinkUp", "InfiniBand");
         FakeHost.Run run = host.doctor("--provider", "disni");
@@ -226,11 +237,11 @@ class DoctorFakeHostTest {
     }
 
     @Test
-    void anOldJdkWarnsOnlyAboutThePlannedFfmProvider() {
+    void jdk17IsEnoughAndThePlannedFfmProviderIsOnlyMentioned() {
         FakeHost host = new FakeHost(root);
         host.jvm = host.jvm.withJdk(17, "17.0.15");
         FakeHost.Run run = host.doctor();
-        assertThat(run.line("jdk")).startsWith("WARN").contains("17.0.15: runs shm and disni", "planned ffm provider", "JDK 22+");
+        assertThat(run.line("jdk")).startsWith("OK").contains("17.0.15: runs shm and disni", "planned ffm provider", "JDK 22+");
         assertThat(run.exit()).isZero();
     }
 }
