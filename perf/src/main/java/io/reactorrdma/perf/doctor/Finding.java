@@ -14,7 +14,7 @@ import java.util.Set;
  * @param fix    what to do, in the user's terms (a package to install, a property to set); null for OK
  * @param blocks the providers this line keeps from running; empty unless {@link Status#FAIL}
  */
-public record Finding(Status status, String topic, String found, String fix, Set<Provider> blocks) {
+record Finding(Status status, String topic, String found, String fix, Set<Provider> blocks) {
 
     public Finding {
         Objects.requireNonNull(status, "status");

@@ -8,7 +8,7 @@ import java.util.Objects;
  * @param paths the host's files (under {@code --root} in tests)
  * @param jvm   the JVM the doctor runs in
  */
-public record Host(HostPaths paths, JvmFacts jvm) {
+record Host(HostPaths paths, JvmFacts jvm) {
 
     public Host {
         Objects.requireNonNull(paths, "paths");

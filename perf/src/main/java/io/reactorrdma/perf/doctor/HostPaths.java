@@ -14,7 +14,7 @@ import java.util.stream.Stream;
  * {@code /proc/self/limits}) resolved under a root, {@code /} on a real host, a fake tree in tests ({@code --root}).
  * Reads never throw: a file that is missing or unreadable is an empty answer, and the check says so.
  */
-public final class HostPaths {
+final class HostPaths {
 
     private final Path root;
 

@@ -8,7 +8,7 @@ import java.util.Locale;
 import java.util.stream.Collectors;
 
 /** The providers the doctor judges ({@code --provider}); their names are those of {@code reactor.rdma.provider}. */
-public enum Provider {
+enum Provider {
     /** What {@code auto} opens: disni where libdisni and a device are present, else shm. */
     AUTO(true),
     /** RoCE and InfiniBand through DiSNI's libdisni (JDK 17+). */
