@@ -1,6 +1,7 @@
 package io.reactorrdma.perf;
 
 import io.reactorrdma.incast.cli.IncastSimCommand;
+import io.reactorrdma.perf.doctor.DoctorCommand;
 import io.reactorrdma.perf.jmh.AllocatorBenchmark;
 import io.reactorrdma.perf.jmh.AllocatorReport;
 import io.reactorrdma.perf.soak.SoakRun;
@@ -15,7 +16,8 @@ import java.util.Arrays;
  * asked for and prints a line per transport; {@code ... jmh <args>} runs JMH; {@code ... allocator-report
  * [--quick]} runs the {@link AllocatorBenchmark} matrix and writes its tables and charts; {@code ... soak
  * [--duration 10m]} runs the fault soak ({@link SoakRun}); {@code ... incast-sim [options]} simulates RoCE incast
- * and recommends a send window (the incast-sim module's {@link IncastSimCommand}, also {@code incast-sim.jar}); {@code ... serve
+ * and recommends a send window (the incast-sim module's {@link IncastSimCommand}, also {@code incast-sim.jar}); {@code ... doctor
+ * [--provider auto|disni|shm|ffm]} checks this host for the providers and says what to fix ({@link DoctorCommand}); {@code ... serve
  * <scenario>} is the hand-started peer of an rdma-disni run ({@link ServeCommand}).
  */
 public final class PerfMain {
@@ -42,6 +44,9 @@ public final class PerfMain {
         }
         if (args.length > 0 && args[0].equals("soak")) {
             System.exit(SoakRun.main(Arrays.copyOfRange(args, 1, args.length), System.out));
+        }
+        if (args.length > 0 && args[0].equals("doctor")) {
+            System.exit(DoctorCommand.run(Arrays.copyOfRange(args, 1, args.length), System.out, System.err));
         }
         if (args.length > 0 && args[0].equals("incast-sim")) {
             System.exit(IncastSimCommand.run(Arrays.copyOfRange(args, 1, args.length), System.out, System.err));

@@ -31,6 +31,8 @@ final class Usage {
                 "       java -jar reactor-rdma-perf.jar allocator-report [--quick] (allocator benchmark matrix; --help for its options)",
                 "       java -jar reactor-rdma-perf.jar soak [--duration 10m] [--connections 16] [--seed N] "
                         + "(fault soak over shm; soak --help)",
+                "       java -jar reactor-rdma-perf.jar doctor [--provider auto|disni|shm|ffm] (checks this host for the providers:",
+                "                                      RDMA devices, rdma-core, libdisni, memlock, /dev/shm; what to fix; doctor --help)",
                 "       java -jar reactor-rdma-perf.jar incast-sim [--trainers 346 --servers 124 --window 64k,off ...] (RoCE incast",
                 "                                      simulation and the send window to configure, as java -jar incast-sim.jar;",
                 "                                      incast-sim --help)",

@@ -5,6 +5,7 @@ import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.lang.ArchRule;
 
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
 /**
@@ -15,7 +16,8 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 class LayeringTest {
 
     static final String[] SCENARIOS = {"io.reactorrdma.perf.echo..", "io.reactorrdma.perf.verbs..", "io.reactorrdma.perf.rsocket..",
-            "io.reactorrdma.perf.fanout..", "io.reactorrdma.perf.soak..", "io.reactorrdma.perf.floor..", "io.reactorrdma.perf.ucx.."};
+            "io.reactorrdma.perf.fanout..", "io.reactorrdma.perf.soak..", "io.reactorrdma.perf.floor..", "io.reactorrdma.perf.ucx..",
+            "io.reactorrdma.perf.doctor.."};
     static final String[] SUPPORT = {"io.reactorrdma.perf.cli..", "io.reactorrdma.perf.measure..", "io.reactorrdma.perf.report..",
             "io.reactorrdma.perf.peer.."};
 
@@ -36,4 +38,11 @@ class LayeringTest {
             .should().dependOnClassesThat().resideInAnyPackage(SCENARIOS)
             .allowEmptyShould(true)
             .because("options, meters, reports and peers serve every scenario and know none");
+
+    @ArchTest
+    static final ArchRule doctorReadsTheHostNotTheProviders = classes().that().resideInAPackage("io.reactorrdma.perf.doctor..")
+            .should().onlyDependOnClassesThat().resideInAnyPackage("java..", "picocli..", "io.reactorrdma.config..",
+                    "io.reactorrdma.tools.cli..", "io.reactorrdma.perf.doctor..")
+            .because("the doctor reads the host's files and the public configuration only: it must run where no provider opens,"
+                    + " and judges a provider without loading it");
 }

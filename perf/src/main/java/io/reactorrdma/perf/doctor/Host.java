@@ -1,0 +1,17 @@
+package io.reactorrdma.perf.doctor;
+
+import java.util.Objects;
+
+/**
+ * What the checks look at: the host's files and the JVM's facts.
+ *
+ * @param paths the host's files (under {@code --root} in tests)
+ * @param jvm   the JVM the doctor runs in
+ */
+record Host(HostPaths paths, JvmFacts jvm) {
+
+    public Host {
+        Objects.requireNonNull(paths, "paths");
+        Objects.requireNonNull(jvm, "jvm");
+    }
+}

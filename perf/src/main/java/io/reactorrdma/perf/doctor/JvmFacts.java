@@ -1,0 +1,65 @@
+package io.reactorrdma.perf.doctor;
+
+import io.reactorrdma.config.SoftConfig;
+
+import java.io.File;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * What the doctor takes from the JVM it runs in, read once ({@link #current()}) so tests can give their own: the JDK,
+ * {@code java.library.path} (where libdisni must be), {@code LD_LIBRARY_PATH}, the memlock floor of the disni
+ * provider ({@code reactor.rdma.disni.minMemlock}) and the shm provider's directory ({@code reactor.rdma.soft.shmDir}).
+ * Run the doctor with the application's {@code -D} options and environment to judge the application's JVM.
+ *
+ * @param feature       the JDK's feature release (17, 21, 25)
+ * @param version       the JDK's full version and vendor, as shown
+ * @param libraryPath   the directories of {@code java.library.path}
+ * @param ldLibraryPath the directories of {@code LD_LIBRARY_PATH}
+ * @param minMemlock    the locked-memory floor the disni provider checks, in bytes
+ * @param shmDirectory  the shm provider's directory, a host path
+ * @param arch          {@code os.arch} (which multiarch library directory to look in)
+ */
+record JvmFacts(int feature, String version, List<String> libraryPath, List<String> ldLibraryPath, long minMemlock,
+                       String shmDirectory, String arch) {
+
+    /**
+     * The locked-memory floor of the disni provider when {@code reactor.rdma.disni.minMemlock} is unset: 64 MiB, the
+     * value the provider's environment check uses (docs/HARDWARE.md, "JVM flags and limits").
+     */
+    public static final long DEFAULT_MIN_MEMLOCK = 64L << 20;
+
+    public JvmFacts {
+        libraryPath = List.copyOf(libraryPath);
+        ldLibraryPath = List.copyOf(ldLibraryPath);
+    }
+
+    /** This JVM: its version, system properties and environment. */
+    public static JvmFacts current() {
+        Runtime.Version v = Runtime.version();
+        String vendor = System.getProperty("java.vendor", "");
+        return new JvmFacts(v.feature(), v + (vendor.isEmpty() ? "" : " (" + vendor + ")"),
+                split(System.getProperty("java.library.path", "")), split(System.getenv().getOrDefault("LD_LIBRARY_PATH", "")),
+                Long.getLong("reactor.rdma.disni.minMemlock", DEFAULT_MIN_MEMLOCK),
+                SoftConfig.fromSystemProperties().shmDirectory().toString(), System.getProperty("os.arch", ""));
+    }
+
+    /** A copy with {@code java.library.path} set to {@code dirs}. */
+    public JvmFacts withLibraryPath(List<String> dirs) {
+        return new JvmFacts(feature, version, dirs, ldLibraryPath, minMemlock, shmDirectory, arch);
+    }
+
+    /** A copy with another shm directory. */
+    public JvmFacts withShmDirectory(String dir) {
+        return new JvmFacts(feature, version, libraryPath, ldLibraryPath, minMemlock, dir, arch);
+    }
+
+    /** A copy with another JDK. */
+    public JvmFacts withJdk(int feature, String version) {
+        return new JvmFacts(feature, version, libraryPath, ldLibraryPath, minMemlock, shmDirectory, arch);
+    }
+
+    private static List<String> split(String path) {
+        return Arrays.stream(path.split(File.pathSeparator)).map(String::trim).filter(s -> !s.isEmpty()).toList();
+    }
+}

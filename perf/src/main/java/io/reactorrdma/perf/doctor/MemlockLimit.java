@@ -1,0 +1,47 @@
+package io.reactorrdma.perf.doctor;
+
+import java.util.Optional;
+
+/**
+ * The "Max locked memory" line of {@code /proc/self/limits}: the soft and the hard limit in bytes,
+ * {@link Long#MAX_VALUE} for {@code unlimited}.
+ *
+ * @param soft what the process may lock now ({@code ulimit -l}, in KiB there)
+ * @param hard what a non-root process may raise the soft limit to
+ */
+record MemlockLimit(long soft, long hard) {
+
+    static final String LIMITS = "/proc/self/limits";
+    static final long UNLIMITED = Long.MAX_VALUE;
+
+    /** The limits of the process that reads them; empty when the file or its line is missing or unreadable. */
+    static Optional<MemlockLimit> read(HostPaths paths) {
+        return paths.read(LIMITS).flatMap(MemlockLimit::parse);
+    }
+
+    /** The limit from the text of a limits file. */
+    static Optional<MemlockLimit> parse(String limits) {
+        for (String line : limits.split("\n")) {
+            if (line.startsWith("Max locked memory")) {
+                String[] f = line.substring("Max locked memory".length()).trim().split("\\s+");
+                if (f.length >= 2) {
+                    try {
+                        return Optional.of(new MemlockLimit(value(f[0]), value(f[1])));
+                    } catch (NumberFormatException e) {
+                        return Optional.empty();
+                    }
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static long value(String s) {
+        return s.equals("unlimited") ? UNLIMITED : Long.parseLong(s);
+    }
+
+    /** A limit as people write it: {@code unlimited}, {@code 8 MiB}. */
+    static String shown(long bytes) {
+        return bytes == UNLIMITED ? "unlimited" : Bytes.shown(bytes);
+    }
+}
