@@ -119,6 +119,8 @@ public final class Engine {
      * while messages keep coming and goes within about two intervals of the last (RegisteredPool.trim).
      */
     private long nextTrimNanos = lastSendNanos;
+    /** {@link EngineConfig#heartbeatInterval()}, in nanoseconds: read every turn. */
+    private final long heartbeatNanos;
     /**
      * The batch being prepared carries something a blocked peer waits for (data, a rendezvous
      * answer, a socket opening or closing, a credit it is short of): its last receive-consuming
@@ -144,6 +146,7 @@ public final class Engine {
            boolean client, Consumer<EngineSocket> acceptor) {
         this.domain = domain;
         this.config = config;
+        this.heartbeatNanos = config.heartbeatInterval().toNanos();
         this.connection = connection;
         this.qp = connection.qp();
         this.peerName = "peer " + connection.remoteAddress() + " (qp " + qp.qpNum() + ")";
@@ -706,8 +709,8 @@ public final class Engine {
             if (creditsToReturn >= replenishBatch && chain.pending() == 0 && chain.free() > 0 && credits.available() > 0) {
                 prepareControl(ControlMessage.CREDIT);
             }
-            long now = System.nanoTime();
-            if (chain.pending() == 0 && now - lastSendNanos > config.heartbeatInterval().toNanos() && chain.free() > 0
+            long now = domain.turnNanos(); // the domain's clock of this turn: no clock read per engine per idle turn
+            if (chain.pending() == 0 && now - lastSendNanos > heartbeatNanos && chain.free() > 0
                     && credits.availableForData() > 0) {
                 prepareControl(ControlMessage.HEARTBEAT);
             }
@@ -716,7 +719,7 @@ public final class Engine {
                 if (readables != null) {
                     readables.pool().trim();
                 }
-                nextTrimNanos = now + config.heartbeatInterval().toNanos();
+                nextTrimNanos = now + heartbeatNanos;
             }
             if (chain.pending() > 0) {
                 if (batchWakesPeer) {

@@ -53,6 +53,8 @@ public final class ThreadDomain implements AutoCloseable {
     private final ProtectionDomain pd;
     private final RegisteredAllocator memory;
     private final EngineConfig config;
+    /** How long an idle wait lasts at most: half a heartbeat interval, so heartbeats stay due. */
+    private final long halfHeartbeatNanos;
     private final IdleStrategy idle;
     private final CompletionQueue cq;
     private final EngineMetrics metrics = new EngineMetrics();
@@ -88,6 +90,14 @@ public final class ThreadDomain implements AutoCloseable {
     private int spinTurns;
     /** BACK_OFF's choice of a full or a short spin per idle episode; null for the other strategies. */
     private final SpinBudget spinBudget;
+    /** Idle turns between two reads of the clock while spinning ({@link #turnNanos()}). */
+    static final int CLOCK_IDLE_TURNS = 32;
+    /** The clock of the current turn (I/O thread). */
+    private long turnNanos = System.nanoTime();
+    /** Whether the next turn must read the clock: the last one was busy, or the thread waited. */
+    private boolean clockStale = true;
+    private int turnsSinceClock;
+
     /** Whether a full BACK_OFF spin is being measured, and when it began (System.nanoTime()). */
     private boolean spinMeasured;
     private long spinStart;
@@ -105,6 +115,7 @@ public final class ThreadDomain implements AutoCloseable {
         this.pd = memory.protectionDomain();
         this.memory = memory;
         this.config = config;
+        this.halfHeartbeatNanos = config.heartbeatInterval().toNanos() / 2;
         this.idle = idle;
         this.spinTurns = idle == IdleStrategy.BACK_OFF ? BACK_OFF_SPIN_TURNS : BLOCK_SPIN_TURNS;
         this.spinBudget = idle == IdleStrategy.BACK_OFF ? new SpinBudget() : null;
@@ -519,6 +530,10 @@ public final class ThreadDomain implements AutoCloseable {
     }
 
     private boolean turn() {
+        if (clockStale || ++turnsSinceClock >= CLOCK_IDLE_TURNS) {
+            turnNanos = System.nanoTime();
+            turnsSinceClock = 0;
+        }
         int n = cq.poll(wcs, POLL_BATCH);
         dispatch(n);
         boolean busy = n > 0;
@@ -544,7 +559,18 @@ public final class ThreadDomain implements AutoCloseable {
                 }
             }
         }
+        clockStale = busy;
         return busy;
+    }
+
+    /**
+     * {@code System.nanoTime()} as of this turn, for what engines time by the heartbeat interval (heartbeats, pool
+     * trims) (I/O thread). Read at the start of a turn after a busy one or a wait, and once every
+     * {@value #CLOCK_IDLE_TURNS} turns of an idle spin: a clock read costs about as much as an empty turn of the
+     * loop (some 30 ns here), and a spinning thread would otherwise spend a third of its turns reading it.
+     */
+    long turnNanos() {
+        return turnNanos;
     }
 
     private void dispatch(int n) {
@@ -606,7 +632,7 @@ public final class ThreadDomain implements AutoCloseable {
                 spinMeasured = false; // a full BACK_OFF spin ran out
                 spinBudget.ranOut();
             }
-            block(config.heartbeatInterval().toNanos() / 2);
+            block(halfHeartbeatNanos);
         }
     }
 
@@ -626,6 +652,7 @@ public final class ThreadDomain implements AutoCloseable {
      * errors) unless an engine waits on something an unsolicited completion brings: then for every one.
      */
     private void block(long nanos) {
+        clockStale = true;
         boolean solicitedOnly = solicitedOnly();
         cq.requestNotification(solicitedOnly);
         int n = cq.poll(wcs, POLL_BATCH);
