@@ -3,6 +3,7 @@ package io.reactorrdma.verbs.ffm.rdmacore;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
@@ -14,33 +15,42 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * {@code libibverbs.so.1}, opened through FFM (no native code of ours): the device list, for now. Opened from a
- * given file (tests point it at an emulated rdma-core) or by its soname, as the dynamic linker finds it. The
- * library stays loaded as long as the arena it was opened in.
+ * {@code libibverbs.so.1}, opened through FFM (no native code of ours): its device list and opening a device. Opened
+ * from a given file (tests point it at an emulated rdma-core) or by its soname, as the dynamic linker finds it; it
+ * stays loaded as long as the arena it was opened in. rdma-core's failures become {@link RdmaCoreUnavailableException}s
+ * that say what to do.
  */
 public final class Libibverbs {
 
     /** The soname rdma-core installs ({@code libibverbs1} on Debian and Ubuntu, {@code libibverbs} on Fedora/RHEL). */
     public static final String SONAME = "libibverbs.so.1";
-    /** errno when the kernel has no RDMA support (no {@code /sys/class/infiniband_verbs}). */
-    static final int ENOSYS = 38;
 
     private static final Linker LINKER = Linker.nativeLinker();
     private static final Linker.Option CAPTURE_ERRNO = Linker.Option.captureCallState("errno");
-    private static final VarHandle ERRNO = Linker.Option.captureStateLayout()
-            .varHandle(java.lang.foreign.MemoryLayout.PathElement.groupElement("errno"));
+    private static final VarHandle ERRNO =
+            Linker.Option.captureStateLayout().varHandle(MemoryLayout.PathElement.groupElement("errno"));
+    private static final String CHOOSE_SHM = "or choose the shm provider on a host without RDMA";
 
     private final MethodHandle getDeviceList;
     private final MethodHandle freeDeviceList;
     private final MethodHandle getDeviceName;
+    private final MethodHandle openDevice;
+    final MethodHandle closeDevice;
+    final MethodHandle queryDevice;
+    final MethodHandle queryPort;
 
     private Libibverbs(SymbolLookup lib) {
-        getDeviceList = LINKER.downcallHandle(find(lib, "ibv_get_device_list"),
-                FunctionDescriptor.of(ValueLayout.ADDRESS, ValueLayout.ADDRESS), CAPTURE_ERRNO);
-        freeDeviceList = LINKER.downcallHandle(find(lib, "ibv_free_device_list"),
-                FunctionDescriptor.ofVoid(ValueLayout.ADDRESS));
-        getDeviceName = LINKER.downcallHandle(find(lib, "ibv_get_device_name"),
-                FunctionDescriptor.of(ValueLayout.ADDRESS, ValueLayout.ADDRESS));
+        ValueLayout a = ValueLayout.ADDRESS;
+        getDeviceList = LINKER.downcallHandle(find(lib, "ibv_get_device_list"), FunctionDescriptor.of(a, a), CAPTURE_ERRNO);
+        freeDeviceList = LINKER.downcallHandle(find(lib, "ibv_free_device_list"), FunctionDescriptor.ofVoid(a));
+        getDeviceName = LINKER.downcallHandle(find(lib, "ibv_get_device_name"), FunctionDescriptor.of(a, a));
+        openDevice = LINKER.downcallHandle(find(lib, "ibv_open_device"), FunctionDescriptor.of(a, a), CAPTURE_ERRNO);
+        closeDevice = LINKER.downcallHandle(find(lib, "ibv_close_device"), FunctionDescriptor.of(ValueLayout.JAVA_INT, a));
+        queryDevice = LINKER.downcallHandle(find(lib, "ibv_query_device"), FunctionDescriptor.of(ValueLayout.JAVA_INT, a, a));
+        // The exported ibv_query_port (verbs.h wraps it in a macro) fills rdma-core's compat struct: the fields of
+        // struct ibv_port_attr up to link_layer, all this provider reads.
+        queryPort = LINKER.downcallHandle(find(lib, "ibv_query_port"),
+                FunctionDescriptor.of(ValueLayout.JAVA_INT, a, ValueLayout.JAVA_BYTE, a));
     }
 
     /**
@@ -55,7 +65,7 @@ public final class Libibverbs {
         } catch (IllegalArgumentException e) {
             throw new RdmaCoreUnavailableException("rdma-core's " + file.map(Path::toString).orElse(SONAME)
                     + " could not be loaded: install rdma-core (Debian/Ubuntu: apt-get install libibverbs1 ibverbs-providers"
-                    + " librdmacm1; Fedora/RHEL: dnf install rdma-core libibverbs), or choose the shm provider", e);
+                    + " librdmacm1; Fedora/RHEL: dnf install rdma-core libibverbs), " + CHOOSE_SHM, e);
         }
         return new Libibverbs(lib);
     }
@@ -66,32 +76,85 @@ public final class Libibverbs {
      * @throws RdmaCoreUnavailableException when the kernel has no RDMA support or there is no device
      */
     public List<String> deviceNames() {
+        List<String> names = new ArrayList<>();
+        withDevices((name, device) -> {
+            names.add(name);
+            return false;
+        });
+        return names;
+    }
+
+    /**
+     * Opens the device named {@code name} ({@code ibv_open_device}); close it when done.
+     *
+     * @throws RdmaCoreUnavailableException when there is no such device or it cannot be opened
+     */
+    public RdmaDevice openDevice(String name) {
+        RdmaDevice[] opened = new RdmaDevice[1];
+        List<String> seen = new ArrayList<>();
+        withDevices((deviceName, device) -> {
+            seen.add(deviceName);
+            if (!deviceName.equals(name)) {
+                return false;
+            }
+            try (Arena call = Arena.ofConfined()) {
+                MemorySegment state = call.allocate(Linker.Option.captureStateLayout());
+                MemorySegment context = (MemorySegment) openDevice.invokeExact(state, device);
+                if (context.equals(MemorySegment.NULL)) {
+                    int errno = (int) ERRNO.get(state, 0L);
+                    throw new RdmaCoreUnavailableException("ibv_open_device(" + name + ") failed with " + Errno.name(errno)
+                            + (errno == Errno.EACCES || errno == Errno.EPERM
+                            ? ": this user may not open /dev/infiniband/uverbs*; add it to the group owning them (often"
+                                    + " 'rdma') or install rdma-core's udev rules"
+                            : ": check the device with `ibv_devinfo -d " + name + "`"));
+                }
+                opened[0] = new RdmaDevice(this, name, context);
+            } catch (RdmaCoreUnavailableException | Error e) {
+                throw e;
+            } catch (Throwable t) {
+                throw new IllegalStateException("calling ibv_open_device failed", t);
+            }
+            return true;
+        });
+        if (opened[0] == null) {
+            throw new RdmaCoreUnavailableException("no RDMA device named " + name + "; rdma-core sees " + seen
+                    + " (ibv_devices lists them): configure one of those");
+        }
+        return opened[0];
+    }
+
+    /** Something done with each device of the list, until it returns true. */
+    private interface DeviceVisitor {
+        boolean visit(String name, MemorySegment device);
+    }
+
+    private void withDevices(DeviceVisitor visitor) {
         try (Arena call = Arena.ofConfined()) {
             MemorySegment state = call.allocate(Linker.Option.captureStateLayout());
             MemorySegment count = call.allocate(ValueLayout.JAVA_INT);
             MemorySegment list = (MemorySegment) getDeviceList.invokeExact(state, count);
             if (list.equals(MemorySegment.NULL)) {
                 int errno = (int) ERRNO.get(state, 0L);
-                throw new RdmaCoreUnavailableException(errno == ENOSYS
+                throw new RdmaCoreUnavailableException(errno == Errno.ENOSYS
                         ? "rdma-core found no RDMA support in this kernel (ibv_get_device_list: ENOSYS): load the RDMA"
-                                + " modules of the NIC (with ib_uverbs), or choose the shm provider on a host without RDMA"
-                        : "ibv_get_device_list failed with errno " + errno + ": check that /dev/infiniband is readable by"
-                                + " this user, or choose the shm provider");
+                                + " modules of the NIC (with ib_uverbs), " + CHOOSE_SHM
+                        : "ibv_get_device_list failed with " + Errno.name(errno) + ": check that /dev/infiniband is readable"
+                                + " by this user, " + CHOOSE_SHM);
             }
             try {
                 int n = count.get(ValueLayout.JAVA_INT, 0);
-                MemorySegment devices = list.reinterpret(ValueLayout.ADDRESS.byteSize() * n);
-                List<String> names = new ArrayList<>(n);
-                for (int i = 0; i < n; i++) {
-                    MemorySegment name = (MemorySegment) getDeviceName.invokeExact(
-                            devices.getAtIndex(ValueLayout.ADDRESS, i));
-                    names.add(name.reinterpret(Long.MAX_VALUE).getString(0));
-                }
-                if (names.isEmpty()) {
+                if (n == 0) {
                     throw new RdmaCoreUnavailableException("rdma-core sees no RDMA device: check `ibv_devices` and that the"
-                            + " NIC's driver (mlx5_ib, irdma, bnxt_re, ...) is loaded, or choose the shm provider");
+                            + " NIC's driver (mlx5_ib, irdma, bnxt_re, ...) is loaded, " + CHOOSE_SHM);
                 }
-                return names;
+                MemorySegment devices = list.reinterpret(ValueLayout.ADDRESS.byteSize() * n);
+                for (int i = 0; i < n; i++) {
+                    MemorySegment device = devices.getAtIndex(ValueLayout.ADDRESS, i);
+                    MemorySegment name = (MemorySegment) getDeviceName.invokeExact(device);
+                    if (visitor.visit(name.reinterpret(Long.MAX_VALUE).getString(0), device)) {
+                        return;
+                    }
+                }
             } finally {
                 freeDeviceList.invokeExact(list);
             }

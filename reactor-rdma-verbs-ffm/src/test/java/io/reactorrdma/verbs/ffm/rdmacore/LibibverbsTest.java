@@ -19,12 +19,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
 /**
- * Opening libibverbs through FFM and listing devices, against stand-ins built here with gcc
- * ({@code src/test/c/fake_ibverbs.c}) and against the host's own rdma-core where it has one.
+ * Opening libibverbs through FFM, listing and opening devices and querying them, against the emulated libibverbs
+ * built here with gcc ({@code src/test/c/emulated_ibverbs.c}, one build per scenario) and against the host's own
+ * rdma-core where it has one.
  */
 class LibibverbsTest {
 
-    private static final Path FAKE_SOURCE = Paths.get("src", "test", "c", "fake_ibverbs.c");
+    private static final Path EMULATION = Paths.get("src", "test", "c", "emulated_ibverbs.c");
 
     @TempDir
     Path dir;
@@ -32,15 +33,15 @@ class LibibverbsTest {
     @Test
     void listsTheDevicesTheLibrarySees() throws Exception {
         try (Arena arena = Arena.ofConfined()) {
-            Libibverbs lib = Libibverbs.open(Optional.of(fake("-DDEVICES=2")), arena);
-            assertThat(lib.deviceNames()).containsExactly("fake0", "fake1");
+            Libibverbs lib = Libibverbs.open(Optional.of(emulated("-DDEVICES=2")), arena);
+            assertThat(lib.deviceNames()).containsExactly("emu0", "emu1");
         }
     }
 
     @Test
     void noDeviceIsAClearError() throws Exception {
         try (Arena arena = Arena.ofConfined()) {
-            Libibverbs lib = Libibverbs.open(Optional.of(fake("-DDEVICES=0")), arena);
+            Libibverbs lib = Libibverbs.open(Optional.of(emulated("-DDEVICES=0")), arena);
             assertThatThrownBy(lib::deviceNames).isInstanceOf(RdmaCoreUnavailableException.class)
                     .hasMessageContaining("no RDMA device").hasMessageContaining("shm provider");
         }
@@ -49,9 +50,70 @@ class LibibverbsTest {
     @Test
     void aKernelWithoutRdmaIsAClearError() throws Exception {
         try (Arena arena = Arena.ofConfined()) {
-            Libibverbs lib = Libibverbs.open(Optional.of(fake("-DNO_KERNEL")), arena);
+            Libibverbs lib = Libibverbs.open(Optional.of(emulated("-DNO_KERNEL")), arena);
             assertThatThrownBy(lib::deviceNames).isInstanceOf(RdmaCoreUnavailableException.class)
                     .hasMessageContaining("no RDMA support in this kernel").hasMessageContaining("ENOSYS");
+        }
+    }
+
+    @Test
+    void anOpenedDeviceSaysWhatItCanDoAndHowItsPortIs() throws Exception {
+        try (Arena arena = Arena.ofConfined(); RdmaDevice device = Libibverbs.open(Optional.of(emulated()), arena).openDevice("emu0")) {
+            DeviceCapabilities caps = device.capabilities();
+            assertThat(caps).isEqualTo(new DeviceCapabilities("emu0", "emulated 1.0", 1L << 40, 1024, 8192, 30, 65535, 4096, 16,
+                    16, 1));
+            PortAttributes port = device.port(1);
+            assertThat(port.isActive()).isTrue();
+            assertThat(port.isRoce()).isTrue();
+            assertThat(port.activeMtuBytes()).isEqualTo(1024);
+            assertThat(port.gidTableLength()).isEqualTo(16);
+        }
+    }
+
+    @Test
+    void aDownInfinibandPortReadsAsSuch() throws Exception {
+        try (Arena arena = Arena.ofConfined();
+             RdmaDevice device = Libibverbs.open(Optional.of(emulated("-DPORT_DOWN", "-DINFINIBAND")), arena).openDevice("emu0")) {
+            PortAttributes port = device.port(1);
+            assertThat(port.isActive()).isFalse();
+            assertThat(port.isRoce()).isFalse();
+        }
+    }
+
+    @Test
+    void aPortTheDeviceLacksIsAClearError() throws Exception {
+        try (Arena arena = Arena.ofConfined(); RdmaDevice device = Libibverbs.open(Optional.of(emulated()), arena).openDevice("emu0")) {
+            assertThatThrownBy(() -> device.port(2)).isInstanceOf(RdmaCoreUnavailableException.class)
+                    .hasMessageContaining("ibv_query_port(emu0, 2) failed with EINVAL").hasMessageContaining("fewer ports");
+            assertThatThrownBy(() -> device.port(0)).isInstanceOf(IllegalArgumentException.class);
+        }
+    }
+
+    @Test
+    void anUnknownDeviceNameSaysWhichThereAre() throws Exception {
+        try (Arena arena = Arena.ofConfined()) {
+            Libibverbs lib = Libibverbs.open(Optional.of(emulated("-DDEVICES=2")), arena);
+            assertThatThrownBy(() -> lib.openDevice("mlx5_0")).isInstanceOf(RdmaCoreUnavailableException.class)
+                    .hasMessageContaining("no RDMA device named mlx5_0").hasMessageContaining("[emu0, emu1]");
+        }
+    }
+
+    @Test
+    void aDeviceThisUserMayNotOpenSaysWhatToDo() throws Exception {
+        try (Arena arena = Arena.ofConfined()) {
+            Libibverbs lib = Libibverbs.open(Optional.of(emulated("-DOPEN_EACCES")), arena);
+            assertThatThrownBy(() -> lib.openDevice("emu0")).isInstanceOf(RdmaCoreUnavailableException.class)
+                    .hasMessageContaining("EACCES (13)").hasMessageContaining("/dev/infiniband/uverbs");
+        }
+    }
+
+    @Test
+    void aClosedDeviceRefusesQueriesAndClosesOnce() throws Exception {
+        try (Arena arena = Arena.ofConfined()) {
+            RdmaDevice device = Libibverbs.open(Optional.of(emulated()), arena).openDevice("emu0");
+            device.close();
+            device.close();
+            assertThatThrownBy(device::capabilities).isInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
         }
     }
 
@@ -83,12 +145,14 @@ class LibibverbsTest {
         }
     }
 
-    /** Builds the stand-in library with these defines; skips the test when gcc is missing. */
-    private Path fake(String... defines) throws IOException, InterruptedException {
-        Path so = dir.resolve("libibverbs-fake.so");
+    /** Builds the emulated library with these defines; skips the test when gcc or the headers are missing. */
+    private Path emulated(String... defines) throws IOException, InterruptedException {
+        assumeThat(Files.exists(Paths.get("/usr/include/infiniband/verbs.h")))
+                .as("rdma-core's headers: install libibverbs-dev").isTrue();
+        Path so = dir.resolve("libibverbs-emulated.so");
         List<String> command = new ArrayList<>(List.of("gcc", "-shared", "-fPIC", "-Wall", "-Werror", "-o", so.toString()));
         command.addAll(List.of(defines));
-        command.add(FAKE_SOURCE.toString());
+        command.add(EMULATION.toString());
         Process p;
         try {
             p = new ProcessBuilder(command).redirectErrorStream(true).start();
