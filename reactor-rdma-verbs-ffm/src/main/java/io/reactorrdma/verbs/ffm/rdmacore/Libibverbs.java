@@ -38,6 +38,10 @@ public final class Libibverbs {
     final MethodHandle closeDevice;
     final MethodHandle queryDevice;
     final MethodHandle queryPort;
+    final MethodHandle allocPd;
+    final MethodHandle deallocPd;
+    final MethodHandle regMr;
+    final MethodHandle deregMr;
 
     private Libibverbs(SymbolLookup lib) {
         ValueLayout a = ValueLayout.ADDRESS;
@@ -51,6 +55,22 @@ public final class Libibverbs {
         // struct ibv_port_attr up to link_layer, all this provider reads.
         queryPort = LINKER.downcallHandle(find(lib, "ibv_query_port"),
                 FunctionDescriptor.of(ValueLayout.JAVA_INT, a, ValueLayout.JAVA_BYTE, a));
+        allocPd = LINKER.downcallHandle(find(lib, "ibv_alloc_pd"), FunctionDescriptor.of(a, a), CAPTURE_ERRNO);
+        deallocPd = LINKER.downcallHandle(find(lib, "ibv_dealloc_pd"), FunctionDescriptor.of(ValueLayout.JAVA_INT, a));
+        // The exported ibv_reg_mr (verbs.h wraps it in a macro that picks it for the classic access flags).
+        regMr = LINKER.downcallHandle(find(lib, "ibv_reg_mr"),
+                FunctionDescriptor.of(a, a, a, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT), CAPTURE_ERRNO);
+        deregMr = LINKER.downcallHandle(find(lib, "ibv_dereg_mr"), FunctionDescriptor.of(ValueLayout.JAVA_INT, a));
+    }
+
+    /** errno as a call with {@link #CAPTURE_ERRNO} left it in {@code state}. */
+    static int errno(MemorySegment state) {
+        return (int) ERRNO.get(state, 0L);
+    }
+
+    /** A segment for {@link #CAPTURE_ERRNO}'s state. */
+    static MemorySegment callState(Arena arena) {
+        return arena.allocate(Linker.Option.captureStateLayout());
     }
 
     /**
@@ -100,7 +120,7 @@ public final class Libibverbs {
             try (Arena call = Arena.ofConfined()) {
                 MemorySegment state = call.allocate(Linker.Option.captureStateLayout());
                 MemorySegment context = (MemorySegment) openDevice.invokeExact(state, device);
-                if (context.equals(MemorySegment.NULL)) {
+                if (context.address() == 0) {
                     int errno = (int) ERRNO.get(state, 0L);
                     throw new RdmaCoreUnavailableException("ibv_open_device(" + name + ") failed with " + Errno.name(errno)
                             + (errno == Errno.EACCES || errno == Errno.EPERM
@@ -133,7 +153,7 @@ public final class Libibverbs {
             MemorySegment state = call.allocate(Linker.Option.captureStateLayout());
             MemorySegment count = call.allocate(ValueLayout.JAVA_INT);
             MemorySegment list = (MemorySegment) getDeviceList.invokeExact(state, count);
-            if (list.equals(MemorySegment.NULL)) {
+            if (list.address() == 0) {
                 int errno = (int) ERRNO.get(state, 0L);
                 throw new RdmaCoreUnavailableException(errno == Errno.ENOSYS
                         ? "rdma-core found no RDMA support in this kernel (ibv_get_device_list: ENOSYS): load the RDMA"

@@ -75,6 +75,28 @@ public final class RdmaDevice implements AutoCloseable {
         }
     }
 
+    /**
+     * Allocates a protection domain ({@code ibv_alloc_pd}); close it before the device.
+     *
+     * @throws RdmaCoreUnavailableException when the device refuses
+     */
+    public RdmaPd allocatePd() {
+        checkOpen();
+        try (Arena call = Arena.ofConfined()) {
+            MemorySegment state = Libibverbs.callState(call);
+            MemorySegment pd = (MemorySegment) lib.allocPd.invokeExact(state, context);
+            if (pd.address() == 0) {
+                throw new RdmaCoreUnavailableException("ibv_alloc_pd(" + name + ") failed with "
+                        + Errno.name(Libibverbs.errno(state)) + ": the device ran out of protection domains or memory");
+            }
+            return new RdmaPd(lib, name, pd);
+        } catch (RdmaCoreUnavailableException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException("calling ibv_alloc_pd failed", t);
+        }
+    }
+
     /** Closes the device ({@code ibv_close_device}); later calls do nothing. */
     @Override
     public void close() {

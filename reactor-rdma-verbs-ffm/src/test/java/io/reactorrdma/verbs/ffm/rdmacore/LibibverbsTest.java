@@ -1,10 +1,12 @@
 package io.reactorrdma.verbs.ffm.rdmacore;
 
+import io.reactorrdma.verbs.ffm.abi.VerbsConstants;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -114,6 +116,46 @@ class LibibverbsTest {
             device.close();
             device.close();
             assertThatThrownBy(device::capabilities).isInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
+        }
+    }
+
+    @Test
+    void registeredMemoryGetsDistinctKeysAndIsReleasedInOrder() throws Exception {
+        try (Arena arena = Arena.ofConfined(); RdmaDevice device = Libibverbs.open(Optional.of(emulated()), arena).openDevice("emu0");
+             RdmaPd pd = device.allocatePd()) {
+            MemorySegment memory = arena.allocate(64 * 1024, 4096);
+            int access = VerbsConstants.IBV_ACCESS_LOCAL_WRITE | VerbsConstants.IBV_ACCESS_REMOTE_WRITE
+                    | VerbsConstants.IBV_ACCESS_REMOTE_READ;
+            try (RdmaMr a = pd.register(memory, access); RdmaMr b = pd.register(memory.asSlice(0, 4096), access)) {
+                assertThat(a.address()).isEqualTo(memory.address());
+                assertThat(a.length()).isEqualTo(64 * 1024);
+                assertThat(b.length()).isEqualTo(4096);
+                assertThat(a.lkey()).isNotEqualTo(b.lkey());
+                assertThat(a.rkey()).isNotEqualTo(b.rkey());
+            }
+        }
+    }
+
+    @Test
+    void remoteWriteWithoutLocalWriteIsRefusedSayingWhy() throws Exception {
+        try (Arena arena = Arena.ofConfined(); RdmaDevice device = Libibverbs.open(Optional.of(emulated()), arena).openDevice("emu0");
+             RdmaPd pd = device.allocatePd()) {
+            MemorySegment memory = arena.allocate(4096, 4096);
+            assertThatThrownBy(() -> pd.register(memory, VerbsConstants.IBV_ACCESS_REMOTE_WRITE))
+                    .isInstanceOf(RdmaCoreUnavailableException.class).hasMessageContaining("EINVAL")
+                    .hasMessageContaining("IBV_ACCESS_LOCAL_WRITE");
+        }
+    }
+
+    @Test
+    void aRegistrationOverTheMemlockLimitNamesTheLimit() throws Exception {
+        try (Arena arena = Arena.ofConfined();
+             RdmaDevice device = Libibverbs.open(Optional.of(emulated("-DREG_ENOMEM")), arena).openDevice("emu0");
+             RdmaPd pd = device.allocatePd()) {
+            MemorySegment memory = arena.allocate(1 << 20, 4096);
+            assertThatThrownBy(() -> pd.register(memory, VerbsConstants.IBV_ACCESS_LOCAL_WRITE))
+                    .isInstanceOf(RdmaCoreUnavailableException.class).hasMessageContaining("ENOMEM (12)")
+                    .hasMessageContaining("memlock").hasMessageContaining("LimitMEMLOCK");
         }
     }
 
