@@ -42,6 +42,12 @@ public final class Libibverbs {
     final MethodHandle deallocPd;
     final MethodHandle regMr;
     final MethodHandle deregMr;
+    final MethodHandle createCompChannel;
+    final MethodHandle destroyCompChannel;
+    final MethodHandle createCq;
+    final MethodHandle destroyCq;
+    final MethodHandle getCqEvent;
+    final MethodHandle ackCqEvents;
 
     private Libibverbs(SymbolLookup lib) {
         ValueLayout a = ValueLayout.ADDRESS;
@@ -61,6 +67,22 @@ public final class Libibverbs {
         regMr = LINKER.downcallHandle(find(lib, "ibv_reg_mr"),
                 FunctionDescriptor.of(a, a, a, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT), CAPTURE_ERRNO);
         deregMr = LINKER.downcallHandle(find(lib, "ibv_dereg_mr"), FunctionDescriptor.of(ValueLayout.JAVA_INT, a));
+        ValueLayout i = ValueLayout.JAVA_INT;
+        createCompChannel = LINKER.downcallHandle(find(lib, "ibv_create_comp_channel"), FunctionDescriptor.of(a, a),
+                CAPTURE_ERRNO);
+        destroyCompChannel = LINKER.downcallHandle(find(lib, "ibv_destroy_comp_channel"), FunctionDescriptor.of(i, a));
+        createCq = LINKER.downcallHandle(find(lib, "ibv_create_cq"), FunctionDescriptor.of(a, a, i, a, a, i), CAPTURE_ERRNO);
+        destroyCq = LINKER.downcallHandle(find(lib, "ibv_destroy_cq"), FunctionDescriptor.of(i, a));
+        getCqEvent = LINKER.downcallHandle(find(lib, "ibv_get_cq_event"), FunctionDescriptor.of(i, a, a, a), CAPTURE_ERRNO);
+        ackCqEvents = LINKER.downcallHandle(find(lib, "ibv_ack_cq_events"), FunctionDescriptor.ofVoid(a, i));
+    }
+
+    /**
+     * A downcall to a function pointer of a device's {@code struct ibv_context_ops}, short and non-blocking (polling
+     * a CQ, arming it, posting work requests): called without the thread-state transition of an ordinary downcall.
+     */
+    static MethodHandle dataPathCall(MemorySegment function, FunctionDescriptor descriptor) {
+        return LINKER.downcallHandle(function, descriptor, Linker.Option.critical(false));
     }
 
     /** errno as a call with {@link #CAPTURE_ERRNO} left it in {@code state}. */

@@ -1,12 +1,15 @@
 package io.reactorrdma.verbs.ffm.rdmacore;
 
 import io.reactorrdma.verbs.ffm.abi.AttributeLayouts;
+import io.reactorrdma.verbs.ffm.abi.ResourceLayouts;
 
 import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
 
 /** An opened RDMA device (its {@code struct ibv_context}): what it can do, its ports. Not thread-safe; close once. */
 public final class RdmaDevice implements AutoCloseable {
@@ -17,12 +20,31 @@ public final class RdmaDevice implements AutoCloseable {
     private final Libibverbs lib;
     private final String name;
     private final MemorySegment context;
+    /** {@code context->ops.poll_cq(cq, num_entries, wc)}: verbs.h's inline {@code ibv_poll_cq}. */
+    final MethodHandle pollCq;
+    /** {@code context->ops.req_notify_cq(cq, solicited_only)}: verbs.h's inline {@code ibv_req_notify_cq}. */
+    final MethodHandle reqNotifyCq;
     private boolean closed;
 
     RdmaDevice(Libibverbs lib, String name, MemorySegment context) {
         this.lib = lib;
         this.name = name;
-        this.context = context;
+        this.context = context.reinterpret(ResourceLayouts.IBV_CONTEXT.byteSize());
+        ValueLayout a = ValueLayout.ADDRESS;
+        ValueLayout i = ValueLayout.JAVA_INT;
+        pollCq = Libibverbs.dataPathCall(op("poll_cq"), FunctionDescriptor.of(i, a, i, a));
+        reqNotifyCq = Libibverbs.dataPathCall(op("req_notify_cq"), FunctionDescriptor.of(i, a, i));
+    }
+
+    /** The function pointer {@code op} of the context's operation table. */
+    private MemorySegment op(String op) {
+        MemorySegment function = context.get(ValueLayout.ADDRESS, ResourceLayouts.IBV_CONTEXT.byteOffset(
+                MemoryLayout.PathElement.groupElement("ops"), MemoryLayout.PathElement.groupElement(op)));
+        if (function.address() == 0) {
+            throw new RdmaCoreUnavailableException("the driver of " + name + " has no " + op + " in its operation table:"
+                    + " its rdma-core provider library (ibverbs-providers) may be too old or broken");
+        }
+        return function;
     }
 
     public String name() {
@@ -94,6 +116,51 @@ public final class RdmaDevice implements AutoCloseable {
             throw e;
         } catch (Throwable t) {
             throw new IllegalStateException("calling ibv_alloc_pd failed", t);
+        }
+    }
+
+    /**
+     * Creates a completion channel ({@code ibv_create_comp_channel}): the descriptor a thread blocks on for the events
+     * of the completion queues bound to it.
+     */
+    public RdmaCompletionChannel createCompletionChannel() {
+        checkOpen();
+        try (Arena call = Arena.ofConfined()) {
+            MemorySegment state = Libibverbs.callState(call);
+            MemorySegment channel = (MemorySegment) lib.createCompChannel.invokeExact(state, context);
+            if (channel.address() == 0) {
+                throw new RdmaCoreUnavailableException("ibv_create_comp_channel(" + name + ") failed with "
+                        + Errno.name(Libibverbs.errno(state)) + ": the process may be out of file descriptors (ulimit -n)");
+            }
+            return new RdmaCompletionChannel(lib, name, channel.reinterpret(ResourceLayouts.IBV_COMP_CHANNEL.byteSize()));
+        } catch (RdmaCoreUnavailableException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException("calling ibv_create_comp_channel failed", t);
+        }
+    }
+
+    /**
+     * Creates a completion queue of at least {@code entries} entries whose events go to {@code channel}
+     * ({@code ibv_create_cq}).
+     */
+    public RdmaCq createCq(int entries, RdmaCompletionChannel channel) {
+        checkOpen();
+        try (Arena call = Arena.ofConfined()) {
+            MemorySegment state = Libibverbs.callState(call);
+            MemorySegment cq = (MemorySegment) lib.createCq.invokeExact(state, context, entries, MemorySegment.NULL,
+                    channel.segment(), 0);
+            if (cq.address() == 0) {
+                int errno = Libibverbs.errno(state);
+                throw new RdmaCoreUnavailableException("ibv_create_cq(" + name + ", " + entries + " entries) failed with "
+                        + Errno.name(errno) + (errno == Errno.EINVAL ? ": the device holds at most max_cqe entries per CQ"
+                        + " (see capabilities())" : ": the device or the memlock limit ran out"));
+            }
+            return new RdmaCq(this, lib, cq.reinterpret(ResourceLayouts.IBV_CQ.byteSize()));
+        } catch (RdmaCoreUnavailableException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException("calling ibv_create_cq failed", t);
         }
     }
 

@@ -7,14 +7,10 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -26,8 +22,6 @@ import static org.assertj.core.api.Assumptions.assumeThat;
  * rdma-core where it has one.
  */
 class LibibverbsTest {
-
-    private static final Path EMULATION = Paths.get("src", "test", "c", "emulated_ibverbs.c");
 
     @TempDir
     Path dir;
@@ -187,24 +181,7 @@ class LibibverbsTest {
         }
     }
 
-    /** Builds the emulated library with these defines; skips the test when gcc or the headers are missing. */
     private Path emulated(String... defines) throws IOException, InterruptedException {
-        assumeThat(Files.exists(Paths.get("/usr/include/infiniband/verbs.h")))
-                .as("rdma-core's headers: install libibverbs-dev").isTrue();
-        Path so = dir.resolve("libibverbs-emulated.so");
-        List<String> command = new ArrayList<>(List.of("gcc", "-shared", "-fPIC", "-Wall", "-Werror", "-o", so.toString()));
-        command.addAll(List.of(defines));
-        command.add(EMULATION.toString());
-        Process p;
-        try {
-            p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        } catch (IOException noGcc) {
-            assumeThat(false).as("gcc on the PATH (" + noGcc.getMessage() + ")").isTrue();
-            throw noGcc;
-        }
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        assertThat(p.exitValue()).as("gcc: %s", out).isZero();
-        return so;
+        return EmulatedRdmaCore.build(dir, defines);
     }
 }

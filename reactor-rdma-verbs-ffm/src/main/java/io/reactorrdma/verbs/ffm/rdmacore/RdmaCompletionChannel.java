@@ -1,0 +1,80 @@
+package io.reactorrdma.verbs.ffm.rdmacore;
+
+import io.reactorrdma.verbs.ffm.abi.ResourceLayouts;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * A completion channel ({@code struct ibv_comp_channel}): a real file descriptor that becomes readable when an armed
+ * completion queue bound to it gets a completion that raises an event. One thread waits on it; close it after its
+ * queues.
+ */
+public final class RdmaCompletionChannel implements AutoCloseable {
+
+    private static final long FD = ResourceLayouts.IBV_COMP_CHANNEL.byteOffset(MemoryLayout.PathElement.groupElement("fd"));
+
+    private final Libibverbs lib;
+    private final String device;
+    private final MemorySegment channel;
+    private boolean closed;
+
+    RdmaCompletionChannel(Libibverbs lib, String device, MemorySegment channel) {
+        this.lib = lib;
+        this.device = device;
+        this.channel = channel;
+    }
+
+    /** The descriptor to wait on (epoll, poll) before {@link #awaitEvent}. */
+    public int fd() {
+        return channel.get(ValueLayout.JAVA_INT, FD);
+    }
+
+    MemorySegment segment() {
+        return channel;
+    }
+
+    /**
+     * Blocks until one of the channel's queues raises an event ({@code ibv_get_cq_event}) and returns that queue's
+     * address ({@link RdmaCq#address()}); the caller acknowledges it ({@link RdmaCq#ackEvents}) and re-arms the queue.
+     */
+    public long awaitEvent() {
+        try (Arena call = Arena.ofConfined()) {
+            MemorySegment state = Libibverbs.callState(call);
+            MemorySegment cqOut = call.allocate(ValueLayout.ADDRESS);
+            MemorySegment contextOut = call.allocate(ValueLayout.ADDRESS);
+            int rc = (int) lib.getCqEvent.invokeExact(state, channel, cqOut, contextOut);
+            if (rc != 0) {
+                throw new IllegalStateException("ibv_get_cq_event(" + device + ") failed with "
+                        + Errno.name(Libibverbs.errno(state)) + ": the channel was closed or the device removed");
+            }
+            return cqOut.get(ValueLayout.ADDRESS, 0).address();
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException("calling ibv_get_cq_event failed", t);
+        }
+    }
+
+    /** Destroys the channel ({@code ibv_destroy_comp_channel}); later calls do nothing. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            int rc = (int) lib.destroyCompChannel.invokeExact(channel);
+            if (rc != 0) {
+                throw new IllegalStateException("ibv_destroy_comp_channel(" + device + ") failed with " + Errno.name(rc)
+                        + ": completion queues are still bound to it");
+            }
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException("calling ibv_destroy_comp_channel failed", t);
+        }
+    }
+}

@@ -1,0 +1,45 @@
+package io.reactorrdma.verbs.ffm.rdmacore;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assumptions.assumeThat;
+
+/** Builds the emulated libibverbs ({@code src/test/c/emulated_ibverbs.c}) with gcc, one build per scenario. */
+final class EmulatedRdmaCore {
+
+    private static final Path SOURCE = Paths.get("src", "test", "c", "emulated_ibverbs.c");
+
+    private EmulatedRdmaCore() {
+    }
+
+    /** Builds it into {@code dir} with these defines; skips the calling test when gcc or rdma-core's headers are missing. */
+    static Path build(Path dir, String... defines) throws IOException, InterruptedException {
+        assumeThat(Files.exists(Paths.get("/usr/include/infiniband/verbs.h")))
+                .as("rdma-core's headers: install libibverbs-dev").isTrue();
+        Path so = dir.resolve("libibverbs-emulated-" + String.join("", defines).replaceAll("[^A-Za-z0-9]", "") + ".so");
+        List<String> command = new ArrayList<>(List.of("gcc", "-shared", "-fPIC", "-Wall", "-Wextra", "-Werror", "-o",
+                so.toString()));
+        command.addAll(List.of(defines));
+        command.add(SOURCE.toString());
+        command.add("-lpthread");
+        Process p;
+        try {
+            p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        } catch (IOException noGcc) {
+            assumeThat(false).as("gcc on the PATH (" + noGcc.getMessage() + ")").isTrue();
+            throw noGcc;
+        }
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).as("gcc: %s", out).isZero();
+        return so;
+    }
+}
