@@ -2,7 +2,8 @@
  * The emulated libibverbs the FFM provider's tests load by path instead of rdma-core's, built by the tests with
  * gcc against rdma-core's headers. It grows with the provider: today the device list, opening a device,
  * what ibv_query_device / ibv_query_port report, protection domains and memory regions, completion channels and
- * completion queues (polled and armed through the context's operation table, as on a real library). Scenarios are chosen when it is compiled:
+ * completion queues, and reliable-connected queue pairs between two QPs of this process (polled, armed and
+ * posted through the context's operation table, as on a real library). Scenarios are chosen when it is compiled:
  *   -DDEVICES=n      n devices, emu0 .. emu{n-1} (default 1)
  *   -DNO_KERNEL      ibv_get_device_list fails as on a kernel without RDMA (NULL, errno ENOSYS)
  *   -DOPEN_EACCES    ibv_open_device fails as when /dev/infiniband/uverbsN is not accessible (errno EACCES)
@@ -59,6 +60,8 @@ const char *ibv_get_device_name(struct ibv_device *device) {
 
 static int emu_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
 static int emu_req_notify_cq(struct ibv_cq *cq, int solicited_only);
+static int emu_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr);
+static int emu_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr);
 
 struct ibv_context *ibv_open_device(struct ibv_device *device) {
 #ifdef OPEN_EACCES
@@ -74,9 +77,12 @@ struct ibv_context *ibv_open_device(struct ibv_device *device) {
     context->cmd_fd = -1;
     context->async_fd = -1;
     context->num_comp_vectors = 1;
-    /* What verbs.h's inline ibv_poll_cq and ibv_req_notify_cq call, as a driver's table would hold them. */
+    /* What verbs.h's inline ibv_poll_cq, ibv_req_notify_cq, ibv_post_send and ibv_post_recv call, as a driver's
+       table would hold them. */
     context->ops.poll_cq = emu_poll_cq;
     context->ops.req_notify_cq = emu_req_notify_cq;
+    context->ops.post_send = emu_post_send;
+    context->ops.post_recv = emu_post_recv;
     return context;
 }
 
@@ -138,6 +144,51 @@ int ibv_query_port(struct ibv_context *context, uint8_t port, struct _compat_ibv
  */
 #undef ibv_reg_mr
 
+/* Every registered region with its access, so that a key in a work request can be checked as an RNIC does. */
+#define MAX_MRS 4096
+static struct {
+    struct ibv_mr *mr;
+    int access;
+} mrs[MAX_MRS];
+static pthread_mutex_t mrs_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void mr_register(struct ibv_mr *mr, int access) {
+    pthread_mutex_lock(&mrs_lock);
+    for (int i = 0; i < MAX_MRS; i++) {
+        if (!mrs[i].mr) {
+            mrs[i].mr = mr;
+            mrs[i].access = access;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&mrs_lock);
+}
+
+static void mr_forget(struct ibv_mr *mr) {
+    pthread_mutex_lock(&mrs_lock);
+    for (int i = 0; i < MAX_MRS; i++) {
+        if (mrs[i].mr == mr) {
+            mrs[i].mr = NULL;
+        }
+    }
+    pthread_mutex_unlock(&mrs_lock);
+}
+
+/* Whether [addr, addr + length) lies in a region of pd with key `key` (an lkey or an rkey) and all of `access`. */
+static int mr_allows(struct ibv_pd *pd, uint32_t key, int rkey, uint64_t addr, uint64_t length, int access) {
+    int ok = 0;
+    pthread_mutex_lock(&mrs_lock);
+    for (int i = 0; i < MAX_MRS && !ok; i++) {
+        struct ibv_mr *mr = mrs[i].mr;
+        if (mr && mr->pd == pd && (rkey ? mr->rkey : mr->lkey) == key && (mrs[i].access & access) == access
+                && addr >= (uint64_t) (uintptr_t) mr->addr && addr + length <= (uint64_t) (uintptr_t) mr->addr + mr->length) {
+            ok = 1;
+        }
+    }
+    pthread_mutex_unlock(&mrs_lock);
+    return ok;
+}
+
 struct ibv_pd *ibv_alloc_pd(struct ibv_context *context) {
     struct ibv_pd *pd = calloc(1, sizeof(*pd));
     if (!pd) {
@@ -155,13 +206,9 @@ int ibv_dealloc_pd(struct ibv_pd *pd) {
 
 struct ibv_mr *ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access) {
 #ifdef REG_ENOMEM
-    (void) pd;
-    (void) addr;
-    (void) length;
-    (void) access;
     errno = ENOMEM;
     return NULL;
-#else
+#endif
     static uint32_t next_key = 0x100;
     if ((access & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) && !(access & IBV_ACCESS_LOCAL_WRITE)) {
         errno = EINVAL;
@@ -177,11 +224,12 @@ struct ibv_mr *ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int acce
     mr->addr = addr;
     mr->length = length;
     mr->lkey = mr->rkey = next_key++;
+    mr_register(mr, access);
     return mr;
-#endif
 }
 
 int ibv_dereg_mr(struct ibv_mr *mr) {
+    mr_forget(mr);
     free(mr);
     return 0;
 }
@@ -308,12 +356,20 @@ void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents) {
     pthread_mutex_unlock(&e->lock);
 }
 
+static int cq_push(struct ibv_cq *cq, uint64_t wr_id, int status, int opcode, uint32_t byte_len, uint32_t qp_num,
+                   int solicited, int with_imm, uint32_t imm);
+
 /*
  * Adds a completion to cq as the emulated hardware would; returns 0, or ENOSPC when the CQ is full (an RNIC
  * reports that as a CQ overrun: the CQ is then in error).
  */
 int emu_complete(struct ibv_cq *cq, uint64_t wr_id, int status, int opcode, uint32_t byte_len, uint32_t qp_num,
                  int solicited) {
+    return cq_push(cq, wr_id, status, opcode, byte_len, qp_num, solicited, 0, 0);
+}
+
+static int cq_push(struct ibv_cq *cq, uint64_t wr_id, int status, int opcode, uint32_t byte_len, uint32_t qp_num,
+                   int solicited, int with_imm, uint32_t imm) {
     struct emu_cq *e = (struct emu_cq *) cq;
     int raise;
     pthread_mutex_lock(&e->lock);
@@ -329,6 +385,10 @@ int emu_complete(struct ibv_cq *cq, uint64_t wr_id, int status, int opcode, uint
     wc->opcode = (enum ibv_wc_opcode) opcode;
     wc->byte_len = byte_len;
     wc->qp_num = qp_num;
+    if (with_imm) {
+        wc->wc_flags = IBV_WC_WITH_IMM;
+        wc->imm_data = imm;
+    }
     e->count++;
     int receive = opcode == IBV_WC_RECV || opcode == IBV_WC_RECV_RDMA_WITH_IMM;
     raise = e->armed == 2 || (e->armed == 1 && (status != IBV_WC_SUCCESS || (receive && solicited)));
@@ -339,6 +399,318 @@ int emu_complete(struct ibv_cq *cq, uint64_t wr_id, int status, int opcode, uint
     if (raise) {
         ssize_t w = write(((struct emu_channel *) cq->channel)->write_fd, &cq, sizeof(cq));
         (void) w;
+    }
+    return 0;
+}
+
+/*
+ * Reliable-connected queue pairs, both ends in this process. A QP moves RESET -> INIT -> RTR -> RTS with the
+ * attribute masks ibv_modify_qp(3) requires for RC; its peer is the QP named by dest_qp_num. A post executes each
+ * work request at once, as a NIC with an infinitely fast wire would: a SEND (or WRITE_WITH_IMM) consumes the peer's
+ * oldest posted receive, a WRITE or READ checks the rkey, range and access of the peer's region, and completions go
+ * to both CQs (a sender's only when signaled, or on error). Errors are an RNIC's: no receive posted is
+ * RNR_RETRY_EXC_ERR (rnr_retry counts as exhausted at once), a receive too small is LOC_LEN_ERR at the receiver and
+ * REM_INV_REQ_ERR at the sender, a bad rkey or range REM_ACCESS_ERR, a bad lkey LOC_PROT_ERR; the QP that failed
+ * enters ERR and flushes its posted receives (WR_FLUSH_ERR), and later posts complete flushed too.
+ */
+#define MAX_QPS 1024
+#define QPN_BASE 0x40
+
+struct emu_recv {
+    uint64_t wr_id;
+    int num_sge;
+    struct ibv_sge sge[8];
+};
+
+struct emu_qp {
+    struct ibv_qp qp; /* first: the provider sees a struct ibv_qp */
+    pthread_mutex_t lock;
+    struct ibv_qp_cap cap;
+    int sq_sig_all;
+    uint32_t dest_qp_num;
+    int access;
+    struct emu_recv *rq;
+    int rq_head;
+    int rq_count;
+};
+
+static struct emu_qp *qps[MAX_QPS];
+static pthread_mutex_t qps_lock = PTHREAD_MUTEX_INITIALIZER;
+
+struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr) {
+    if (attr->qp_type != IBV_QPT_RC || !attr->send_cq || !attr->recv_cq || attr->srq
+            || attr->cap.max_send_wr < 1 || attr->cap.max_send_wr > 8192 || attr->cap.max_recv_wr > 8192
+            || attr->cap.max_send_sge > 30 || attr->cap.max_recv_sge > 8 || attr->cap.max_inline_data > 256) {
+        errno = EINVAL;
+        return NULL;
+    }
+    struct emu_qp *e = calloc(1, sizeof(*e));
+    if (!e || !(e->rq = calloc(attr->cap.max_recv_wr > 0 ? attr->cap.max_recv_wr : 1, sizeof(struct emu_recv)))) {
+        free(e);
+        errno = ENOMEM;
+        return NULL;
+    }
+    pthread_mutex_init(&e->lock, NULL);
+    e->cap = attr->cap;
+    e->sq_sig_all = attr->sq_sig_all;
+    e->qp.context = pd->context;
+    e->qp.qp_context = attr->qp_context;
+    e->qp.pd = pd;
+    e->qp.send_cq = attr->send_cq;
+    e->qp.recv_cq = attr->recv_cq;
+    e->qp.qp_type = IBV_QPT_RC;
+    e->qp.state = IBV_QPS_RESET;
+    pthread_mutex_lock(&qps_lock);
+    int slot = -1;
+    for (int i = 0; i < MAX_QPS; i++) {
+        if (!qps[i]) {
+            slot = i;
+            qps[i] = e;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&qps_lock);
+    if (slot < 0) {
+        free(e->rq);
+        free(e);
+        errno = ENOMEM;
+        return NULL;
+    }
+    e->qp.qp_num = QPN_BASE + (uint32_t) slot;
+    return &e->qp;
+}
+
+static struct emu_qp *qp_by_num(uint32_t qp_num) {
+    struct emu_qp *e = NULL;
+    pthread_mutex_lock(&qps_lock);
+    if (qp_num >= QPN_BASE && qp_num < QPN_BASE + MAX_QPS) {
+        e = qps[qp_num - QPN_BASE];
+    }
+    pthread_mutex_unlock(&qps_lock);
+    return e;
+}
+
+int ibv_destroy_qp(struct ibv_qp *qp) {
+    struct emu_qp *e = (struct emu_qp *) qp;
+    pthread_mutex_lock(&qps_lock);
+    qps[qp->qp_num - QPN_BASE] = NULL;
+    pthread_mutex_unlock(&qps_lock);
+    pthread_mutex_destroy(&e->lock);
+    free(e->rq);
+    free(e);
+    return 0;
+}
+
+/* ERR: the posted receives complete flushed. Called with e->lock held. */
+static void enter_error(struct emu_qp *e) {
+    e->qp.state = IBV_QPS_ERR;
+    while (e->rq_count > 0) {
+        struct emu_recv *r = &e->rq[e->rq_head];
+        cq_push(e->qp.recv_cq, r->wr_id, IBV_WC_WR_FLUSH_ERR, IBV_WC_RECV, 0, e->qp.qp_num, 0, 0, 0);
+        e->rq_head = (e->rq_head + 1) % (int) e->cap.max_recv_wr;
+        e->rq_count--;
+    }
+}
+
+#define REQUIRE(mask, needed) (((mask) & (needed)) == (needed))
+
+int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask) {
+    struct emu_qp *e = (struct emu_qp *) qp;
+    int rc = 0;
+    pthread_mutex_lock(&e->lock);
+    if (!(mask & IBV_QP_STATE)) {
+        rc = EINVAL;
+    } else if (attr->qp_state == IBV_QPS_ERR) {
+        enter_error(e);
+    } else if (attr->qp_state == IBV_QPS_RESET) {
+        e->qp.state = IBV_QPS_RESET;
+        e->rq_head = e->rq_count = 0;
+    } else if (e->qp.state == IBV_QPS_RESET && attr->qp_state == IBV_QPS_INIT
+            && REQUIRE(mask, IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS) && attr->port_num == 1) {
+        e->access = (int) attr->qp_access_flags;
+        e->qp.state = IBV_QPS_INIT;
+    } else if (e->qp.state == IBV_QPS_INIT && attr->qp_state == IBV_QPS_RTR
+            && REQUIRE(mask, IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC
+                       | IBV_QP_MIN_RNR_TIMER)) {
+        e->dest_qp_num = attr->dest_qp_num;
+        e->qp.state = IBV_QPS_RTR;
+    } else if (e->qp.state == IBV_QPS_RTR && attr->qp_state == IBV_QPS_RTS
+            && REQUIRE(mask, IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN
+                       | IBV_QP_MAX_QP_RD_ATOMIC)) {
+        e->qp.state = IBV_QPS_RTS;
+    } else {
+        rc = EINVAL;
+    }
+    pthread_mutex_unlock(&e->lock);
+    return rc;
+}
+
+static int emu_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr) {
+    struct emu_qp *e = (struct emu_qp *) qp;
+    int rc = 0;
+    pthread_mutex_lock(&e->lock);
+    for (; wr; wr = wr->next) {
+        if (e->qp.state == IBV_QPS_RESET || wr->num_sge < 0 || wr->num_sge > (int) e->cap.max_recv_sge
+                || e->rq_count == (int) e->cap.max_recv_wr) {
+            rc = e->rq_count == (int) e->cap.max_recv_wr ? ENOMEM : EINVAL;
+            *bad_wr = wr;
+            break;
+        }
+        if (e->qp.state == IBV_QPS_ERR) {
+            cq_push(e->qp.recv_cq, wr->wr_id, IBV_WC_WR_FLUSH_ERR, IBV_WC_RECV, 0, e->qp.qp_num, 0, 0, 0);
+            continue;
+        }
+        struct emu_recv *r = &e->rq[(e->rq_head + e->rq_count) % (int) e->cap.max_recv_wr];
+        r->wr_id = wr->wr_id;
+        r->num_sge = wr->num_sge;
+        memcpy(r->sge, wr->sg_list, sizeof(struct ibv_sge) * (size_t) wr->num_sge);
+        e->rq_count++;
+    }
+    pthread_mutex_unlock(&e->lock);
+    return rc;
+}
+
+/* The bytes a send request gathers: its inline data or its SGEs, checked against the local regions. */
+static int gather(struct emu_qp *e, struct ibv_send_wr *wr, uint8_t *out, uint32_t *len) {
+    uint32_t n = 0;
+    for (int i = 0; i < wr->num_sge; i++) {
+        struct ibv_sge *s = &wr->sg_list[i];
+        if (!(wr->send_flags & IBV_SEND_INLINE) && !mr_allows(e->qp.pd, s->lkey, 0, s->addr, s->length, 0)) {
+            return IBV_WC_LOC_PROT_ERR;
+        }
+        if (n + s->length > (1U << 24)) {
+            return IBV_WC_LOC_LEN_ERR;
+        }
+        memcpy(out + n, (void *) (uintptr_t) s->addr, s->length);
+        n += s->length;
+    }
+    *len = n;
+    return IBV_WC_SUCCESS;
+}
+
+/* Scatters len bytes into a posted receive; returns whether they fit. */
+static int scatter(struct emu_recv *r, const uint8_t *in, uint32_t len) {
+    uint32_t done = 0;
+    for (int i = 0; i < r->num_sge && done < len; i++) {
+        uint32_t take = len - done < r->sge[i].length ? len - done : r->sge[i].length;
+        memcpy((void *) (uintptr_t) r->sge[i].addr, in + done, take);
+        done += take;
+    }
+    return done == len;
+}
+
+/* Executes one request of a QP in RTS; returns the sender's completion status. Called with no lock held. */
+static int execute(struct emu_qp *e, struct ibv_send_wr *wr, uint32_t *byte_len) {
+    static __thread uint8_t *buf;
+    if (!buf && !(buf = malloc(1U << 24))) {
+        return IBV_WC_GENERAL_ERR;
+    }
+    struct emu_qp *peer = qp_by_num(e->dest_qp_num);
+    if (!peer || (peer->qp.state != IBV_QPS_RTR && peer->qp.state != IBV_QPS_RTS)) {
+        return IBV_WC_RETRY_EXC_ERR; /* nobody answers: the transport retries run out */
+    }
+    *byte_len = 0;
+    if (wr->opcode == IBV_WR_RDMA_READ) {
+        uint64_t total = 0;
+        for (int i = 0; i < wr->num_sge; i++) {
+            if (!mr_allows(e->qp.pd, wr->sg_list[i].lkey, 0, wr->sg_list[i].addr, wr->sg_list[i].length,
+                           IBV_ACCESS_LOCAL_WRITE)) {
+                return IBV_WC_LOC_PROT_ERR;
+            }
+            total += wr->sg_list[i].length;
+        }
+        if (!mr_allows(peer->qp.pd, wr->wr.rdma.rkey, 1, wr->wr.rdma.remote_addr, total, IBV_ACCESS_REMOTE_READ)) {
+            return IBV_WC_REM_ACCESS_ERR;
+        }
+        uint64_t at = wr->wr.rdma.remote_addr;
+        for (int i = 0; i < wr->num_sge; i++) {
+            memcpy((void *) (uintptr_t) wr->sg_list[i].addr, (void *) (uintptr_t) at, wr->sg_list[i].length);
+            at += wr->sg_list[i].length;
+        }
+        *byte_len = (uint32_t) total;
+        return IBV_WC_SUCCESS;
+    }
+    uint32_t len;
+    int st = gather(e, wr, buf, &len);
+    if (st != IBV_WC_SUCCESS) {
+        return st;
+    }
+    *byte_len = len;
+    if (wr->opcode == IBV_WR_RDMA_WRITE || wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM) {
+        if (!mr_allows(peer->qp.pd, wr->wr.rdma.rkey, 1, wr->wr.rdma.remote_addr, len, IBV_ACCESS_REMOTE_WRITE)) {
+            return IBV_WC_REM_ACCESS_ERR;
+        }
+        memcpy((void *) (uintptr_t) wr->wr.rdma.remote_addr, buf, len);
+        if (wr->opcode == IBV_WR_RDMA_WRITE) {
+            return IBV_WC_SUCCESS;
+        }
+    } else if (wr->opcode != IBV_WR_SEND && wr->opcode != IBV_WR_SEND_WITH_IMM) {
+        return IBV_WC_LOC_QP_OP_ERR;
+    }
+    /* SEND, SEND_WITH_IMM, WRITE_WITH_IMM: the peer's oldest receive */
+    int status = IBV_WC_SUCCESS;
+    pthread_mutex_lock(&peer->lock);
+    if (peer->rq_count == 0) {
+        status = IBV_WC_RNR_RETRY_EXC_ERR;
+    } else {
+        struct emu_recv *r = &peer->rq[peer->rq_head];
+        peer->rq_head = (peer->rq_head + 1) % (int) peer->cap.max_recv_wr;
+        peer->rq_count--;
+        int imm = wr->opcode != IBV_WR_SEND;
+        int write_imm = wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM;
+        if (!write_imm && !scatter(r, buf, len)) {
+            cq_push(peer->qp.recv_cq, r->wr_id, IBV_WC_LOC_LEN_ERR, IBV_WC_RECV, 0, peer->qp.qp_num, 0, 0, 0);
+            enter_error(peer);
+            status = IBV_WC_REM_INV_REQ_ERR;
+        } else {
+            cq_push(peer->qp.recv_cq, r->wr_id, IBV_WC_SUCCESS, write_imm ? IBV_WC_RECV_RDMA_WITH_IMM : IBV_WC_RECV, len,
+                    peer->qp.qp_num, (wr->send_flags & IBV_SEND_SOLICITED) != 0, imm, wr->imm_data);
+        }
+    }
+    pthread_mutex_unlock(&peer->lock);
+    return status;
+}
+
+static int send_opcode_wc(int opcode) {
+    switch (opcode) {
+        case IBV_WR_RDMA_WRITE:
+        case IBV_WR_RDMA_WRITE_WITH_IMM:
+            return IBV_WC_RDMA_WRITE;
+        case IBV_WR_RDMA_READ:
+            return IBV_WC_RDMA_READ;
+        default:
+            return IBV_WC_SEND;
+    }
+}
+
+static int emu_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr) {
+    struct emu_qp *e = (struct emu_qp *) qp;
+    for (; wr; wr = wr->next) {
+        uint32_t inline_len = 0;
+        for (int i = 0; i < wr->num_sge && (wr->send_flags & IBV_SEND_INLINE); i++) {
+            inline_len += wr->sg_list[i].length;
+        }
+        if (e->qp.state == IBV_QPS_RESET || e->qp.state == IBV_QPS_INIT || e->qp.state == IBV_QPS_RTR
+                || wr->num_sge < 0 || wr->num_sge > (int) e->cap.max_send_sge || inline_len > e->cap.max_inline_data) {
+            *bad_wr = wr;
+            return EINVAL;
+        }
+        int signaled = e->sq_sig_all || (wr->send_flags & IBV_SEND_SIGNALED);
+        if (e->qp.state == IBV_QPS_ERR) {
+            cq_push(e->qp.send_cq, wr->wr_id, IBV_WC_WR_FLUSH_ERR, send_opcode_wc(wr->opcode), 0, e->qp.qp_num, 0, 0, 0);
+            continue;
+        }
+        uint32_t byte_len = 0;
+        int status = execute(e, wr, &byte_len);
+        if (status != IBV_WC_SUCCESS) {
+            pthread_mutex_lock(&e->lock);
+            cq_push(e->qp.send_cq, wr->wr_id, status, send_opcode_wc(wr->opcode), 0, e->qp.qp_num, 0, 0, 0);
+            enter_error(e);
+            pthread_mutex_unlock(&e->lock);
+        } else if (signaled) {
+            cq_push(e->qp.send_cq, wr->wr_id, IBV_WC_SUCCESS, send_opcode_wc(wr->opcode),
+                    wr->opcode == IBV_WR_RDMA_READ ? byte_len : 0, e->qp.qp_num, 0, 0, 0);
+        }
     }
     return 0;
 }

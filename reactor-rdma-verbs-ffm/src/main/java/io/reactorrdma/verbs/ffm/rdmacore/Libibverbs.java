@@ -48,6 +48,9 @@ public final class Libibverbs {
     final MethodHandle destroyCq;
     final MethodHandle getCqEvent;
     final MethodHandle ackCqEvents;
+    final MethodHandle createQp;
+    final MethodHandle destroyQp;
+    final MethodHandle modifyQp;
 
     private Libibverbs(SymbolLookup lib) {
         ValueLayout a = ValueLayout.ADDRESS;
@@ -75,6 +78,9 @@ public final class Libibverbs {
         destroyCq = LINKER.downcallHandle(find(lib, "ibv_destroy_cq"), FunctionDescriptor.of(i, a));
         getCqEvent = LINKER.downcallHandle(find(lib, "ibv_get_cq_event"), FunctionDescriptor.of(i, a, a, a), CAPTURE_ERRNO);
         ackCqEvents = LINKER.downcallHandle(find(lib, "ibv_ack_cq_events"), FunctionDescriptor.ofVoid(a, i));
+        createQp = LINKER.downcallHandle(find(lib, "ibv_create_qp"), FunctionDescriptor.of(a, a, a), CAPTURE_ERRNO);
+        destroyQp = LINKER.downcallHandle(find(lib, "ibv_destroy_qp"), FunctionDescriptor.of(i, a));
+        modifyQp = LINKER.downcallHandle(find(lib, "ibv_modify_qp"), FunctionDescriptor.of(i, a, a, i));
     }
 
     /**

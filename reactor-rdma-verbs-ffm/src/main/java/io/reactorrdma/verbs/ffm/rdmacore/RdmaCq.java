@@ -28,6 +28,10 @@ public final class RdmaCq implements AutoCloseable {
         return cq.address();
     }
 
+    MemorySegment segment() {
+        return cq;
+    }
+
     /** A buffer for {@code n} work completions ({@code struct ibv_wc}) to {@link #poll} into. */
     public static MemorySegment completions(Arena arena, int n) {
         return arena.allocate(WorkRequestLayouts.IBV_WC, n);

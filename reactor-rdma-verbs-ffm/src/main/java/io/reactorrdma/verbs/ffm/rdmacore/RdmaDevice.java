@@ -24,6 +24,10 @@ public final class RdmaDevice implements AutoCloseable {
     final MethodHandle pollCq;
     /** {@code context->ops.req_notify_cq(cq, solicited_only)}: verbs.h's inline {@code ibv_req_notify_cq}. */
     final MethodHandle reqNotifyCq;
+    /** {@code context->ops.post_send(qp, wr, bad_wr)}: verbs.h's inline {@code ibv_post_send}. */
+    final MethodHandle postSend;
+    /** {@code context->ops.post_recv(qp, wr, bad_wr)}: verbs.h's inline {@code ibv_post_recv}. */
+    final MethodHandle postRecv;
     private boolean closed;
 
     RdmaDevice(Libibverbs lib, String name, MemorySegment context) {
@@ -34,6 +38,8 @@ public final class RdmaDevice implements AutoCloseable {
         ValueLayout i = ValueLayout.JAVA_INT;
         pollCq = Libibverbs.dataPathCall(op("poll_cq"), FunctionDescriptor.of(i, a, i, a));
         reqNotifyCq = Libibverbs.dataPathCall(op("req_notify_cq"), FunctionDescriptor.of(i, a, i));
+        postSend = Libibverbs.dataPathCall(op("post_send"), FunctionDescriptor.of(i, a, a, a));
+        postRecv = Libibverbs.dataPathCall(op("post_recv"), FunctionDescriptor.of(i, a, a, a));
     }
 
     /** The function pointer {@code op} of the context's operation table. */
@@ -111,7 +117,7 @@ public final class RdmaDevice implements AutoCloseable {
                 throw new RdmaCoreUnavailableException("ibv_alloc_pd(" + name + ") failed with "
                         + Errno.name(Libibverbs.errno(state)) + ": the device ran out of protection domains or memory");
             }
-            return new RdmaPd(lib, name, pd);
+            return new RdmaPd(this, lib, pd);
         } catch (RdmaCoreUnavailableException | Error e) {
             throw e;
         } catch (Throwable t) {

@@ -1,5 +1,6 @@
 package io.reactorrdma.verbs.ffm.rdmacore;
 
+import io.reactorrdma.verbs.ffm.abi.AttributeLayouts;
 import io.reactorrdma.verbs.ffm.abi.ResourceLayouts;
 import io.reactorrdma.verbs.ffm.abi.VerbsConstants;
 
@@ -7,6 +8,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
 
 /** A protection domain ({@code struct ibv_pd}): registers memory. Not thread-safe; close once, after its regions. */
 public final class RdmaPd implements AutoCloseable {
@@ -15,15 +17,59 @@ public final class RdmaPd implements AutoCloseable {
     private static final long RKEY = ResourceLayouts.IBV_MR.byteOffset(MemoryLayout.PathElement.groupElement("rkey"));
     private static final int REMOTE = VerbsConstants.IBV_ACCESS_REMOTE_WRITE | VerbsConstants.IBV_ACCESS_REMOTE_READ;
 
+    private final RdmaDevice owner;
     private final Libibverbs lib;
     private final String device;
     private final MemorySegment pd;
     private boolean closed;
 
-    RdmaPd(Libibverbs lib, String device, MemorySegment pd) {
+    RdmaPd(RdmaDevice owner, Libibverbs lib, MemorySegment pd) {
+        this.owner = owner;
         this.lib = lib;
-        this.device = device;
+        this.device = owner.name();
         this.pd = pd;
+    }
+
+    /**
+     * Creates a reliable-connected queue pair in this domain ({@code ibv_create_qp}), in RESET; {@code sendCq} and
+     * {@code recvCq} may be one queue.
+     *
+     * @throws RdmaCoreUnavailableException when the device refuses the capacities (EINVAL) or runs out (ENOMEM)
+     */
+    public RdmaQp createQp(RdmaCq sendCq, RdmaCq recvCq, QpCapacities caps) {
+        if (closed) {
+            throw new IllegalStateException("protection domain of " + device + " is closed");
+        }
+        try (Arena call = Arena.ofConfined()) {
+            MemorySegment attr = call.allocate(AttributeLayouts.IBV_QP_INIT_ATTR);
+            attr.set(ValueLayout.ADDRESS, init("send_cq"), sendCq.segment());
+            attr.set(ValueLayout.ADDRESS, init("recv_cq"), recvCq.segment());
+            attr.set(ValueLayout.JAVA_INT, init("cap", "max_send_wr"), caps.maxSendWr());
+            attr.set(ValueLayout.JAVA_INT, init("cap", "max_recv_wr"), caps.maxRecvWr());
+            attr.set(ValueLayout.JAVA_INT, init("cap", "max_send_sge"), caps.maxSendSge());
+            attr.set(ValueLayout.JAVA_INT, init("cap", "max_recv_sge"), caps.maxRecvSge());
+            attr.set(ValueLayout.JAVA_INT, init("cap", "max_inline_data"), caps.maxInlineData());
+            attr.set(ValueLayout.JAVA_INT, init("qp_type"), VerbsConstants.IBV_QPT_RC);
+            MemorySegment state = Libibverbs.callState(call);
+            MemorySegment qp = (MemorySegment) lib.createQp.invokeExact(state, pd, attr);
+            if (qp.address() == 0) {
+                int errno = Libibverbs.errno(state);
+                throw new RdmaCoreUnavailableException("ibv_create_qp(" + device + ", " + caps + ") failed with "
+                        + Errno.name(errno) + (errno == Errno.EINVAL
+                        ? ": the device supports less (see capabilities(): max_qp_wr, max_sge), or a CQ is missing"
+                        : ": the device or the memlock limit ran out"));
+            }
+            return new RdmaQp(owner, lib, qp.reinterpret(ResourceLayouts.IBV_QP.byteSize()));
+        } catch (RdmaCoreUnavailableException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException("calling ibv_create_qp failed", t);
+        }
+    }
+
+    private static long init(String... path) {
+        return AttributeLayouts.IBV_QP_INIT_ATTR.byteOffset(Arrays.stream(path)
+                .map(MemoryLayout.PathElement::groupElement).toArray(MemoryLayout.PathElement[]::new));
     }
 
     /**

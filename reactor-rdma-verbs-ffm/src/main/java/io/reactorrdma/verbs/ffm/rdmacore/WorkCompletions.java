@@ -16,6 +16,8 @@ public final class WorkCompletions {
     private static final long BYTE_LEN = offset("byte_len");
     private static final long QP_NUM = offset("qp_num");
     private static final long WC_FLAGS = offset("wc_flags");
+    private static final long IMM = WorkRequestLayouts.IBV_WC.byteOffset(MemoryLayout.PathElement.groupElement("imm"),
+            MemoryLayout.PathElement.groupElement("imm_data"));
 
     private WorkCompletions() {
     }
@@ -42,6 +44,11 @@ public final class WorkCompletions {
 
     public static int flags(MemorySegment wcs, int i) {
         return wcs.get(ValueLayout.JAVA_INT, i * SIZE + WC_FLAGS);
+    }
+
+    /** The immediate data, when {@link #flags} has {@code IBV_WC_WITH_IMM}. */
+    public static int immediate(MemorySegment wcs, int i) {
+        return wcs.get(ValueLayout.JAVA_INT, i * SIZE + IMM);
     }
 
     private static long offset(String field) {

@@ -1,0 +1,75 @@
+package io.reactorrdma.verbs.ffm.rdmacore;
+
+import io.reactorrdma.verbs.ffm.abi.WorkRequestLayouts;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * Receive work requests built once in native memory ({@code struct ibv_recv_wr} with their SGE arrays) and patched per
+ * post, as {@link SendWrChain} is for sends. One thread uses it.
+ */
+public final class RecvWrChain implements AutoCloseable {
+
+    private static final long WR = WorkRequestLayouts.IBV_RECV_WR.byteSize();
+    private static final long SGE = WorkRequestLayouts.IBV_SGE.byteSize();
+    private static final long WR_ID = offset("wr_id");
+    private static final long NEXT = offset("next");
+    private static final long SG_LIST = offset("sg_list");
+    private static final long NUM_SGE = offset("num_sge");
+
+    private final Arena arena = Arena.ofShared();
+    private final int capacity;
+    private final MemorySegment wrs;
+    private final MemorySegment sges;
+
+    /** Room for {@code capacity} receives of one entry each (the engine posts one buffer per receive). */
+    public RecvWrChain(int capacity) {
+        if (capacity < 1) {
+            throw new IllegalArgumentException("a chain holds at least one request, got " + capacity);
+        }
+        this.capacity = capacity;
+        this.wrs = arena.allocate(WR * capacity, 8);
+        this.sges = arena.allocate(SGE * capacity, 8);
+        for (int i = 0; i < capacity; i++) {
+            wrs.set(ValueLayout.ADDRESS, i * WR + SG_LIST, sges.asSlice(i * SGE));
+            wrs.set(ValueLayout.JAVA_INT, i * WR + NUM_SGE, 1);
+        }
+    }
+
+    /** Receive {@code i}: its id and the buffer it lands in. */
+    public RecvWrChain receive(int i, long wrId, long address, int length, int lkey) {
+        wrs.set(ValueLayout.JAVA_LONG, i * WR + WR_ID, wrId);
+        sges.set(ValueLayout.JAVA_LONG, i * SGE, address);
+        sges.set(ValueLayout.JAVA_INT, i * SGE + 8, length);
+        sges.set(ValueLayout.JAVA_INT, i * SGE + 12, lkey);
+        return this;
+    }
+
+    /** Links receives 0..n-1 and returns the first, for a post. */
+    MemorySegment link(int n) {
+        if (n < 1 || n > capacity) {
+            throw new IllegalArgumentException("posting " + n + " receives of a chain of " + capacity);
+        }
+        for (int i = 0; i < n; i++) {
+            // a pointer written as a long (LP64): no segment object per post
+            wrs.set(ValueLayout.JAVA_LONG, i * WR + NEXT, i + 1 < n ? wrs.address() + (i + 1) * WR : 0L);
+        }
+        return wrs;
+    }
+
+    int indexOf(long address) {
+        return (int) ((address - wrs.address()) / WR);
+    }
+
+    @Override
+    public void close() {
+        arena.close();
+    }
+
+    private static long offset(String field) {
+        return WorkRequestLayouts.IBV_RECV_WR.byteOffset(MemoryLayout.PathElement.groupElement(field));
+    }
+}
