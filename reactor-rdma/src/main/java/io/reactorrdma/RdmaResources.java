@@ -11,7 +11,7 @@ import io.reactorrdma.config.DisniConfig;
 import io.reactorrdma.engine.EngineMetrics;
 import io.reactorrdma.memory.AllocatorMetrics;
 import io.reactorrdma.memory.RegisteredAllocator;
-import io.reactorrdma.verbs.Providers;
+import io.reactorrdma.verbs.provider.Providers;
 import io.reactorrdma.verbs.VerbsContext;
 import io.reactorrdma.config.ProviderConfig;
 import io.reactorrdma.config.SoftConfig;

@@ -1,6 +1,8 @@
 package io.reactorrdma.verbs;
 
 import java.util.concurrent.TimeUnit;
+import io.reactorrdma.verbs.work.SendWr;
+import io.reactorrdma.verbs.work.WorkCompletion;
 
 /**
  * A completion queue ({@code struct ibv_cq}) with its completion channel. Polled by one thread at

@@ -1,6 +1,7 @@
 package io.reactorrdma.verbs;
 
 import java.nio.ByteBuffer;
+import io.reactorrdma.verbs.work.WcStatus;
 
 /**
  * Registered memory ({@code struct ibv_mr}) together with the memory itself: providers allocate

@@ -1,6 +1,7 @@
 package io.reactorrdma.verbs;
 
 import java.nio.ByteBuffer;
+import io.reactorrdma.verbs.work.WcStatus;
 
 /**
  * A protection domain ({@code struct ibv_pd}): regions and queue pairs of one domain work together;

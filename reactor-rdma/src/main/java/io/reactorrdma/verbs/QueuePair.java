@@ -1,5 +1,9 @@
 package io.reactorrdma.verbs;
 
+import io.reactorrdma.verbs.work.RecvWr;
+import io.reactorrdma.verbs.work.SendWr;
+import io.reactorrdma.verbs.work.WcStatus;
+
 /**
  * A Reliable Connection queue pair ({@code struct ibv_qp}, type {@code IBV_QPT_RC}).
  *

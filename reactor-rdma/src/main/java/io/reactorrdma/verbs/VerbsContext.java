@@ -3,6 +3,7 @@ package io.reactorrdma.verbs;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import io.reactorrdma.verbs.provider.Providers;
 
 /**
  * An opened RDMA device ({@code struct ibv_context}) together with its connection manager

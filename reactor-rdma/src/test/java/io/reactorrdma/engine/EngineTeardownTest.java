@@ -3,7 +3,7 @@ package io.reactorrdma.engine;
 import io.reactorrdma.config.IdleStrategy;
 import io.reactorrdma.config.EngineConfig;
 import io.netty.buffer.ByteBuf;
-import io.reactorrdma.verbs.WrOpcode;
+import io.reactorrdma.verbs.work.WrOpcode;
 import io.reactorrdma.verbs.soft.CompletionFault;
 import io.reactorrdma.verbs.soft.PeerFreeze;
 import io.reactorrdma.config.SoftConfig;

@@ -1,10 +1,10 @@
 package io.reactorrdma.verbs.disni;
 
 import com.ibm.disni.verbs.IbvWC;
-import io.reactorrdma.verbs.WcOpcode;
-import io.reactorrdma.verbs.WcStatus;
-import io.reactorrdma.verbs.WorkCompletion;
-import io.reactorrdma.verbs.WrOpcode;
+import io.reactorrdma.verbs.work.WcOpcode;
+import io.reactorrdma.verbs.work.WcStatus;
+import io.reactorrdma.verbs.work.WorkCompletion;
+import io.reactorrdma.verbs.work.WrOpcode;
 
 /**
  * Turns a DiSNI {@link IbvWC} into the caller's {@link WorkCompletion}: decodes the provider token

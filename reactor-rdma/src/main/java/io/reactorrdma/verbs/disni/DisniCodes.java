@@ -5,9 +5,9 @@ import com.ibm.disni.verbs.IbvSendWR;
 import com.ibm.disni.verbs.IbvSge;
 import com.ibm.disni.verbs.IbvWC;
 import io.reactorrdma.verbs.AccessFlags;
-import io.reactorrdma.verbs.ScatterGatherList;
-import io.reactorrdma.verbs.WcStatus;
-import io.reactorrdma.verbs.WrOpcode;
+import io.reactorrdma.verbs.work.ScatterGatherList;
+import io.reactorrdma.verbs.work.WcStatus;
+import io.reactorrdma.verbs.work.WrOpcode;
 
 import java.nio.ByteOrder;
 import java.util.LinkedList;

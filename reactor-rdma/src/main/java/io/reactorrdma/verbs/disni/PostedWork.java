@@ -1,7 +1,7 @@
 package io.reactorrdma.verbs.disni;
 
-import io.reactorrdma.verbs.SendWr;
-import io.reactorrdma.verbs.WrOpcode;
+import io.reactorrdma.verbs.work.SendWr;
+import io.reactorrdma.verbs.work.WrOpcode;
 
 import java.util.concurrent.atomic.AtomicLong;
 

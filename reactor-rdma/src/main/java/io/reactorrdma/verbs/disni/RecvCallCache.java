@@ -2,7 +2,7 @@ package io.reactorrdma.verbs.disni;
 
 import com.ibm.disni.verbs.IbvRecvWR;
 import com.ibm.disni.verbs.SVCPostRecv;
-import io.reactorrdma.verbs.RecvWr;
+import io.reactorrdma.verbs.work.RecvWr;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;

@@ -2,7 +2,7 @@ package io.reactorrdma.verbs.disni;
 
 import com.ibm.disni.verbs.IbvSendWR;
 import com.ibm.disni.verbs.SVCPostSend;
-import io.reactorrdma.verbs.SendWr;
+import io.reactorrdma.verbs.work.SendWr;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;

@@ -1,6 +1,6 @@
 package io.reactorrdma.verbs.soft;
 
-import io.reactorrdma.verbs.WrOpcode;
+import io.reactorrdma.verbs.work.WrOpcode;
 
 import java.time.Duration;
 import java.util.Objects;

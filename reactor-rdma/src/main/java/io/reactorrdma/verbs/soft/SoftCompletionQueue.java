@@ -2,9 +2,9 @@ package io.reactorrdma.verbs.soft;
 
 import io.reactorrdma.verbs.CompletionQueue;
 import io.reactorrdma.verbs.VerbsException;
-import io.reactorrdma.verbs.WcOpcode;
-import io.reactorrdma.verbs.WcStatus;
-import io.reactorrdma.verbs.WorkCompletion;
+import io.reactorrdma.verbs.work.WcOpcode;
+import io.reactorrdma.verbs.work.WcStatus;
+import io.reactorrdma.verbs.work.WorkCompletion;
 
 import java.nio.ByteBuffer;
 import java.util.Arrays;

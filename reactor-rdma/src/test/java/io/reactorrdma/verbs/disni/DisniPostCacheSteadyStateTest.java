@@ -1,8 +1,8 @@
 package io.reactorrdma.verbs.disni;
 
-import io.reactorrdma.verbs.RecvWr;
-import io.reactorrdma.verbs.SendWr;
-import io.reactorrdma.verbs.WrOpcode;
+import io.reactorrdma.verbs.work.RecvWr;
+import io.reactorrdma.verbs.work.SendWr;
+import io.reactorrdma.verbs.work.WrOpcode;
 import org.junit.jupiter.api.Test;
 
 import java.lang.management.ManagementFactory;

@@ -1,7 +1,7 @@
 package io.reactorrdma.verbs.disni;
 
 import com.ibm.disni.verbs.IbvRecvWR;
-import io.reactorrdma.verbs.RecvWr;
+import io.reactorrdma.verbs.work.RecvWr;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;

@@ -1,8 +1,8 @@
 package io.reactorrdma.verbs.disni;
 
 import com.ibm.disni.verbs.IbvSendWR;
-import io.reactorrdma.verbs.SendWr;
-import io.reactorrdma.verbs.WrOpcode;
+import io.reactorrdma.verbs.work.SendWr;
+import io.reactorrdma.verbs.work.WrOpcode;
 import org.junit.jupiter.api.Test;
 
 import java.nio.ByteOrder;

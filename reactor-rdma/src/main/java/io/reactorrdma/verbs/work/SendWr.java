@@ -1,4 +1,6 @@
-package io.reactorrdma.verbs;
+package io.reactorrdma.verbs.work;
+
+import io.reactorrdma.verbs.QueuePair;
 
 /**
  * A reusable send work request ({@code struct ibv_send_wr}). Fill it, pass a batch of them to

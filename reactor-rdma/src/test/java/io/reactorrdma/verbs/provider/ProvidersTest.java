@@ -1,6 +1,11 @@
-package io.reactorrdma.verbs;
+package io.reactorrdma.verbs.provider;
 
 import io.reactorrdma.config.SoftConfig;
+import io.reactorrdma.verbs.AccessFlags;
+import io.reactorrdma.verbs.MemoryRegion;
+import io.reactorrdma.verbs.ProtectionDomain;
+import io.reactorrdma.verbs.ProviderUnavailableException;
+import io.reactorrdma.verbs.VerbsContext;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 

@@ -1,4 +1,4 @@
-package io.reactorrdma.verbs;
+package io.reactorrdma.verbs.work;
 
 /** Send work-request opcodes ({@code enum ibv_wr_opcode}); {@link #ibv()} is the C value. */
 public enum WrOpcode {

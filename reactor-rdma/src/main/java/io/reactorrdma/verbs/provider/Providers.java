@@ -1,7 +1,9 @@
-package io.reactorrdma.verbs;
+package io.reactorrdma.verbs.provider;
 
 import io.reactorrdma.config.ProviderConfig;
 import io.reactorrdma.config.SoftConfig;
+import io.reactorrdma.verbs.ProviderUnavailableException;
+import io.reactorrdma.verbs.VerbsContext;
 
 import java.util.ArrayList;
 import java.util.Comparator;

@@ -1,4 +1,6 @@
-package io.reactorrdma.verbs;
+package io.reactorrdma.verbs.work;
+
+import io.reactorrdma.verbs.MemoryRegion;
 
 /**
  * A reusable scatter/gather list ({@code struct ibv_sge[]}): entries of (address, length, lkey),

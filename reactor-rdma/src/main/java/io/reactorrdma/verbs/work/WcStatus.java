@@ -1,4 +1,4 @@
-package io.reactorrdma.verbs;
+package io.reactorrdma.verbs.work;
 
 /**
  * Work-completion status ({@code enum ibv_wc_status}); {@link #ibv()} is the C value. Only the

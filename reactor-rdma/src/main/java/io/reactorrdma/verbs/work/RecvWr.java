@@ -1,4 +1,6 @@
-package io.reactorrdma.verbs;
+package io.reactorrdma.verbs.work;
+
+import io.reactorrdma.verbs.QueuePair;
 
 /**
  * A reusable receive work request ({@code struct ibv_recv_wr}): the buffers the next incoming

@@ -1,4 +1,4 @@
-package io.reactorrdma.verbs;
+package io.reactorrdma.verbs.provider;
 
 import java.util.Objects;
 

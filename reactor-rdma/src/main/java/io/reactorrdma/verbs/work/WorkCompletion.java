@@ -1,4 +1,6 @@
-package io.reactorrdma.verbs;
+package io.reactorrdma.verbs.work;
+
+import io.reactorrdma.verbs.CompletionQueue;
 
 /**
  * A reusable work completion ({@code struct ibv_wc}), filled by

@@ -1,12 +1,14 @@
-package io.reactorrdma.verbs;
+package io.reactorrdma.verbs.provider;
 
 import io.reactorrdma.config.ProviderConfig;
+import io.reactorrdma.verbs.ProviderUnavailableException;
+import io.reactorrdma.verbs.VerbsContext;
 
 import java.util.List;
 
 /**
  * A verbs provider as {@link Providers} finds it: each provider registers one implementation in
- * {@code META-INF/services/io.reactorrdma.verbs.VerbsProviderFactory}, so this package names none.
+ * {@code META-INF/services/io.reactorrdma.verbs.provider.VerbsProviderFactory}, so this package names none.
  * Creating the factory and calling {@link #names()}, {@link #autoPriority()} and
  * {@link #probe(ProviderConfig)} must load nothing that only opening needs (a native library's
  * classes): choosing one provider never loads another's.

@@ -1,4 +1,4 @@
-package io.reactorrdma.verbs;
+package io.reactorrdma.verbs.provider;
 
 import io.reactorrdma.config.DisniConfig;
 import io.reactorrdma.config.ProviderConfig;
@@ -6,6 +6,8 @@ import io.reactorrdma.verbs.disni.DisniEnvironment;
 import io.reactorrdma.verbs.disni.DisniProviderFactory;
 import io.reactorrdma.verbs.soft.SoftProviderFactory;
 import io.reactorrdma.config.SoftConfig;
+import io.reactorrdma.verbs.ProviderUnavailableException;
+import io.reactorrdma.verbs.VerbsContext;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

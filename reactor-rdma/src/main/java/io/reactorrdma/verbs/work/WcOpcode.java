@@ -1,4 +1,4 @@
-package io.reactorrdma.verbs;
+package io.reactorrdma.verbs.work;
 
 /** Work-completion opcodes ({@code enum ibv_wc_opcode}); {@link #ibv()} is the C value. */
 public enum WcOpcode {
