@@ -5,6 +5,11 @@ import io.reactorrdma.verbs.VerbsException;
 import io.reactorrdma.verbs.work.WcOpcode;
 import io.reactorrdma.verbs.work.WcStatus;
 import io.reactorrdma.verbs.work.WorkCompletion;
+import io.reactorrdma.verbs.soft.fault.CompletionFault;
+import io.reactorrdma.verbs.soft.shared.CqLayout;
+import io.reactorrdma.verbs.soft.shared.QpLayout;
+import io.reactorrdma.verbs.soft.shared.SharedMemory;
+import io.reactorrdma.verbs.soft.shared.WakeSocket;
 
 import java.nio.ByteBuffer;
 import java.util.Arrays;

@@ -10,6 +10,11 @@ import io.reactorrdma.verbs.QpAttributes;
 import io.reactorrdma.verbs.QueuePair;
 import io.reactorrdma.verbs.VerbsContext;
 import io.reactorrdma.verbs.VerbsException;
+import io.reactorrdma.verbs.soft.fault.SoftFaults;
+import io.reactorrdma.verbs.soft.shared.CqLayout;
+import io.reactorrdma.verbs.soft.shared.QpLayout;
+import io.reactorrdma.verbs.soft.shared.RegionKeys;
+import io.reactorrdma.verbs.soft.shared.WakeSocket;
 
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;

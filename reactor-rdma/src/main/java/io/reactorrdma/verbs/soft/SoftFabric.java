@@ -2,6 +2,9 @@ package io.reactorrdma.verbs.soft;
 
 import io.reactorrdma.verbs.CmConnection;
 import io.reactorrdma.verbs.CmListener;
+import io.reactorrdma.verbs.soft.shared.CqLayout;
+import io.reactorrdma.verbs.soft.shared.QpLayout;
+import io.reactorrdma.verbs.soft.shared.WakeSocket;
 
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;

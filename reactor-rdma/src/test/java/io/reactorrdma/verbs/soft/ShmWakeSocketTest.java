@@ -8,6 +8,7 @@ import io.reactorrdma.verbs.VerbsFixture;
 import io.reactorrdma.verbs.work.WcOpcode;
 import io.reactorrdma.verbs.work.WcStatus;
 import io.reactorrdma.verbs.work.WorkCompletion;
+import io.reactorrdma.verbs.soft.shared.WakeSocket;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

@@ -8,6 +8,8 @@ import io.reactorrdma.verbs.VerbsFixture;
 import io.reactorrdma.verbs.work.WcOpcode;
 import io.reactorrdma.verbs.work.WorkCompletion;
 import io.reactorrdma.verbs.work.WrOpcode;
+import io.reactorrdma.verbs.soft.fault.ReadCompletionFault;
+import io.reactorrdma.verbs.soft.fault.SoftFaults;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

@@ -1,9 +1,10 @@
-package io.reactorrdma.verbs.soft;
+package io.reactorrdma.verbs.soft.shared;
 
 import io.reactorrdma.config.SoftConfig;
 import io.reactorrdma.verbs.AccessFlags;
 import io.reactorrdma.verbs.MemoryRegion;
 import io.reactorrdma.verbs.ProtectionDomain;
+import io.reactorrdma.verbs.soft.SoftContext;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package io.reactorrdma.verbs.soft;
+package io.reactorrdma.verbs.soft.shared;
 
 /**
  * The byte layout of a shm context's region table, the file {@code <context>.regions}: what a peer
@@ -16,28 +16,28 @@ package io.reactorrdma.verbs.soft;
  *  24  long address       the region's base address (RegionKeys: per-context salt, slot)
  * </pre>
  */
-final class RegionTableLayout {
+public final class RegionTableLayout {
 
     static final int ENTRY_SIZE = 32;
-    static final int E_KEY_AND_STATE = 0;
-    static final int E_ACCESS = 8;
-    static final int E_PD = 12;
-    static final int E_LENGTH = 16;
-    static final int E_ADDRESS = 24;
+    public static final int E_KEY_AND_STATE = 0;
+    public static final int E_ACCESS = 8;
+    public static final int E_PD = 12;
+    public static final int E_LENGTH = 16;
+    public static final int E_ADDRESS = 24;
     static final long STATE_VALID = 1;
 
     private RegionTableLayout() {
     }
 
-    static int size(int capacity) {
+    public static int size(int capacity) {
         return capacity * ENTRY_SIZE;
     }
 
-    static int entryOffset(int index) {
+    public static int entryOffset(int index) {
         return index * ENTRY_SIZE;
     }
 
-    static long validWord(int key) {
+    public static long validWord(int key) {
         return ((long) key << 32) | STATE_VALID;
     }
 }

@@ -1,4 +1,4 @@
-package io.reactorrdma.verbs.soft;
+package io.reactorrdma.verbs.soft.shared;
 
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.util.function.Consumer;
 import reactor.util.Logger;
 import reactor.util.Loggers;
+import io.reactorrdma.verbs.soft.SoftContext;
 
 /**
  * A completion queue's wake-up socket on the shm fabric: a UNIX-domain listener
@@ -28,7 +29,7 @@ import reactor.util.Loggers;
  * byte counts as a wake-up (a stale one costs one empty turn, never a lost wake-up: the
  * arm/publish handshake lives in shared memory, the byte only ends the wait).
  */
-final class WakeSocket implements AutoCloseable {
+public final class WakeSocket implements AutoCloseable {
 
     private static final Logger LOG = Loggers.getLogger(WakeSocket.class);
     /** Pending connections the listener queues before the provider thread accepts them. */
@@ -37,11 +38,11 @@ final class WakeSocket implements AutoCloseable {
      * Polls of the queue between two {@link #reap}s (a power of two): a poller that never blocks
      * (a spinning or always-busy thread domain) still closes the connections of peers that left.
      */
-    static final int DEFAULT_REAP_INTERVAL_POLLS = 1 << 16;
+    public static final int DEFAULT_REAP_INTERVAL_POLLS = 1 << 16;
     /** Bytes read per {@code read} while draining a connection. */
     private static final int DRAIN_BUFFER_BYTES = 64;
 
-    final ServerSocketChannel server;
+    public final ServerSocketChannel server;
     private final Path path;
     private final Selector selector;
     private final ByteBuffer drain = ByteBuffer.allocateDirect(DRAIN_BUFFER_BYTES);
@@ -58,8 +59,8 @@ final class WakeSocket implements AutoCloseable {
      */
     private volatile boolean closing;
     /** Tests: run after the provider thread accepted a connection, before it registers it; and in close(), before the selector closes. */
-    volatile Runnable afterAccept;
-    volatile Runnable beforeSelectorClose;
+    public volatile Runnable afterAccept;
+    public volatile Runnable beforeSelectorClose;
 
     private WakeSocket(ServerSocketChannel server, Path path, Selector selector) {
         this.server = server;
@@ -68,7 +69,7 @@ final class WakeSocket implements AutoCloseable {
     }
 
     /** The socket's file name (after the context id) for completion queue {@code cqNumber}. */
-    static String fileName(int cqNumber) {
+    public static String fileName(int cqNumber) {
         return "cq" + cqNumber + ".wake";
     }
 
@@ -77,7 +78,7 @@ final class WakeSocket implements AutoCloseable {
      * (e.g. the directory's path is too long for a UNIX socket address): the queue's peers then
      * wake it through the link's control socket and the provider thread, as before.
      */
-    static WakeSocket open(ShmDirectory directory, String contextId, int cqNumber) {
+    public static WakeSocket open(ShmDirectory directory, String contextId, int cqNumber) {
         Path path = directory.file(contextId, fileName(cqNumber));
         ServerSocketChannel server = null;
         Selector selector = null;
@@ -103,7 +104,7 @@ final class WakeSocket implements AutoCloseable {
      * Connects to a peer's wake socket without blocking; null when it is not there or not
      * accepting now (the caller then wakes the peer through the control socket).
      */
-    static SocketChannel connect(Path path) {
+    public static SocketChannel connect(Path path) {
         SocketChannel ch = null;
         try {
             ch = SocketChannel.open(StandardProtocolFamily.UNIX);
@@ -119,7 +120,7 @@ final class WakeSocket implements AutoCloseable {
     }
 
     /** Provider thread: accepts every pending connection and hands it to the poller's selector. */
-    void acceptAll() {
+    public void acceptAll() {
         while (true) {
             SocketChannel ch;
             try {
@@ -153,7 +154,7 @@ final class WakeSocket implements AutoCloseable {
      * Poller: waits up to {@code nanos} (rounded up to a millisecond) for a peer's byte or a
      * {@link #wakeup(Thread)}; true when a peer's byte woke it. Allocation-free.
      */
-    boolean await(long nanos) {
+    public boolean await(long nanos) {
         woken = false;
         try {
             selector.select(onReady, Math.max(1, (nanos + 999_999) / 1_000_000));
@@ -172,7 +173,7 @@ final class WakeSocket implements AutoCloseable {
      * connections of peers that left. Draining a byte here loses no wake-up: its completion was
      * published before it, so the poll that follows sees it. Allocation-free.
      */
-    void reap() {
+    public void reap() {
         try {
             selector.selectNow(onReady);
         } catch (IOException | ClosedSelectorException e) {
@@ -205,7 +206,7 @@ final class WakeSocket implements AutoCloseable {
     }
 
     /** Ends {@code waiter}'s wait in {@link #await} (or its next one, if none is under way). Any thread. */
-    void wakeup(Thread waiter) {
+    public void wakeup(Thread waiter) {
         if (selector.isOpen()) {
             selector.wakeup();
         } else {
@@ -214,7 +215,7 @@ final class WakeSocket implements AutoCloseable {
     }
 
     /** Open connections of peers (tests; allocates). */
-    int connections() {
+    public int connections() {
         int n = 0;
         for (SelectionKey k : selector.keys()) {
             if (k.isValid() && k.channel().isOpen()) {
@@ -224,12 +225,12 @@ final class WakeSocket implements AutoCloseable {
         return n;
     }
 
-    long socketWakeups() {
+    public long socketWakeups() {
         return socketWakeups;
     }
 
     /** Test hook ({@link SoftContext#vanish()}): closes as a killed process's socket would close, the queue staying open. */
-    void vanish() {
+    public void vanish() {
         vanished = true;
         close();
     }

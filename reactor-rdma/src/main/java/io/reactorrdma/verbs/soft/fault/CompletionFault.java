@@ -1,4 +1,4 @@
-package io.reactorrdma.verbs.soft;
+package io.reactorrdma.verbs.soft.fault;
 
 /**
  * A test's switch that delays or drops the completions of one queue pair of the context it is
@@ -9,9 +9,9 @@ package io.reactorrdma.verbs.soft;
  */
 public final class CompletionFault {
 
-    static final int NONE = 0;
-    static final int DELAY = 1;
-    static final int DROP = 2;
+    public static final int NONE = 0;
+    public static final int DELAY = 1;
+    public static final int DROP = 2;
 
     private volatile int qpn = -1;
     private volatile int mode = NONE;
@@ -42,12 +42,12 @@ public final class CompletionFault {
     }
 
     /** What to do with a completion of queue pair {@code q}: {@link #NONE}, {@link #DELAY} or {@link #DROP}. */
-    int actionFor(int q) {
+    public int actionFor(int q) {
         int m = mode;
         return m != NONE && q == qpn ? m : NONE;
     }
 
-    void countDropped() {
+    public void countDropped() {
         dropped++;
     }
 

@@ -1,6 +1,7 @@
-package io.reactorrdma.verbs.soft;
+package io.reactorrdma.verbs.soft.fault;
 
 import io.reactorrdma.verbs.VerbsException;
+import io.reactorrdma.verbs.soft.SoftContext;
 
 import java.util.Objects;
 
@@ -113,7 +114,7 @@ public final class SoftFaults {
      * @param registeredBytes bytes the context holds registered now
      * @param size            bytes of the new region
      */
-    void checkRegistration(long number, long registeredBytes, int size) {
+    public void checkRegistration(long number, long registeredBytes, int size) {
         if (number == failingRegistration) {
             throw new VerbsException("injected fault (SoftFaults.failNthRegistration(" + number + ")): registration "
                     + number + " of " + size + " bytes failed");

@@ -1,4 +1,4 @@
-package io.reactorrdma.verbs.soft;
+package io.reactorrdma.verbs.soft.shared;
 
 import java.io.IOException;
 import java.lang.invoke.MethodHandle;
@@ -24,7 +24,7 @@ import java.util.EnumSet;
  * JVM flags), and the creation, mapping and unmapping of the files that back shared structures.
  * Every offset passed here must be naturally aligned; the descriptor classes guarantee it.
  */
-final class SharedMemory {
+public final class SharedMemory {
 
     static final VarHandle LONG = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.nativeOrder());
     static final VarHandle INT = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.nativeOrder());
@@ -32,39 +32,39 @@ final class SharedMemory {
     private SharedMemory() {
     }
 
-    static long getLongAcquire(ByteBuffer b, int offset) {
+    public static long getLongAcquire(ByteBuffer b, int offset) {
         return (long) LONG.getAcquire(b, offset);
     }
 
-    static void putLongRelease(ByteBuffer b, int offset, long value) {
+    public static void putLongRelease(ByteBuffer b, int offset, long value) {
         LONG.setRelease(b, offset, value);
     }
 
-    static long compareAndExchangeLong(ByteBuffer b, int offset, long expected, long value) {
+    public static long compareAndExchangeLong(ByteBuffer b, int offset, long expected, long value) {
         return (long) LONG.compareAndExchange(b, offset, expected, value);
     }
 
-    static long getAndAddLong(ByteBuffer b, int offset, long delta) {
+    public static long getAndAddLong(ByteBuffer b, int offset, long delta) {
         return (long) LONG.getAndAdd(b, offset, delta);
     }
 
-    static int getAndAddInt(ByteBuffer b, int offset, int delta) {
+    public static int getAndAddInt(ByteBuffer b, int offset, int delta) {
         return (int) INT.getAndAdd(b, offset, delta);
     }
 
-    static int getIntAcquire(ByteBuffer b, int offset) {
+    public static int getIntAcquire(ByteBuffer b, int offset) {
         return (int) INT.getAcquire(b, offset);
     }
 
-    static int getIntVolatile(ByteBuffer b, int offset) {
+    public static int getIntVolatile(ByteBuffer b, int offset) {
         return (int) INT.getVolatile(b, offset);
     }
 
-    static void putIntRelease(ByteBuffer b, int offset, int value) {
+    public static void putIntRelease(ByteBuffer b, int offset, int value) {
         INT.setRelease(b, offset, value);
     }
 
-    static void putIntVolatile(ByteBuffer b, int offset, int value) {
+    public static void putIntVolatile(ByteBuffer b, int offset, int value) {
         INT.setVolatile(b, offset, value);
     }
 
@@ -77,16 +77,16 @@ final class SharedMemory {
      * other's old value — the publisher "not armed", the waiter "nothing to poll" — and the waiter
      * would sleep with a completion pending.
      */
-    static void fullFence() {
+    public static void fullFence() {
         VarHandle.fullFence();
     }
 
-    static boolean compareAndSetInt(ByteBuffer b, int offset, int expected, int value) {
+    public static boolean compareAndSetInt(ByteBuffer b, int offset, int expected, int value) {
         return INT.compareAndSet(b, offset, expected, value);
     }
 
     /** A zeroed direct buffer in native byte order (the loopback fabric's memory). */
-    static ByteBuffer allocateDirect(int size) {
+    public static ByteBuffer allocateDirect(int size) {
         return ByteBuffer.allocateDirect(size).order(ByteOrder.nativeOrder());
     }
 
@@ -137,7 +137,7 @@ final class SharedMemory {
      * Maps the first {@code size} bytes of an existing file read-write; fails if the file is
      * shorter, so that no access through the mapping can fault past its end.
      */
-    static MappedByteBuffer mapExisting(Path file, int size) throws IOException {
+    public static MappedByteBuffer mapExisting(Path file, int size) throws IOException {
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
             checkOwnedBySelf(file);
             long actual = ch.size();
@@ -190,7 +190,7 @@ final class SharedMemory {
      * guarantees that no thread touches the mapping any more: an access after this is a crash.
      * Returns whether it was unmapped now (false: the GC will).
      */
-    static boolean unmap(ByteBuffer mapping) {
+    public static boolean unmap(ByteBuffer mapping) {
         if (INVOKE_CLEANER == null || mapping == null || !mapping.isDirect()) {
             return false;
         }
@@ -202,7 +202,7 @@ final class SharedMemory {
         }
     }
 
-    static void deleteQuietly(Path file) {
+    public static void deleteQuietly(Path file) {
         try {
             Files.deleteIfExists(file);
         } catch (IOException ignored) {

@@ -1,4 +1,4 @@
-package io.reactorrdma.verbs.soft;
+package io.reactorrdma.verbs.soft.shared;
 
 /**
  * The byte layout of a soft completion queue's ring of send completions (a direct buffer on
@@ -26,29 +26,29 @@ package io.reactorrdma.verbs.soft;
  *  36  int  byteLen
  * </pre>
  */
-final class CqLayout {
+public final class CqLayout {
 
-    static final int H_TAIL = 0;
-    static final int H_HEAD = 64;
+    public static final int H_TAIL = 0;
+    public static final int H_HEAD = 64;
     static final int HEADER_SIZE = 128;
 
     static final int ENTRY_SIZE = 64;
-    static final int E_SEQ = 0;
-    static final int E_WR_ID = 8;
-    static final int E_SQ_INDEX = 16;
-    static final int E_QPN = 24;
-    static final int E_STATUS = 28;
-    static final int E_OPCODE = 32;
-    static final int E_BYTE_LEN = 36;
+    public static final int E_SEQ = 0;
+    public static final int E_WR_ID = 8;
+    public static final int E_SQ_INDEX = 16;
+    public static final int E_QPN = 24;
+    public static final int E_STATUS = 28;
+    public static final int E_OPCODE = 32;
+    public static final int E_BYTE_LEN = 36;
 
     private CqLayout() {
     }
 
-    static int size(int capacity) {
+    public static int size(int capacity) {
         return HEADER_SIZE + capacity * ENTRY_SIZE;
     }
 
-    static int entryOffset(long index, int capacity) {
+    public static int entryOffset(long index, int capacity) {
         return HEADER_SIZE + (int) (index % capacity) * ENTRY_SIZE;
     }
 }

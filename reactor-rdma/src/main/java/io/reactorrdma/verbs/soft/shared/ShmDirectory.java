@@ -1,7 +1,8 @@
-package io.reactorrdma.verbs.soft;
+package io.reactorrdma.verbs.soft.shared;
 
 import io.reactorrdma.verbs.ProviderUnavailableException;
 import io.reactorrdma.verbs.VerbsException;
+import io.reactorrdma.verbs.soft.SoftContext;
 
 import java.io.IOException;
 import java.nio.MappedByteBuffer;
@@ -31,12 +32,12 @@ import java.util.regex.Pattern;
  * every start the files of contexts whose lock can be taken are the leftovers of dead processes,
  * and are deleted. Listener sockets are {@code port-<port>.sock}.
  */
-final class ShmDirectory {
+public final class ShmDirectory {
 
     /** The context-id prefix of this process's contexts. */
     private static final String OWN_PID_PREFIX = ProcessHandle.current().pid() + "-";
     /** A context id as formed by {@link SoftContext}: never a path. */
-    static final Pattern CONTEXT_ID = Pattern.compile("[0-9]{1,10}-[0-9a-f]{1,8}");
+    public static final Pattern CONTEXT_ID = Pattern.compile("[0-9]{1,10}-[0-9a-f]{1,8}");
 
     static final Set<PosixFilePermission> PRIVATE_DIRECTORY = PosixFilePermissions.fromString("rwx------");
     static final Set<PosixFilePermission> PRIVATE_FILE = PosixFilePermissions.fromString("rw-------");
@@ -46,7 +47,7 @@ final class ShmDirectory {
     private final FileChannel lockChannel;
     private final FileLock lock;
 
-    ShmDirectory(Path dir, String id) {
+    public ShmDirectory(Path dir, String id) {
         this.dir = dir;
         this.id = id;
         try {
@@ -117,7 +118,7 @@ final class ShmDirectory {
      * id, so when this process dies without unlinking it (SIGKILL, a crash) the next start finds it
      * through this mark and deletes it — if it is still the same file, not a later listener's.
      */
-    void markListener(int port) {
+    public void markListener(int port) {
         Object key = fileKey(socket(port));
         if (key == null) {
             return;
@@ -132,7 +133,7 @@ final class ShmDirectory {
     }
 
     /** The name (after the context id) of the mark of a listener: {@code listener-<port>}. */
-    static final String LISTENER_MARK = "listener-";
+    public static final String LISTENER_MARK = "listener-";
 
     private static Object fileKey(Path file) {
         try {
@@ -233,19 +234,19 @@ final class ShmDirectory {
     }
 
     /** Makes a file this context created owner-only (a socket is created with the umask's mode). */
-    static void makePrivate(Path file) throws IOException {
+    public static void makePrivate(Path file) throws IOException {
         Files.setPosixFilePermissions(file, PRIVATE_FILE);
     }
 
-    Path file(String contextId, String name) {
+    public Path file(String contextId, String name) {
         return dir.resolve(contextId + "." + name);
     }
 
-    Path socket(int port) {
+    public Path socket(int port) {
         return dir.resolve("port-" + port + ".sock");
     }
 
-    MappedByteBuffer create(String name, int size) {
+    public MappedByteBuffer create(String name, int size) {
         Path f = file(id, name);
         try {
             return SharedMemory.createAndMap(f, size);
@@ -271,12 +272,12 @@ final class ShmDirectory {
         }
     }
 
-    void delete(String name) {
+    public void delete(String name) {
         SharedMemory.deleteQuietly(file(id, name));
     }
 
     /** Deletes every file of this context and releases its lock. */
-    void close() {
+    public void close() {
         deleteFilesOf(id);
         try {
             lock.release();

@@ -1,4 +1,4 @@
-package io.reactorrdma.verbs.soft;
+package io.reactorrdma.verbs.soft.fault;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -29,8 +29,8 @@ public final class ReadCompletionFault {
     private final AtomicLong releases = new AtomicLong();
     /** Tests: run on the send queue's thread each time a completion is held back (a racing point). */
     private volatile Runnable onHeld;
-    /** Queue pairs holding completions back; release() hands them to their send queues. */
-    private final List<SoftQueuePair> holders = new ArrayList<>();
+    /** What each queue pair holding completions back runs to push them; release() runs them all. */
+    private final List<Runnable> holders = new ArrayList<>();
 
     /** Holds back the completions of every later READ (and those after it on its queue pair) until {@link #release()}. */
     public void hold() {
@@ -51,15 +51,15 @@ public final class ReadCompletionFault {
 
     /** Ends the hold: the completions held back are written now, in order, and an armed queue is woken. */
     public void release() {
-        List<SoftQueuePair> qps;
+        List<Runnable> qps;
         synchronized (this) {
             releases.incrementAndGet();
             holding = false;
             qps = new ArrayList<>(holders);
             holders.clear();
         }
-        for (SoftQueuePair qp : qps) {
-            qp.releaseHeldCompletions(); // runs its send queue now, or its current runner does before it stops
+        for (Runnable releaseHeldCompletions : qps) {
+            releaseHeldCompletions.run(); // runs its send queue now, or its current runner does before it stops
         }
     }
 
@@ -76,16 +76,16 @@ public final class ReadCompletionFault {
         return heldCompletions.get();
     }
 
-    void countHeldCompletions(int delta) {
+    public void countHeldCompletions(int delta) {
         heldCompletions.addAndGet(delta);
     }
 
-    long releases() {
+    public long releases() {
         return releases.get();
     }
 
     /** Send-queue owner: a completion was just held back. */
-    void completionHeld() {
+    public void completionHeld() {
         Runnable action = onHeld;
         if (action != null) {
             action.run();
@@ -97,20 +97,23 @@ public final class ReadCompletionFault {
         return held.get();
     }
 
-    boolean holding() {
+    public boolean holding() {
         return holding;
     }
 
-    boolean holdsEverySend() {
+    public boolean holdsEverySend() {
         return everySend;
     }
 
-    /** Send-queue owner: {@code qp} started holding completions back. */
-    synchronized void holdsFor(SoftQueuePair qp) {
-        holders.add(qp);
+    /**
+     * Send-queue owner: a queue pair started holding completions back; {@link #release()} runs
+     * {@code releaseHeldCompletions}, which writes them (or leaves it to the send queue's runner).
+     */
+    public synchronized void holdsFor(Runnable releaseHeldCompletions) {
+        holders.add(releaseHeldCompletions);
     }
 
-    void countHeld(int delta) {
+    public void countHeld(int delta) {
         held.addAndGet(delta);
     }
 

@@ -1,4 +1,4 @@
-package io.reactorrdma.verbs.soft;
+package io.reactorrdma.verbs.soft.fault;
 
 import io.reactorrdma.verbs.work.WrOpcode;
 
@@ -57,7 +57,7 @@ public final class PeerFreeze {
     }
 
     /** Whether a request of {@code op} would stop at {@link #checkpoint} now (one volatile read). */
-    boolean armedFor(WrOpcode op) {
+    public boolean armedFor(WrOpcode op) {
         return armed == op;
     }
 
@@ -65,7 +65,7 @@ public final class PeerFreeze {
      * Poster: stops here while armed for {@code op}; true when it was frozen (it then calls
      * {@link #finished()} once the request is done). The fast path is one volatile read.
      */
-    boolean checkpoint(WrOpcode op) {
+    public boolean checkpoint(WrOpcode op) {
         if (armed != op) {
             return false;
         }
@@ -93,7 +93,7 @@ public final class PeerFreeze {
     }
 
     /** Poster: the request it was frozen in is done (copied and completed). */
-    synchronized void finished() {
+    public synchronized void finished() {
         thawed++;
         notifyAll();
     }

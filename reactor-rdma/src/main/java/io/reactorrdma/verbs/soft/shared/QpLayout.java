@@ -1,4 +1,4 @@
-package io.reactorrdma.verbs.soft;
+package io.reactorrdma.verbs.soft.shared;
 
 import java.nio.ByteBuffer;
 
@@ -66,65 +66,65 @@ import java.nio.ByteBuffer;
  * counters and statuses, opcodes and lengths against what it posted (kept in private shadow
  * arrays), and the peer checks every receive descriptor against the owner's region table.
  */
-final class QpLayout {
+public final class QpLayout {
 
-    static final int MAGIC = 0x52525150; // 'RRQP'
+    public static final int MAGIC = 0x52525150; // 'RRQP'
     /** 2: the solicited arm (ARM_SOLICITED) and WQE flag (SQ_SOLICITED). */
     static final int VERSION = 2;
 
-    static final int H_MAGIC = 0;
+    public static final int H_MAGIC = 0;
     static final int H_VERSION = 4;
-    static final int H_QPN = 8;
-    static final int H_RQ_DEPTH = 12;
-    static final int H_MAX_RECV_SGE = 16;
+    public static final int H_QPN = 8;
+    public static final int H_RQ_DEPTH = 12;
+    public static final int H_MAX_RECV_SGE = 16;
     static final int H_SQ_DEPTH = 20;
     static final int H_MAX_SEND_SGE = 24;
-    static final int H_WAKE_CQ = 28;
-    static final int H_STATE = 64;
+    public static final int H_WAKE_CQ = 28;
+    public static final int H_STATE = 64;
     /** Requests the peer is running against this queue pair (it counts up before it checks H_STATE, down when done). */
-    static final int H_INBOUND = 68;
-    static final int H_NOTIFY_ARMED = 128;
+    public static final int H_INBOUND = 68;
+    public static final int H_NOTIFY_ARMED = 128;
     /** {@link #H_NOTIFY_ARMED} (and a completion queue's local arm): raised by any completion. */
-    static final int ARM_ANY = 1;
+    public static final int ARM_ANY = 1;
     /** {@link #H_NOTIFY_ARMED}: raised only by a solicited receive completion or an error. */
-    static final int ARM_SOLICITED = 2;
-    static final int H_REMOTE_ERROR = 132;
-    static final int HEADER_SIZE = 192;
+    public static final int ARM_SOLICITED = 2;
+    public static final int H_REMOTE_ERROR = 132;
+    public static final int HEADER_SIZE = 192;
 
-    static final int RQ_POST_SEQ = 0;
-    static final int RQ_DONE_SEQ = 8;
-    static final int RQ_NUM_SGE = 16;
-    static final int RQ_STATUS = 20;
-    static final int RQ_OPCODE = 24;
-    static final int RQ_BYTE_LEN = 28;
-    static final int RQ_IMM = 32;
-    static final int RQ_FLAGS = 36;
-    static final int RQ_SGES = 48;
-    static final int FLAG_IMM = 1;
+    public static final int RQ_POST_SEQ = 0;
+    public static final int RQ_DONE_SEQ = 8;
+    public static final int RQ_NUM_SGE = 16;
+    public static final int RQ_STATUS = 20;
+    public static final int RQ_OPCODE = 24;
+    public static final int RQ_BYTE_LEN = 28;
+    public static final int RQ_IMM = 32;
+    public static final int RQ_FLAGS = 36;
+    public static final int RQ_SGES = 48;
+    public static final int FLAG_IMM = 1;
 
-    static final int SQ_WR_ID = 0;
-    static final int SQ_REMOTE_ADDR = 8;
-    static final int SQ_OPCODE = 16;
-    static final int SQ_FLAGS = 20;
-    static final int SQ_IMM = 24;
-    static final int SQ_RKEY = 28;
-    static final int SQ_NUM_SGE = 32;
-    static final int SQ_HELD_STATUS = 36;
-    static final int SQ_HELD_BYTE_LEN = 40;
-    static final int SQ_SGES = 48;
-    static final int SQ_SIGNALED = 1;
+    public static final int SQ_WR_ID = 0;
+    public static final int SQ_REMOTE_ADDR = 8;
+    public static final int SQ_OPCODE = 16;
+    public static final int SQ_FLAGS = 20;
+    public static final int SQ_IMM = 24;
+    public static final int SQ_RKEY = 28;
+    public static final int SQ_NUM_SGE = 32;
+    public static final int SQ_HELD_STATUS = 36;
+    public static final int SQ_HELD_BYTE_LEN = 40;
+    public static final int SQ_SGES = 48;
+    public static final int SQ_SIGNALED = 1;
     /** IBV_SEND_SOLICITED: the peer's receive completion raises a solicited-only arm. */
-    static final int SQ_SOLICITED = 2;
+    public static final int SQ_SOLICITED = 2;
 
     /** What a published completion raises (a doorbell's level): nothing, a full arm only, or any arm. */
-    static final int RAISES_NOTHING = 0;
-    static final int RAISES_FULL_ARM = 1;
-    static final int RAISES_ANY_ARM = 2;
+    public static final int RAISES_NOTHING = 0;
+    public static final int RAISES_FULL_ARM = 1;
+    public static final int RAISES_ANY_ARM = 2;
 
-    static final int SGE_SIZE = 16;
-    static final int SGE_ADDR = 0;
-    static final int SGE_LENGTH = 8;
-    static final int SGE_LKEY = 12;
+    public static final int SGE_SIZE = 16;
+    public static final int SGE_ADDR = 0;
+    public static final int SGE_LENGTH = 8;
+    public static final int SGE_LKEY = 12;
 
     private QpLayout() {
     }
@@ -133,32 +133,32 @@ final class QpLayout {
      * Whether a completion of {@code level} (RAISES_*) raises an arm of value {@code arm} (0, ARM_ANY, ARM_SOLICITED;
      * anything else: no).
      */
-    static boolean raises(int arm, int level) {
+    public static boolean raises(int arm, int level) {
         return (arm == ARM_ANY && level != RAISES_NOTHING) || (arm == ARM_SOLICITED && level == RAISES_ANY_ARM);
     }
 
-    static int rqSlotSize(int maxRecvSge) {
+    public static int rqSlotSize(int maxRecvSge) {
         return SharedMemory.alignToCacheLine(RQ_SGES + SGE_SIZE * maxRecvSge);
     }
 
-    static int sqSlotSize(int maxSendSge) {
+    public static int sqSlotSize(int maxSendSge) {
         return SharedMemory.alignToCacheLine(SQ_SGES + SGE_SIZE * maxSendSge);
     }
 
     /** Bytes the peer maps: header plus receive queue. */
-    static int sharedSize(int rqDepth, int maxRecvSge) {
+    public static int sharedSize(int rqDepth, int maxRecvSge) {
         return HEADER_SIZE + rqDepth * rqSlotSize(maxRecvSge);
     }
 
-    static int totalSize(int rqDepth, int maxRecvSge, int sqDepth, int maxSendSge) {
+    public static int totalSize(int rqDepth, int maxRecvSge, int sqDepth, int maxSendSge) {
         return sharedSize(rqDepth, maxRecvSge) + sqDepth * sqSlotSize(maxSendSge);
     }
 
-    static int rqSlotOffset(int slot, int maxRecvSge) {
+    public static int rqSlotOffset(int slot, int maxRecvSge) {
         return HEADER_SIZE + slot * rqSlotSize(maxRecvSge);
     }
 
-    static void writeHeader(ByteBuffer b, int qpn, int rqDepth, int maxRecvSge, int sqDepth, int maxSendSge, int wakeCq) {
+    public static void writeHeader(ByteBuffer b, int qpn, int rqDepth, int maxRecvSge, int sqDepth, int maxSendSge, int wakeCq) {
         b.putInt(H_QPN, qpn);
         b.putInt(H_WAKE_CQ, wakeCq);
         b.putInt(H_RQ_DEPTH, rqDepth);

@@ -1,4 +1,4 @@
-package io.reactorrdma.verbs.soft;
+package io.reactorrdma.verbs.soft.shared;
 
 import java.util.random.RandomGenerator;
 
@@ -16,20 +16,20 @@ import java.util.random.RandomGenerator;
  * addresses to their regions, so an address (or key) of one context does not name memory of
  * another.
  */
-final class RegionKeys {
+public final class RegionKeys {
 
-    static final int MAX_INDEX = 0xFFFF;
+    public static final int MAX_INDEX = 0xFFFF;
     private static final int SALT_SHIFT = 49;
     private static final int SALT_BITS = 14;
 
     private RegionKeys() {
     }
 
-    static int key(int index, int tag) {
+    public static int key(int index, int tag) {
         return (tag << 16) | index;
     }
 
-    static int index(int key) {
+    public static int index(int key) {
         return key & 0xFFFF;
     }
 
@@ -38,7 +38,7 @@ final class RegionKeys {
     }
 
     /** A random tag for a new registration of a slot whose previous key had {@code previousTag} (0: none). */
-    static int nextTag(RandomGenerator random, int previousTag) {
+    public static int nextTag(RandomGenerator random, int previousTag) {
         int tag;
         do {
             tag = 1 + random.nextInt(0xFFFF);
@@ -47,11 +47,11 @@ final class RegionKeys {
     }
 
     /** A random, non-zero address salt for a new context. */
-    static long addressSalt(RandomGenerator random) {
+    public static long addressSalt(RandomGenerator random) {
         return (1L + random.nextLong((1L << SALT_BITS) - 1)) << SALT_SHIFT;
     }
 
-    static long baseAddress(long salt, int index) {
+    public static long baseAddress(long salt, int index) {
         return salt | ((long) index + 1) << 32;
     }
 
@@ -59,7 +59,7 @@ final class RegionKeys {
      * Offset of {@code [address, address + length)} in a region of {@code regionLength} bytes at
      * {@code base}, or -1 if the range does not lie inside it (no overflow for any input).
      */
-    static long offsetIn(long base, int regionLength, long address, long length) {
+    public static long offsetIn(long base, int regionLength, long address, long length) {
         long offset = address - base;
         if (address < base || offset > regionLength || length < 0 || length > regionLength - offset) {
             return -1;
