@@ -8,6 +8,8 @@ import io.reactorrdma.verbs.AccessFlags;
 import io.reactorrdma.verbs.work.WcOpcode;
 import io.reactorrdma.verbs.work.WcStatus;
 import io.reactorrdma.verbs.work.WrOpcode;
+import io.reactorrdma.verbs.disni.calls.DisniCodes;
+import io.reactorrdma.verbs.disni.cm.CmEvents;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -7,6 +7,12 @@ import io.reactorrdma.verbs.work.RecvWr;
 import io.reactorrdma.verbs.work.SendWr;
 import io.reactorrdma.verbs.work.WorkCompletion;
 import io.reactorrdma.verbs.work.WrOpcode;
+import io.reactorrdma.verbs.disni.calls.FakeCalls;
+import io.reactorrdma.verbs.disni.calls.RecvCallCache;
+import io.reactorrdma.verbs.disni.calls.SendCallCache;
+import io.reactorrdma.verbs.disni.work.CompletionMapper;
+import io.reactorrdma.verbs.disni.work.QpRecord;
+import io.reactorrdma.verbs.disni.work.QpTable;
 import org.junit.jupiter.api.Test;
 
 import java.lang.management.ManagementFactory;

@@ -1,4 +1,4 @@
-package io.reactorrdma.verbs.disni;
+package io.reactorrdma.verbs.disni.calls;
 
 import com.ibm.disni.util.MemBuf;
 import com.ibm.disni.util.MemoryAllocation;
@@ -25,7 +25,7 @@ import java.util.concurrent.ConcurrentSkipListMap;
  * {@code MemoryAllocation} would take the buffer's address through {@code sun.nio.ch.DirectBuffer}
  * (not exported to tests), so its free list is stocked beforehand with buffers made here.
  */
-final class NativeCalls {
+public final class NativeCalls {
 
     private NativeCalls() {
     }

@@ -1,4 +1,4 @@
-package io.reactorrdma.verbs.disni;
+package io.reactorrdma.verbs.disni.cm;
 
 import io.reactorrdma.verbs.VerbsException;
 
@@ -30,25 +30,25 @@ import java.nio.ByteBuffer;
  * on the count its own queue pair is to use, and the other side hands it to rdma_cm.
  * (Version 1, magic 'RRDH', had no {@code rnr} byte.)
  */
-final class SideChannel {
+public final class SideChannel {
 
-    static final int MAGIC = 0x52524432; // "RRD2"
+    public static final int MAGIC = 0x52524432; // "RRD2"
     /** The first version's magic ("RRDH"), named in the error when an older peer answers. */
-    static final int MAGIC_V1 = 0x52524448;
+    public static final int MAGIC_V1 = 0x52524448;
     /** For frames that carry no {@code rnr} byte. */
-    static final int NO_RNR = -1;
-    static final byte HELLO = 1;
-    static final byte GO = 2;
-    static final byte ACCEPT = 3;
-    static final byte REJECT = 4;
+    public static final int NO_RNR = -1;
+    public static final byte HELLO = 1;
+    public static final byte GO = 2;
+    public static final byte ACCEPT = 3;
+    public static final byte REJECT = 4;
 
     /** Private-data limits of the InfiniBand CM messages (rdma_cm takes 36 bytes of REQ's 92). */
-    static final int MAX_CONNECT_DATA = 56;
+    public static final int MAX_CONNECT_DATA = 56;
     static final int MAX_ACCEPT_DATA = 196;
     static final int MAX_REJECT_DATA = 148;
 
     /** A received frame: its type, the sender's rnrRetry (HELLO and GO; else {@link #NO_RNR}) and its private data. */
-    record Frame(byte type, int rnrRetry, ByteBuffer data) {
+    public record Frame(byte type, int rnrRetry, ByteBuffer data) {
     }
 
     /** Whether frames of {@code type} start with the sender's rnrRetry byte. */
@@ -68,7 +68,7 @@ final class SideChannel {
         }
     }
 
-    static String name(byte type) {
+    public static String name(byte type) {
         switch (type) {
             case HELLO: return "HELLO";
             case GO: return "GO";
@@ -79,7 +79,7 @@ final class SideChannel {
     }
 
     /** Checks private data against the CM limit for {@code type}; null counts as empty. */
-    static int checkLength(byte type, ByteBuffer data, String call) {
+    public static int checkLength(byte type, ByteBuffer data, String call) {
         int n = data == null ? 0 : data.remaining();
         if (n > limit(type)) {
             throw new IllegalArgumentException(call + " private data is " + n + " bytes; the InfiniBand CM carries at most "
@@ -89,12 +89,12 @@ final class SideChannel {
     }
 
     /** Writes an ACCEPT or REJECT frame. */
-    static void write(DataOutputStream out, byte type, ByteBuffer data) throws IOException {
+    public static void write(DataOutputStream out, byte type, ByteBuffer data) throws IOException {
         write(out, type, NO_RNR, data);
     }
 
     /** Writes a frame; HELLO and GO need the sender's queue pair's {@code rnrRetry} (0..7). */
-    static void write(DataOutputStream out, byte type, int rnrRetry, ByteBuffer data) throws IOException {
+    public static void write(DataOutputStream out, byte type, int rnrRetry, ByteBuffer data) throws IOException {
         if (carriesRnr(type) != (rnrRetry != NO_RNR) || rnrRetry < NO_RNR || rnrRetry > 7) {
             throw new IllegalArgumentException(name(type) + " frame with rnrRetry " + rnrRetry);
         }
@@ -115,7 +115,7 @@ final class SideChannel {
     }
 
     /** Reads one frame and checks it is well formed; {@code peer} names the other side in errors. */
-    static Frame read(DataInputStream in, String peer) throws IOException {
+    public static Frame read(DataInputStream in, String peer) throws IOException {
         int magic;
         try {
             magic = in.readInt();

@@ -1,4 +1,4 @@
-package io.reactorrdma.verbs.disni;
+package io.reactorrdma.verbs.disni.work;
 
 /**
  * The {@code wr_id} the provider gives the NIC instead of the caller's: it names the queue pair
@@ -14,7 +14,7 @@ package io.reactorrdma.verbs.disni;
  * +----+--------------+----------------+-------------+
  * </pre>
  */
-final class WrTokens {
+public final class WrTokens {
 
     static final int MAX_QPS = 1 << 24;
     static final int MAX_SLOTS = 1 << 24;

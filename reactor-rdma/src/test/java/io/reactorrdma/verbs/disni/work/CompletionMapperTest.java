@@ -1,4 +1,4 @@
-package io.reactorrdma.verbs.disni;
+package io.reactorrdma.verbs.disni.work;
 
 import com.ibm.disni.verbs.IbvWC;
 import io.reactorrdma.verbs.QpState;
@@ -7,6 +7,7 @@ import io.reactorrdma.verbs.work.WcOpcode;
 import io.reactorrdma.verbs.work.WcStatus;
 import io.reactorrdma.verbs.work.WorkCompletion;
 import io.reactorrdma.verbs.work.WrOpcode;
+import io.reactorrdma.verbs.disni.calls.DisniCodes;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -1,4 +1,4 @@
-package io.reactorrdma.verbs.disni;
+package io.reactorrdma.verbs.disni.work;
 
 import java.util.ArrayDeque;
 
@@ -8,14 +8,14 @@ import java.util.ArrayDeque;
  * not the data path) is synchronized. A freed index is reused with the next generation, so a
  * late completion of a destroyed queue pair is recognised and dropped.
  */
-final class QpTable {
+public final class QpTable {
 
     private volatile QpRecord[] records = new QpRecord[16];
     private final int[] generations = new int[WrTokens.MAX_QPS > 1 << 16 ? 1 << 16 : WrTokens.MAX_QPS];
     private final ArrayDeque<Integer> free = new ArrayDeque<>();
     private int next;
 
-    synchronized QpRecord add(int sendDepth, int recvDepth) {
+    public synchronized QpRecord add(int sendDepth, int recvDepth) {
         int index;
         if (!free.isEmpty()) {
             index = free.poll();
@@ -39,7 +39,7 @@ final class QpTable {
         return r;
     }
 
-    synchronized void remove(QpRecord r) {
+    public synchronized void remove(QpRecord r) {
         QpRecord[] a = records;
         if (r.index < a.length && a[r.index] == r) {
             a = a.clone();

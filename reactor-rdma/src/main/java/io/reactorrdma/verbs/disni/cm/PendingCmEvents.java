@@ -1,4 +1,4 @@
-package io.reactorrdma.verbs.disni;
+package io.reactorrdma.verbs.disni.cm;
 
 import com.ibm.disni.verbs.RdmaCmId;
 import io.reactorrdma.verbs.VerbsException;
@@ -14,7 +14,7 @@ import java.util.concurrent.TimeUnit;
  * {@code DISCONNECTED} that arrives between {@code ESTABLISHED} and the connection taking over its
  * id's events must not be lost, or the connection would never learn that it ended.
  */
-final class PendingCmEvents implements CmEventLoop.Handler {
+public final class PendingCmEvents implements CmEventLoop.Handler {
 
     private final BlockingQueue<Integer> events = new LinkedBlockingQueue<>();
 
@@ -25,7 +25,7 @@ final class PendingCmEvents implements CmEventLoop.Handler {
     }
 
     /** Waits for {@code expected}; any other event is the failure it names. */
-    void await(int expected, long deadline, String peer) {
+    public void await(int expected, long deadline, String peer) {
         Integer ev;
         try {
             ev = events.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
@@ -46,7 +46,7 @@ final class PendingCmEvents implements CmEventLoop.Handler {
      * events that arrived since the last {@link #await}, in order. No event can slip between the
      * two, because the CM thread both dispatches events and runs this.
      */
-    void handOver(RdmaCmId id, CmEventLoop.Handler next) {
+    public void handOver(RdmaCmId id, CmEventLoop.Handler next) {
         Integer ev;
         while ((ev = events.poll()) != null) {
             next.onEvent(ev, id);

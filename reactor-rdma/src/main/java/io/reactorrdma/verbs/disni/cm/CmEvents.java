@@ -1,4 +1,4 @@
-package io.reactorrdma.verbs.disni;
+package io.reactorrdma.verbs.disni.cm;
 
 import com.ibm.disni.verbs.RdmaCmEvent;
 
@@ -6,38 +6,38 @@ import com.ibm.disni.verbs.RdmaCmEvent;
  * {@code enum rdma_cm_event_type} values as DiSNI reports them ({@code RdmaCmEvent.getEvent()} is
  * the ordinal of {@code RdmaCmEvent.EventType}), and what a failure event means to a caller.
  */
-final class CmEvents {
+public final class CmEvents {
 
-    static final int ADDR_RESOLVED = RdmaCmEvent.EventType.RDMA_CM_EVENT_ADDR_RESOLVED.ordinal();
-    static final int ADDR_ERROR = RdmaCmEvent.EventType.RDMA_CM_EVENT_ADDR_ERROR.ordinal();
-    static final int ROUTE_RESOLVED = RdmaCmEvent.EventType.RDMA_CM_EVENT_ROUTE_RESOLVED.ordinal();
+    public static final int ADDR_RESOLVED = RdmaCmEvent.EventType.RDMA_CM_EVENT_ADDR_RESOLVED.ordinal();
+    public static final int ADDR_ERROR = RdmaCmEvent.EventType.RDMA_CM_EVENT_ADDR_ERROR.ordinal();
+    public static final int ROUTE_RESOLVED = RdmaCmEvent.EventType.RDMA_CM_EVENT_ROUTE_RESOLVED.ordinal();
     static final int ROUTE_ERROR = RdmaCmEvent.EventType.RDMA_CM_EVENT_ROUTE_ERROR.ordinal();
-    static final int CONNECT_REQUEST = RdmaCmEvent.EventType.RDMA_CM_EVENT_CONNECT_REQUEST.ordinal();
+    public static final int CONNECT_REQUEST = RdmaCmEvent.EventType.RDMA_CM_EVENT_CONNECT_REQUEST.ordinal();
     static final int CONNECT_ERROR = RdmaCmEvent.EventType.RDMA_CM_EVENT_CONNECT_ERROR.ordinal();
     static final int UNREACHABLE = RdmaCmEvent.EventType.RDMA_CM_EVENT_UNREACHABLE.ordinal();
-    static final int REJECTED = RdmaCmEvent.EventType.RDMA_CM_EVENT_REJECTED.ordinal();
-    static final int ESTABLISHED = RdmaCmEvent.EventType.RDMA_CM_EVENT_ESTABLISHED.ordinal();
-    static final int DISCONNECTED = RdmaCmEvent.EventType.RDMA_CM_EVENT_DISCONNECTED.ordinal();
-    static final int DEVICE_REMOVAL = RdmaCmEvent.EventType.RDMA_CM_EVENT_DEVICE_REMOVAL.ordinal();
-    static final int ADDR_CHANGE = RdmaCmEvent.EventType.RDMA_CM_EVENT_ADDR_CHANGE.ordinal();
-    static final int TIMEWAIT_EXIT = RdmaCmEvent.EventType.RDMA_CM_EVENT_TIMEWAIT_EXIT.ordinal();
+    public static final int REJECTED = RdmaCmEvent.EventType.RDMA_CM_EVENT_REJECTED.ordinal();
+    public static final int ESTABLISHED = RdmaCmEvent.EventType.RDMA_CM_EVENT_ESTABLISHED.ordinal();
+    public static final int DISCONNECTED = RdmaCmEvent.EventType.RDMA_CM_EVENT_DISCONNECTED.ordinal();
+    public static final int DEVICE_REMOVAL = RdmaCmEvent.EventType.RDMA_CM_EVENT_DEVICE_REMOVAL.ordinal();
+    public static final int ADDR_CHANGE = RdmaCmEvent.EventType.RDMA_CM_EVENT_ADDR_CHANGE.ordinal();
+    public static final int TIMEWAIT_EXIT = RdmaCmEvent.EventType.RDMA_CM_EVENT_TIMEWAIT_EXIT.ordinal();
 
     private static final RdmaCmEvent.EventType[] TYPES = RdmaCmEvent.EventType.values();
 
     private CmEvents() {
     }
 
-    static String name(int event) {
+    public static String name(int event) {
         return event >= 0 && event < TYPES.length ? TYPES[event].name() : "rdma_cm event " + event;
     }
 
     /** Whether the event ends a connection that was established. */
-    static boolean endsConnection(int event) {
+    public static boolean endsConnection(int event) {
         return event == DISCONNECTED || event == DEVICE_REMOVAL;
     }
 
     /** What went wrong when {@code event} came instead of {@code expected} while connecting, and what to check. */
-    static String failure(int event, int expected, String peer) {
+    public static String failure(int event, int expected, String peer) {
         String what;
         if (event == ADDR_ERROR) {
             what = "rdma_resolve_addr could not map " + peer + " to a local RDMA device: is it reachable through an "

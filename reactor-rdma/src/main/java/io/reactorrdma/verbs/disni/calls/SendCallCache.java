@@ -1,4 +1,4 @@
-package io.reactorrdma.verbs.disni;
+package io.reactorrdma.verbs.disni.calls;
 
 import com.ibm.disni.verbs.IbvSendWR;
 import com.ibm.disni.verbs.SVCPostSend;
@@ -28,11 +28,11 @@ import java.util.List;
  *
  * <p>Confined to the queue pair's posting thread.
  */
-final class SendCallCache {
+public final class SendCallCache {
 
     /** Builds a DiSNI post-send call for a list of requests: {@code IbvQP.postSend(list, null)} on hardware. */
     @FunctionalInterface
-    interface Builder {
+    public interface Builder {
         SVCPostSend build(List<IbvSendWR> wrs) throws IOException;
     }
 
@@ -63,7 +63,7 @@ final class SendCallCache {
     private boolean patchImm;
     private boolean decided;
 
-    SendCallCache(Builder builder, int capacity, int maxBatch) {
+    public SendCallCache(Builder builder, int capacity, int maxBatch) {
         if (capacity < 1) {
             throw new IllegalArgumentException("send call cache capacity must be at least 1, got " + capacity);
         }
@@ -78,7 +78,7 @@ final class SendCallCache {
      * Posts {@code wrs[from..from+count)} with {@code tokens[0..count)} as their native wr_ids:
      * patches a cached call of the same shape, or builds one. One {@code ibv_post_send}.
      */
-    void post(SendWr[] wrs, int from, int count, long[] tokens) throws IOException {
+    public void post(SendWr[] wrs, int from, int count, long[] tokens) throws IOException {
         long hash = shapeHash(wrs, from, count, !patchImm);
         Entry e = find(hash, wrs, from, count);
         if (e != null) {
@@ -147,7 +147,7 @@ final class SendCallCache {
     }
 
     /** Frees every cached call (when the queue pair closes). */
-    void clear() {
+    public void clear() {
         for (Entry e : entries) {
             if (e.call != null) {
                 e.call.free();
@@ -158,7 +158,7 @@ final class SendCallCache {
         size = 0;
     }
 
-    long builds() {
+    public long builds() {
         return builds;
     }
 

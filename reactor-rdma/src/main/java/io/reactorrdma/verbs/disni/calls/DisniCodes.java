@@ -1,4 +1,4 @@
-package io.reactorrdma.verbs.disni;
+package io.reactorrdma.verbs.disni.calls;
 
 import com.ibm.disni.verbs.IbvMr;
 import com.ibm.disni.verbs.IbvSendWR;
@@ -17,10 +17,10 @@ import java.util.LinkedList;
  * the byte order of immediate data and scatter/gather lists. The SPI's values equal the C constants, and so DiSNI's;
  * this class still maps through DiSNI's named constants so a mismatch would show in its tests.
  */
-final class DisniCodes {
+public final class DisniCodes {
 
     /** {@code IBV_WC_WITH_IMM} of {@code enum ibv_wc_flags}; DiSNI 2.1 has no constant for it. */
-    static final int IBV_WC_WITH_IMM = 1 << 1;
+    public static final int IBV_WC_WITH_IMM = 1 << 1;
 
     private static final boolean LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
     private static final IbvWC.IbvWcStatus[] IBV_STATUSES = IbvWC.IbvWcStatus.values();
@@ -29,7 +29,7 @@ final class DisniCodes {
     }
 
     /** {@link AccessFlags} bits as {@code IbvMr.IBV_ACCESS_*} bits. */
-    static int accessToIbv(int access) {
+    public static int accessToIbv(int access) {
         AccessFlags.validate(access);
         int ibv = 0;
         if ((access & AccessFlags.LOCAL_WRITE) != 0) {
@@ -45,7 +45,7 @@ final class DisniCodes {
     }
 
     /** The {@code IbvSendWR.IBV_WR_*} opcode. */
-    static int opcodeToIbv(WrOpcode op) {
+    public static int opcodeToIbv(WrOpcode op) {
         switch (op) {
             case WRITE: return IbvSendWR.IBV_WR_RDMA_WRITE;
             case WRITE_WITH_IMM: return IbvSendWR.IBV_WR_RDMA_WRITE_WITH_IMM;
@@ -70,7 +70,7 @@ final class DisniCodes {
     }
 
     /** {@code send_flags} for a request: {@code IBV_SEND_SIGNALED} and {@code IBV_SEND_SOLICITED} as it asks. */
-    static int sendFlags(boolean signaled, boolean solicited) {
+    public static int sendFlags(boolean signaled, boolean solicited) {
         return (signaled ? IbvSendWR.IBV_SEND_SIGNALED : 0) | (solicited ? IbvSendWR.IBV_SEND_SOLICITED : 0);
     }
 
@@ -79,13 +79,13 @@ final class DisniCodes {
      * does not list in the SPI (BAD_RESP, LOC_ACCESS, REM_ABORT, FATAL, RESP_TIMEOUT, ...) become
      * {@link WcStatus#GENERAL_ERR}; {@link #ibvStatusName} keeps the original for the error detail.
      */
-    static WcStatus status(int ibvStatus) {
+    public static WcStatus status(int ibvStatus) {
         WcStatus s = WcStatus.fromIbv(ibvStatus);
         return s != null ? s : WcStatus.GENERAL_ERR;
     }
 
     /** {@code IBV_WC_…} name of a status value, or its number when DiSNI does not know it. */
-    static String ibvStatusName(int ibvStatus) {
+    public static String ibvStatusName(int ibvStatus) {
         return ibvStatus >= 0 && ibvStatus < IBV_STATUSES.length ? IBV_STATUSES[ibvStatus].name() : "ibv_wc_status " + ibvStatus;
     }
 
@@ -93,7 +93,7 @@ final class DisniCodes {
      * What an error status means for the request that got it, for {@code WorkCompletion.errorDetail}.
      * DiSNI copies no {@code vendor_err} for failed completions, so the status is all the NIC tells.
      */
-    static String errorHint(int ibvStatus) {
+    public static String errorHint(int ibvStatus) {
         WcStatus s = WcStatus.fromIbv(ibvStatus);
         if (s == WcStatus.LOC_PROT_ERR) {
             return "a local scatter/gather entry lies outside its registered region, names an unknown lkey, or lacks LOCAL_WRITE";
@@ -105,12 +105,12 @@ final class DisniCodes {
     }
 
     /** {@code htonl}: immediate data is big-endian on the wire, and DiSNI writes it in native order. */
-    static int immToWire(int hostOrder) {
+    public static int immToWire(int hostOrder) {
         return LITTLE_ENDIAN ? Integer.reverseBytes(hostOrder) : hostOrder;
     }
 
     /** {@code ntohl}: DiSNI reads {@code imm_data} in native order. */
-    static int immFromWire(int wireOrder) {
+    public static int immFromWire(int wireOrder) {
         return LITTLE_ENDIAN ? Integer.reverseBytes(wireOrder) : wireOrder;
     }
 }

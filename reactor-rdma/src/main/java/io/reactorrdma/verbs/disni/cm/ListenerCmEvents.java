@@ -1,4 +1,4 @@
-package io.reactorrdma.verbs.disni;
+package io.reactorrdma.verbs.disni.cm;
 
 import com.ibm.disni.verbs.RdmaCmId;
 
@@ -11,12 +11,12 @@ import java.util.function.Consumer;
  * leaves the listener as it is — rdma_cm keeps it listening, and the side channel keeps answering
  * — and {@code DEVICE_REMOVAL} means the whole device is gone.
  */
-final class ListenerCmEvents implements CmEventLoop.Handler {
+public final class ListenerCmEvents implements CmEventLoop.Handler {
 
     private final Consumer<RdmaCmId> onConnectRequest;
     private final Consumer<String> onDeviceRemoval;
 
-    ListenerCmEvents(Consumer<RdmaCmId> onConnectRequest, Consumer<String> onDeviceRemoval) {
+    public ListenerCmEvents(Consumer<RdmaCmId> onConnectRequest, Consumer<String> onDeviceRemoval) {
         this.onConnectRequest = onConnectRequest;
         this.onDeviceRemoval = onDeviceRemoval;
     }

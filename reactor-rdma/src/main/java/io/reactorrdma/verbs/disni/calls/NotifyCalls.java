@@ -1,4 +1,4 @@
-package io.reactorrdma.verbs.disni;
+package io.reactorrdma.verbs.disni.calls;
 
 import com.ibm.disni.verbs.SVCReqNotify;
 
@@ -9,18 +9,18 @@ import java.io.IOException;
  * {@code ibv_req_notify_cq(cq, 1)} (DiSNI fixes {@code solicited_only} when the call is built), so
  * arming either way is one JNI call and allocates nothing.
  */
-final class NotifyCalls {
+public final class NotifyCalls {
 
     /** Builds DiSNI's arm call: {@code IbvCQ.reqNotification(solicitedOnly)} on hardware. */
     @FunctionalInterface
-    interface Builder {
+    public interface Builder {
         SVCReqNotify build(boolean solicitedOnly) throws IOException;
     }
 
     private final SVCReqNotify any;
     private final SVCReqNotify solicited;
 
-    NotifyCalls(Builder builder) throws IOException {
+    public NotifyCalls(Builder builder) throws IOException {
         this.any = builder.build(false);
         SVCReqNotify s;
         try {
@@ -33,11 +33,11 @@ final class NotifyCalls {
     }
 
     /** Arms for every completion, or ({@code solicitedOnly}) for solicited receives and errors only. */
-    void arm(boolean solicitedOnly) throws IOException {
+    public void arm(boolean solicitedOnly) throws IOException {
         (solicitedOnly ? solicited : any).execute();
     }
 
-    void free() {
+    public void free() {
         any.free();
         solicited.free();
     }

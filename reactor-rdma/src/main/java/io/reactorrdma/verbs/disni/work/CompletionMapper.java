@@ -1,10 +1,11 @@
-package io.reactorrdma.verbs.disni;
+package io.reactorrdma.verbs.disni.work;
 
 import com.ibm.disni.verbs.IbvWC;
 import io.reactorrdma.verbs.work.WcOpcode;
 import io.reactorrdma.verbs.work.WcStatus;
 import io.reactorrdma.verbs.work.WorkCompletion;
 import io.reactorrdma.verbs.work.WrOpcode;
+import io.reactorrdma.verbs.disni.calls.DisniCodes;
 
 /**
  * Turns a DiSNI {@link IbvWC} into the caller's {@link WorkCompletion}: decodes the provider token
@@ -13,16 +14,16 @@ import io.reactorrdma.verbs.work.WrOpcode;
  * {@code opcode} of a failed completion (the rest keeps stale values), so for errors the opcode,
  * queue-pair number and detail come from the provider's own records. Allocation-free on success.
  */
-final class CompletionMapper {
+public final class CompletionMapper {
 
     private final QpTable table;
 
-    CompletionMapper(QpTable table) {
+    public CompletionMapper(QpTable table) {
         this.table = table;
     }
 
     /** Fills {@code out} from {@code wc}; false when the completion belongs to a destroyed queue pair. */
-    boolean map(IbvWC wc, WorkCompletion out) {
+    public boolean map(IbvWC wc, WorkCompletion out) {
         long token = wc.getWr_id();
         QpRecord qp = table.lookup(token);
         if (qp == null) {

@@ -1,4 +1,4 @@
-package io.reactorrdma.verbs.disni;
+package io.reactorrdma.verbs.disni.calls;
 
 import com.ibm.disni.verbs.IbvRecvWR;
 import io.reactorrdma.verbs.work.RecvWr;

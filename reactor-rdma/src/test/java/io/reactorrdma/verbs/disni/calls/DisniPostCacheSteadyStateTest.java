@@ -1,4 +1,4 @@
-package io.reactorrdma.verbs.disni;
+package io.reactorrdma.verbs.disni.calls;
 
 import io.reactorrdma.verbs.work.RecvWr;
 import io.reactorrdma.verbs.work.SendWr;

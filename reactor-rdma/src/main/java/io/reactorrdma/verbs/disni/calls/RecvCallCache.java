@@ -1,8 +1,9 @@
-package io.reactorrdma.verbs.disni;
+package io.reactorrdma.verbs.disni.calls;
 
 import com.ibm.disni.verbs.IbvRecvWR;
 import com.ibm.disni.verbs.SVCPostRecv;
 import io.reactorrdma.verbs.work.RecvWr;
+import io.reactorrdma.verbs.disni.work.PostedWork;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -25,11 +26,11 @@ import java.util.List;
  *
  * <p>Confined to the queue pair's posting thread.
  */
-final class RecvCallCache {
+public final class RecvCallCache {
 
     /** Builds a DiSNI post-receive call: {@code IbvQP.postRecv(list, null)} on hardware. */
     @FunctionalInterface
-    interface Builder {
+    public interface Builder {
         SVCPostRecv build(List<IbvRecvWR> wrs) throws IOException;
     }
 
@@ -55,7 +56,7 @@ final class RecvCallCache {
     private boolean patchSges;
     private boolean decided;
 
-    RecvCallCache(Builder builder, int capacity) {
+    public RecvCallCache(Builder builder, int capacity) {
         if (capacity < 1) {
             throw new IllegalArgumentException("receive call cache capacity must be at least 1, got " + capacity);
         }
@@ -64,7 +65,7 @@ final class RecvCallCache {
     }
 
     /** Posts the receives with {@code token} as every native wr_id; one {@code ibv_post_recv}. */
-    void post(RecvWr[] wrs, int from, int count, long token) throws IOException {
+    public void post(RecvWr[] wrs, int from, int count, long token) throws IOException {
         Entry hit = find(wrs, from, count);
         if (hit != null) {
             hits++;
@@ -144,7 +145,7 @@ final class RecvCallCache {
         }
     }
 
-    void clear() {
+    public void clear() {
         for (int k = 0; k < size; k++) {
             if (entries[k].call != null) {
                 entries[k].call.free();
@@ -155,7 +156,7 @@ final class RecvCallCache {
         size = 0;
     }
 
-    long builds() {
+    public long builds() {
         return builds;
     }
 

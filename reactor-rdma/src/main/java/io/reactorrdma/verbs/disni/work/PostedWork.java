@@ -1,4 +1,4 @@
-package io.reactorrdma.verbs.disni;
+package io.reactorrdma.verbs.disni.work;
 
 import io.reactorrdma.verbs.work.SendWr;
 import io.reactorrdma.verbs.work.WrOpcode;
@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * poller reads that counter with acquire before reading slots, and publishes retirement the same
  * way. One posting thread and one polling thread may differ; neither locks nor allocates.
  */
-final class PostedWork {
+public final class PostedWork {
 
     private final int sendDepth;
     private final long[] sendWrId;
@@ -39,21 +39,21 @@ final class PostedWork {
         this.recvWrId = new long[recvDepth];
     }
 
-    int freeSendSlots() {
+    public int freeSendSlots() {
         return sendDepth - (int) (sendPosted.get() - sendRetired.getAcquire());
     }
 
-    int freeRecvSlots() {
+    public int freeRecvSlots() {
         return recvDepth - (int) (recvPosted.get() - recvRetired.getAcquire());
     }
 
     /** The slot the {@code i}-th request of the next batch will take (poster thread). */
-    int nextSendSlot(int i) {
+    public int nextSendSlot(int i) {
         return (int) ((sendPosted.get() + i) % sendDepth);
     }
 
     /** Records {@code count} requests in the next slots; call {@link #publishSends} before the post. */
-    void recordSends(SendWr[] wrs, int from, int count) {
+    public void recordSends(SendWr[] wrs, int from, int count) {
         long p = sendPosted.get();
         for (int i = 0; i < count; i++) {
             int slot = (int) ((p + i) % sendDepth);
@@ -64,11 +64,11 @@ final class PostedWork {
         }
     }
 
-    void publishSends(int count) {
+    public void publishSends(int count) {
         sendPosted.setRelease(sendPosted.get() + count);
     }
 
-    void recordRecvs(long[] wrIds, int count) {
+    public void recordRecvs(long[] wrIds, int count) {
         long p = recvPosted.get();
         for (int i = 0; i < count; i++) {
             recvWrId[(int) ((p + i) % recvDepth)] = wrIds[i];

@@ -1,4 +1,4 @@
-package io.reactorrdma.verbs.disni;
+package io.reactorrdma.verbs.disni.cm;
 
 import com.ibm.disni.verbs.RdmaCmEvent;
 import com.ibm.disni.verbs.RdmaCmId;
@@ -32,34 +32,34 @@ import java.util.concurrent.TimeoutException;
  * after the last one, and as soon as {@link #wake} announces work — so the calls of a setup
  * (each queued right after the event it waited for) run within about a millisecond.
  */
-final class CmEventLoop implements AutoCloseable {
+public final class CmEventLoop implements AutoCloseable {
 
     /** Bound on one rdma_cm call (resolve, connect, accept, destroy) queued to the CM thread. */
-    static final Duration CALL_TIMEOUT = Duration.ofSeconds(30);
+    public static final Duration CALL_TIMEOUT = Duration.ofSeconds(30);
 
     /** Receives a CM event on the loop thread; {@code connId} is the id the event is about. */
     @FunctionalInterface
-    interface Handler {
+    public interface Handler {
         void onEvent(int event, RdmaCmId connId);
     }
 
     /** Where the loop waits for events: the rdma_cm event channel on hardware, a fake in tests. */
     @FunctionalInterface
-    interface EventSource {
+    public interface EventSource {
         /** Waits up to {@code timeoutMillis} for one event and passes it to {@code sink}; false when none came. */
         boolean await(int timeoutMillis, EventSink sink) throws IOException;
     }
 
     /** What an event is about: its type, the listening id (connect requests only, else null) and its id. */
     @FunctionalInterface
-    interface EventSink {
+    public interface EventSink {
         void dispatch(int event, RdmaCmId listenId, RdmaCmId connId);
     }
 
     /** How long one event wait lasts while nothing is going on: bounds how late a call queued then runs. */
-    static final int IDLE_WAIT_MILLIS = 20;
+    public static final int IDLE_WAIT_MILLIS = 20;
     /** How long one event wait lasts while connections are being set up or torn down. */
-    static final int BUSY_WAIT_MILLIS = 1;
+    public static final int BUSY_WAIT_MILLIS = 1;
     /** How long after the last call or event the loop keeps waiting in busy slices. */
     static final int LINGER_MILLIS = 250;
 
@@ -71,11 +71,11 @@ final class CmEventLoop implements AutoCloseable {
     private volatile long busyUntil;
     private volatile Throwable failure;
 
-    CmEventLoop(RdmaEventChannel channel, String name) {
+    public CmEventLoop(RdmaEventChannel channel, String name) {
         this(channelSource(channel), name);
     }
 
-    CmEventLoop(EventSource source, String name) {
+    public CmEventLoop(EventSource source, String name) {
         this.source = source;
         this.thread = new Thread(this::run, name);
         this.thread.setDaemon(true);
@@ -94,7 +94,7 @@ final class CmEventLoop implements AutoCloseable {
     }
 
     /** Runs {@code c} on the loop thread and returns its result; native IOExceptions become {@link VerbsException}s. */
-    <T> T call(String what, Duration timeout, Callable<T> c) {
+    public <T> T call(String what, Duration timeout, Callable<T> c) {
         CompletableFuture<T> f = submit(what, c);
         try {
             return f.get(timeout.toMillis() + 1000, TimeUnit.MILLISECONDS);
@@ -118,7 +118,7 @@ final class CmEventLoop implements AutoCloseable {
      * now). The future completes with its result, or with a {@link VerbsException} naming
      * {@code what}; once the loop is closed it fails at once.
      */
-    <T> CompletableFuture<T> submit(String what, Callable<T> c) {
+    public <T> CompletableFuture<T> submit(String what, Callable<T> c) {
         CompletableFuture<T> f = new CompletableFuture<>();
         Runnable task = () -> {
             try {
@@ -149,22 +149,22 @@ final class CmEventLoop implements AutoCloseable {
     }
 
     /** Announces CM work (a connection about to be set up): the next event waits are short. */
-    void wake() {
+    public void wake() {
         busyUntil = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(LINGER_MILLIS);
     }
 
     /** Routes the events of {@code id} (for a listening id: its connect requests and its own events) to {@code h}. Loop thread only. */
-    void register(RdmaCmId id, Handler h) {
+    public void register(RdmaCmId id, Handler h) {
         handlers.put(id, h);
     }
 
     /** Loop thread only. */
-    void unregister(RdmaCmId id) {
+    public void unregister(RdmaCmId id) {
         handlers.remove(id);
     }
 
     /** The next event wait: short while CM work is going on, else {@link #IDLE_WAIT_MILLIS}. */
-    int nextWaitMillis() {
+    public int nextWaitMillis() {
         return !calls.isEmpty() || System.nanoTime() - busyUntil < 0 ? BUSY_WAIT_MILLIS : IDLE_WAIT_MILLIS;
     }
 
@@ -206,7 +206,7 @@ final class CmEventLoop implements AutoCloseable {
         }
     }
 
-    static void destroyQuietly(RdmaCmId id) {
+    public static void destroyQuietly(RdmaCmId id) {
         try {
             if (id.isOpen()) {
                 id.destroyId();

@@ -1,4 +1,4 @@
-package io.reactorrdma.verbs.disni;
+package io.reactorrdma.verbs.disni.cm;
 
 import java.net.InetAddress;
 import java.util.ArrayList;
@@ -19,7 +19,7 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * @param <T> the request (an rdma_cm id)
  */
-final class RequestPairing<T> {
+public final class RequestPairing<T> {
 
     private static final class Turn {
         final ReentrantLock lock = new ReentrantLock();
@@ -30,7 +30,7 @@ final class RequestPairing<T> {
     private final ConcurrentHashMap<InetAddress, BlockingQueue<T>> waiting = new ConcurrentHashMap<>();
 
     /** Waits for the turn of {@code ip}, then starts waiting for its request; pair with {@link #end}. */
-    void begin(InetAddress ip) throws InterruptedException {
+    public void begin(InetAddress ip) throws InterruptedException {
         Turn t;
         synchronized (this) {
             t = turns.computeIfAbsent(ip, k -> new Turn());
@@ -46,19 +46,19 @@ final class RequestPairing<T> {
     }
 
     /** CM thread: hands {@code request} to the handshake waiting for {@code from}; false when there is none (refuse it). */
-    boolean offer(InetAddress from, T request) {
+    public boolean offer(InetAddress from, T request) {
         BlockingQueue<T> q = from == null ? null : waiting.get(from);
         return q != null && q.offer(request);
     }
 
     /** The request from {@code ip}, or null once {@code deadline} ({@link System#nanoTime()}) passed. */
-    T await(InetAddress ip, long deadline) throws InterruptedException {
+    public T await(InetAddress ip, long deadline) throws InterruptedException {
         BlockingQueue<T> q = waiting.get(ip);
         return q == null ? null : q.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
     }
 
     /** Ends the turn of {@code ip}; returns the requests that came but were not taken (to be refused). */
-    List<T> end(InetAddress ip) {
+    public List<T> end(InetAddress ip) {
         BlockingQueue<T> q = waiting.remove(ip);
         List<T> left = new ArrayList<>();
         if (q != null) {
@@ -76,7 +76,7 @@ final class RequestPairing<T> {
     }
 
     /** Requests queued for every waiting handshake (when the listener closes). */
-    List<T> drainAll() {
+    public List<T> drainAll() {
         List<T> left = new ArrayList<>();
         for (BlockingQueue<T> q : waiting.values()) {
             q.drainTo(left);

@@ -1,4 +1,4 @@
-package io.reactorrdma.verbs.disni;
+package io.reactorrdma.verbs.disni.calls;
 
 import com.ibm.disni.verbs.IbvRecvWR;
 import com.ibm.disni.verbs.IbvSendWR;
@@ -13,7 +13,7 @@ import java.util.List;
  * Stand-ins for DiSNI's native-backed calls: they hold the "native" request fields in plain Java
  * objects, let only what DiSNI's {@code …Mod} interfaces let change, and record executions.
  */
-final class FakeCalls {
+public final class FakeCalls {
 
     private FakeCalls() {
     }
@@ -154,14 +154,14 @@ final class FakeCalls {
         }
     }
 
-    static final class PostSend extends SVCPostSend {
+    public static final class PostSend extends SVCPostSend {
         final List<Wr> wrs = new ArrayList<>();
         int executions;
         boolean freed;
         /** Snapshot of wr_ids at each execution, to see what the "NIC" got. */
         final List<long[]> posted = new ArrayList<>();
 
-        PostSend(List<IbvSendWR> list) {
+        public PostSend(List<IbvSendWR> list) {
             for (IbvSendWR w : list) {
                 wrs.add(new Wr(w));
             }
@@ -194,12 +194,12 @@ final class FakeCalls {
         }
     }
 
-    static final class PostRecv extends SVCPostRecv {
+    public static final class PostRecv extends SVCPostRecv {
         final List<IbvRecvWR> wrs;
         int executions;
         boolean freed;
 
-        PostRecv(List<IbvRecvWR> wrs) {
+        public PostRecv(List<IbvRecvWR> wrs) {
             this.wrs = wrs;
         }
 

@@ -1,4 +1,4 @@
-package io.reactorrdma.verbs.disni;
+package io.reactorrdma.verbs.disni.calls;
 
 import com.ibm.disni.util.MemBuf;
 import com.ibm.disni.verbs.IbvRecvWR;
@@ -28,7 +28,7 @@ import java.util.List;
  * {@link #recvBuffer}); otherwise the caches fall back to keying by those fields (allocating, as
  * before) — a DiSNI with another layout is never written to.
  */
-final class CommandBuffers {
+public final class CommandBuffers {
 
     static final int SEND_WR_SIZE = 72;
     static final int SEND_NUM_SGE = 24;

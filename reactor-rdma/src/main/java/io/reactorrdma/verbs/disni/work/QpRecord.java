@@ -1,4 +1,4 @@
-package io.reactorrdma.verbs.disni;
+package io.reactorrdma.verbs.disni.work;
 
 import io.reactorrdma.verbs.QpState;
 
@@ -7,11 +7,11 @@ import io.reactorrdma.verbs.QpState;
  * {@link QpTable}, its posted work, number, state and first error. DiSNI never updates
  * {@code IbvQP.getState()}, so the provider tracks the state itself.
  */
-final class QpRecord {
+public final class QpRecord {
 
     final int index;
     final int generation;
-    final PostedWork work;
+    public final PostedWork work;
     private volatile int qpNum;
     private volatile QpState state = QpState.INIT;
     private volatile String errorCause;
@@ -22,23 +22,23 @@ final class QpRecord {
         this.work = work;
     }
 
-    long sendToken(int slot) {
+    public long sendToken(int slot) {
         return WrTokens.send(index, generation, slot);
     }
 
-    long recvToken() {
+    public long recvToken() {
         return WrTokens.recv(index, generation);
     }
 
-    int qpNum() {
+    public int qpNum() {
         return qpNum;
     }
 
-    void qpNum(int n) {
+    public void qpNum(int n) {
         qpNum = n;
     }
 
-    QpState state() {
+    public QpState state() {
         return state;
     }
 
@@ -47,14 +47,14 @@ final class QpRecord {
      * thread's error completion and the CM thread's DISCONNECTED may race, and a check-then-set
      * could turn an ERROR back into RTS (or lose the first cause). Reads stay lock-free.
      */
-    synchronized void established() {
+    public synchronized void established() {
         if (state == QpState.INIT) {
             state = QpState.RTS;
         }
     }
 
     /** Moves to ERROR, keeping the first cause. */
-    synchronized void fail(String cause) {
+    public synchronized void fail(String cause) {
         if (state == QpState.DESTROYED) {
             return;
         }
@@ -64,11 +64,11 @@ final class QpRecord {
         state = QpState.ERROR;
     }
 
-    synchronized void destroyed() {
+    public synchronized void destroyed() {
         state = QpState.DESTROYED;
     }
 
-    String errorCause() {
+    public String errorCause() {
         return errorCause;
     }
 }
