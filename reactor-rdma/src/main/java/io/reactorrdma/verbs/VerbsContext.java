@@ -3,11 +3,10 @@ package io.reactorrdma.verbs;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
-import io.reactorrdma.verbs.provider.Providers;
 
 /**
  * An opened RDMA device ({@code struct ibv_context}) together with its connection manager
- * (librdmacm's event channel). Obtain one from {@link Providers#open(String)}.
+ * (librdmacm's event channel). Obtain one from {@link io.reactorrdma.verbs.provider.Providers#open(String)}.
  */
 public interface VerbsContext extends AutoCloseable {
 

@@ -1,7 +1,6 @@
 package io.reactorrdma.verbs.provider;
 
 import io.reactorrdma.config.ProviderConfig;
-import io.reactorrdma.verbs.ProviderUnavailableException;
 import io.reactorrdma.verbs.VerbsContext;
 
 import java.util.List;
@@ -26,7 +25,7 @@ public interface VerbsProviderFactory {
 
     /**
      * Opens the provider under {@code name} (one of {@link #names()}); a provider that cannot be
-     * used here is a {@link ProviderUnavailableException} saying why and what to do.
+     * used here is a {@link io.reactorrdma.verbs.ProviderUnavailableException} saying why and what to do.
      */
     VerbsContext open(String name, ProviderConfig config);
 }

@@ -1,11 +1,10 @@
 package io.reactorrdma.verbs.work;
 
-import io.reactorrdma.verbs.QueuePair;
 
 /**
  * A reusable receive work request ({@code struct ibv_recv_wr}): the buffers the next incoming
  * SEND (or WRITE_WITH_IMM's completion) consumes. Reusable once
- * {@link QueuePair#postRecv(RecvWr[], int, int)} returns.
+ * {@link io.reactorrdma.verbs.QueuePair#postRecv(RecvWr[], int, int)} returns.
  */
 public final class RecvWr extends ScatterGatherList {
 

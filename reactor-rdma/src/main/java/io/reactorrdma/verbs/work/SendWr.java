@@ -1,10 +1,9 @@
 package io.reactorrdma.verbs.work;
 
-import io.reactorrdma.verbs.QueuePair;
 
 /**
  * A reusable send work request ({@code struct ibv_send_wr}). Fill it, pass a batch of them to
- * {@link QueuePair#postSend(SendWr[], int, int)}, and reuse it once the call returns: the provider
+ * {@link io.reactorrdma.verbs.QueuePair#postSend(SendWr[], int, int)}, and reuse it once the call returns: the provider
  * copies what it needs during the post, as a NIC reads the WQE.
  */
 public final class SendWr extends ScatterGatherList {

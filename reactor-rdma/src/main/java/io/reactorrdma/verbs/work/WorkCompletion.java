@@ -1,10 +1,9 @@
 package io.reactorrdma.verbs.work;
 
-import io.reactorrdma.verbs.CompletionQueue;
 
 /**
  * A reusable work completion ({@code struct ibv_wc}), filled by
- * {@link CompletionQueue#poll(WorkCompletion[], int)}. Preallocate an array of them and poll into
+ * {@link io.reactorrdma.verbs.CompletionQueue#poll(WorkCompletion[], int)}. Preallocate an array of them and poll into
  * it: polling allocates nothing.
  */
 public final class WorkCompletion {

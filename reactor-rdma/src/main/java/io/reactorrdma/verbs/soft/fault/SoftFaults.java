@@ -1,7 +1,6 @@
 package io.reactorrdma.verbs.soft.fault;
 
 import io.reactorrdma.verbs.VerbsException;
-import io.reactorrdma.verbs.soft.SoftContext;
 
 import java.util.Objects;
 
@@ -9,8 +8,8 @@ import java.util.Objects;
  * Faults the soft provider injects on purpose, so that tests reproduce failures without timing
  * luck (docs/SOFT-PROVIDER.md, "Fault injection"). Immutable; {@link #none()} injects nothing and
  * is what a context opened without faults has; each other method returns a copy with one more
- * fault. Give it to {@link SoftContext#openLoopback(io.reactorrdma.config.SoftConfig, SoftFaults)} or
- * {@link SoftContext#openShm(io.reactorrdma.config.SoftConfig, SoftFaults)}; it applies to every
+ * fault. Give it to {@link io.reactorrdma.verbs.soft.SoftContext#openLoopback(io.reactorrdma.config.SoftConfig, SoftFaults)} or
+ * {@link io.reactorrdma.verbs.soft.SoftContext#openShm(io.reactorrdma.config.SoftConfig, SoftFaults)}; it applies to every
  * context opened with it, each context counting on its own. A context without faults pays one null check
  * per request.
  *

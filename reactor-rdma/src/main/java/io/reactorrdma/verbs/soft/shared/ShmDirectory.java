@@ -2,7 +2,6 @@ package io.reactorrdma.verbs.soft.shared;
 
 import io.reactorrdma.verbs.ProviderUnavailableException;
 import io.reactorrdma.verbs.VerbsException;
-import io.reactorrdma.verbs.soft.SoftContext;
 
 import java.io.IOException;
 import java.nio.MappedByteBuffer;
@@ -36,7 +35,7 @@ public final class ShmDirectory {
 
     /** The context-id prefix of this process's contexts. */
     private static final String OWN_PID_PREFIX = ProcessHandle.current().pid() + "-";
-    /** A context id as formed by {@link SoftContext}: never a path. */
+    /** A context id as formed by {@link io.reactorrdma.verbs.soft.SoftContext}: never a path. */
     public static final Pattern CONTEXT_ID = Pattern.compile("[0-9]{1,10}-[0-9a-f]{1,8}");
 
     static final Set<PosixFilePermission> PRIVATE_DIRECTORY = PosixFilePermissions.fromString("rwx------");

@@ -13,7 +13,6 @@ import java.nio.file.Path;
 import java.util.function.Consumer;
 import reactor.util.Logger;
 import reactor.util.Loggers;
-import io.reactorrdma.verbs.soft.SoftContext;
 
 /**
  * A completion queue's wake-up socket on the shm fabric: a UNIX-domain listener
@@ -229,7 +228,10 @@ public final class WakeSocket implements AutoCloseable {
         return socketWakeups;
     }
 
-    /** Test hook ({@link SoftContext#vanish()}): closes as a killed process's socket would close, the queue staying open. */
+    /**
+     * Test hook ({@link io.reactorrdma.verbs.soft.SoftContext#vanish()}): closes as a killed process's
+     * socket would close, the queue staying open.
+     */
     public void vanish() {
         vanished = true;
         close();
