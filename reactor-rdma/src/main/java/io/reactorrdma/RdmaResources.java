@@ -182,8 +182,11 @@ public final class RdmaResources implements Disposable {
                 sockets, memory.liveBuffers(), registered);
     }
 
-    /** The thread domains, for metrics and diagnostics. */
-    public ThreadDomain[] domains() {
+    /**
+     * The thread domains (the engine's, so not public: applications read {@link #statistics()}; tests
+     * reach these through their own accessor).
+     */
+    ThreadDomain[] domains() {
         return domains.clone();
     }
 

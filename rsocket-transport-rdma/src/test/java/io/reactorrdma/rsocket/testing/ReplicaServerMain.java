@@ -1,4 +1,4 @@
-package io.reactorrdma.rsocket.shard;
+package io.reactorrdma.rsocket.testing;
 
 import io.reactorrdma.RdmaResources;
 import io.reactorrdma.RdmaServer;
@@ -17,7 +17,8 @@ import java.nio.file.Paths;
 import java.time.Duration;
 
 /**
- * A replica process for {@link ReplicaChaosTest}: an RSocket server over the shm fabric that
+ * A replica process that recovery tests fork (the shard chaos test here, the Boot module's shard
+ * clients test through this module's test jar): an RSocket server over the shm fabric that
  * answers a request-response {@code d} with {@code <name>:d}, after an optional delay, so the
  * client can tell which replica answered. Prints {@code READY <port>}; exits when its standard
  * input closes. Arguments: shm directory, peer timeout (ms), engine heartbeat (ms), port (0: any; a port again: a
