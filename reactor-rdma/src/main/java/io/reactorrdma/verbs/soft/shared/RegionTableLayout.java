@@ -8,7 +8,7 @@ package io.reactorrdma.verbs.soft.shared;
  *
  * <pre>
  * Entry i (of capacity), 32 bytes:
- *   0  long keyAndState   (key << 32) | state, written last on registration (release) and first
+ *   0  long keyAndState   (key &lt;&lt; 32) | state, written last on registration (release) and first
  *                         on deregistration; state 1 = VALID, 0 = free
  *   8  int  access        AccessFlags
  *  12  int  pdId          protection domain
