@@ -11,7 +11,7 @@ import io.reactorrdma.config.DisniConfig;
 import io.reactorrdma.engine.EngineMetrics;
 import io.reactorrdma.memory.AllocatorMetrics;
 import io.reactorrdma.memory.RegisteredAllocator;
-import io.reactorrdma.verbs.Providers;
+import io.reactorrdma.verbs.provider.Providers;
 import io.reactorrdma.verbs.VerbsContext;
 import io.reactorrdma.config.ProviderConfig;
 import io.reactorrdma.config.SoftConfig;
@@ -182,8 +182,11 @@ public final class RdmaResources implements Disposable {
                 sockets, memory.liveBuffers(), registered);
     }
 
-    /** The thread domains, for metrics and diagnostics. */
-    public ThreadDomain[] domains() {
+    /**
+     * The thread domains (the engine's, so not public: applications read {@link #statistics()}; tests
+     * reach these through their own accessor).
+     */
+    ThreadDomain[] domains() {
         return domains.clone();
     }
 

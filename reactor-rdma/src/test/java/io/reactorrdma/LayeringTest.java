@@ -9,7 +9,8 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
 /**
  * The layering of reactor-rdma as rules on its imports (README, "Layering"): from the bottom, the
- * settings ({@code config}) and the verbs SPI, the providers beside each other, the allocator,
+ * settings ({@code config}) and the verbs SPI ({@code verbs}, {@code verbs.work}, {@code verbs.provider}),
+ * the providers beside each other (each with its lower sub-packages), the allocator,
  * the engine, the public API on top; backpressure beside them with no RDMA types. A wrong import
  * fails the build here, naming the class and the dependency.
  */
@@ -18,7 +19,8 @@ class LayeringTest {
 
     static final String API = "io.reactorrdma";
     static final String CONFIG = "io.reactorrdma.config..";
-    static final String SPI = "io.reactorrdma.verbs";
+    /** The verbs SPI: its resources, what is posted and polled, and the provider selection. */
+    static final String[] SPI = {"io.reactorrdma.verbs", "io.reactorrdma.verbs.work..", "io.reactorrdma.verbs.provider.."};
     static final String SOFT = "io.reactorrdma.verbs.soft..";
     static final String DISNI = "io.reactorrdma.verbs.disni..";
     static final String MEMORY = "io.reactorrdma.memory..";
@@ -32,7 +34,7 @@ class LayeringTest {
                     + "the engine, the allocator or a provider");
 
     @ArchTest
-    static final ArchRule theSpiIsTheBottomLayer = noClasses().that().resideInAPackage(SPI)
+    static final ArchRule theSpiIsTheBottomLayer = noClasses().that().resideInAnyPackage(SPI)
             .should().dependOnClassesThat().resideInAnyPackage(API, MEMORY, ENGINE, SOFT, DISNI)
             .because("the verbs SPI is the bottom layer: a provider registers itself (META-INF/services), "
                     + "so the SPI names none and a new provider needs no change to it");
@@ -51,6 +53,21 @@ class LayeringTest {
     static final ArchRule providersKnowOnlyTheVerbs = noClasses().that().resideInAnyPackage(SOFT, DISNI)
             .should().dependOnClassesThat().resideInAnyPackage(API, MEMORY, ENGINE, FLOW)
             .because("a provider implements the verbs and knows nothing above them");
+
+    @ArchTest
+    static final ArchRule softSharedMemoryAndFaultsKnowNoQueuePair = noClasses()
+            .that().resideInAnyPackage("io.reactorrdma.verbs.soft.shared..", "io.reactorrdma.verbs.soft.fault..")
+            .should().dependOnClassesThat().resideInAPackage("io.reactorrdma.verbs.soft")
+            .because("the soft provider's shared-memory structures and fault switches sit below its verbs logic "
+                    + "(contexts, queue pairs, fabrics), which uses them");
+
+    @ArchTest
+    static final ArchRule disniCallsWorkAndCmKnowNoQueuePair = noClasses()
+            .that().resideInAnyPackage("io.reactorrdma.verbs.disni.calls..", "io.reactorrdma.verbs.disni.work..",
+                    "io.reactorrdma.verbs.disni.cm..")
+            .should().dependOnClassesThat().resideInAPackage("io.reactorrdma.verbs.disni")
+            .because("the DiSNI provider's cached calls, work bookkeeping and rdma_cm plumbing sit below its native seam "
+                    + "(context, queue pairs, listener, connector), which uses them");
 
     @ArchTest
     static final ArchRule theAllocatorKnowsNoEngine = noClasses().that().resideInAPackage(MEMORY)

@@ -4,7 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.reactorrdma.config.IdleStrategy;
 import io.reactorrdma.engine.MessageRefusedException;
 import io.reactorrdma.verbs.soft.SoftContext;
-import io.reactorrdma.verbs.soft.SoftFaults;
+import io.reactorrdma.verbs.soft.fault.SoftFaults;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import reactor.core.publisher.Mono;

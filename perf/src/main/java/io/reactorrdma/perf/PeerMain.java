@@ -14,7 +14,7 @@ import io.reactorrdma.perf.rsocket.RSocketServerEnd;
 import io.reactorrdma.perf.soak.SoakServer;
 import io.reactorrdma.perf.verbs.SendLatServer;
 import io.reactorrdma.perf.verbs.WriteBwServer;
-import io.reactorrdma.verbs.Providers;
+import io.reactorrdma.verbs.provider.Providers;
 import io.reactorrdma.verbs.VerbsContext;
 
 import java.io.IOException;

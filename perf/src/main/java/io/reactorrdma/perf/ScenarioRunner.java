@@ -25,7 +25,7 @@ import io.reactorrdma.perf.verbs.SendLatClient;
 import io.reactorrdma.perf.verbs.SendLatServer;
 import io.reactorrdma.perf.verbs.WriteBwClient;
 import io.reactorrdma.perf.verbs.WriteBwServer;
-import io.reactorrdma.verbs.Providers;
+import io.reactorrdma.verbs.provider.Providers;
 import io.reactorrdma.verbs.VerbsContext;
 
 import java.io.IOException;

@@ -10,12 +10,12 @@ import io.reactorrdma.memory.RegisteredByteBufAllocator;
 import io.reactorrdma.verbs.CmConnection;
 import io.reactorrdma.verbs.QpState;
 import io.reactorrdma.verbs.QueuePair;
-import io.reactorrdma.verbs.RecvWr;
-import io.reactorrdma.verbs.SendWr;
-import io.reactorrdma.verbs.WcOpcode;
-import io.reactorrdma.verbs.WcStatus;
-import io.reactorrdma.verbs.WorkCompletion;
-import io.reactorrdma.verbs.WrOpcode;
+import io.reactorrdma.verbs.work.RecvWr;
+import io.reactorrdma.verbs.work.SendWr;
+import io.reactorrdma.verbs.work.WcOpcode;
+import io.reactorrdma.verbs.work.WcStatus;
+import io.reactorrdma.verbs.work.WorkCompletion;
+import io.reactorrdma.verbs.work.WrOpcode;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;

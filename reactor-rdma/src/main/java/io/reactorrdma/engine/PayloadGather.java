@@ -5,7 +5,7 @@ import io.netty.buffer.CompositeByteBuf;
 import io.reactorrdma.memory.Chunk;
 import io.reactorrdma.memory.RegisteredByteBufAllocator;
 import io.reactorrdma.verbs.ProtectionDomain;
-import io.reactorrdma.verbs.SendWr;
+import io.reactorrdma.verbs.work.SendWr;
 
 /**
  * A message's bytes as scatter/gather entries, so that the NIC gathers them and the engine copies

@@ -13,7 +13,7 @@ import io.reactorrdma.verbs.ProtectionDomain;
 import io.reactorrdma.verbs.QpAttributes;
 import io.reactorrdma.verbs.QueuePair;
 import io.reactorrdma.verbs.VerbsContext;
-import io.reactorrdma.verbs.WorkCompletion;
+import io.reactorrdma.verbs.work.WorkCompletion;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;

@@ -1,7 +1,7 @@
 package io.reactorrdma.engine;
 
 import io.reactorrdma.verbs.QueuePair;
-import io.reactorrdma.verbs.SendWr;
+import io.reactorrdma.verbs.work.SendWr;
 
 /**
  * The engine's send-side work requests (paper §5.4.1): a circular chain as long as the send

@@ -1,6 +1,7 @@
 package io.reactorrdma.verbs;
 
 import java.util.concurrent.TimeUnit;
+import io.reactorrdma.verbs.work.WorkCompletion;
 
 /**
  * A completion queue ({@code struct ibv_cq}) with its completion channel. Polled by one thread at
@@ -33,7 +34,7 @@ public interface CompletionQueue extends AutoCloseable {
     /**
      * Arms the queue ({@code ibv_req_notify_cq(cq, solicited_only)}). With {@code solicitedOnly}
      * the arm is raised only by a receive completion of a SEND or WRITE_WITH_IMM that carried
-     * {@link SendWr#solicited()}, or by a completion with an error; successful send completions and
+     * {@link io.reactorrdma.verbs.work.SendWr#solicited()}, or by a completion with an error; successful send completions and
      * unsolicited receives are polled as usual but wake nobody. Without it, as
      * {@link #requestNotification()}.
      *

@@ -38,7 +38,7 @@ public interface MemoryRegion extends AutoCloseable {
 
     /**
      * Deregisters the region ({@code ibv_dereg_mr}) and gives the memory back. Peers naming its
-     * rkey afterwards get {@link WcStatus#REM_ACCESS_ERR}. Idempotent.
+     * rkey afterwards get {@link io.reactorrdma.verbs.work.WcStatus#REM_ACCESS_ERR}. Idempotent.
      */
     @Override
     void close();

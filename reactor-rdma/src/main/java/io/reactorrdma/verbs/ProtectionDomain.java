@@ -4,7 +4,7 @@ import java.nio.ByteBuffer;
 
 /**
  * A protection domain ({@code struct ibv_pd}): regions and queue pairs of one domain work together;
- * an rkey from another domain is a {@link WcStatus#REM_ACCESS_ERR}.
+ * an rkey from another domain is a {@link io.reactorrdma.verbs.work.WcStatus#REM_ACCESS_ERR}.
  */
 public interface ProtectionDomain extends AutoCloseable {
 

@@ -1,5 +1,8 @@
 package io.reactorrdma.verbs;
 
+import io.reactorrdma.verbs.work.RecvWr;
+import io.reactorrdma.verbs.work.SendWr;
+
 /**
  * A Reliable Connection queue pair ({@code struct ibv_qp}, type {@code IBV_QPT_RC}).
  *
@@ -28,7 +31,7 @@ public interface QueuePair extends AutoCloseable {
      * cannot take requests (not connected, destroyed), or a request is malformed (too many SGEs, RDMA
      * opcode on a non-RDMA path), nothing is posted and a {@link VerbsException} says why.
      * On a queue pair in {@link QpState#ERROR} the requests are accepted and flushed with
-     * {@link WcStatus#WR_FLUSH_ERR}, as on hardware.
+     * {@link io.reactorrdma.verbs.work.WcStatus#WR_FLUSH_ERR}, as on hardware.
      */
     void postSend(SendWr[] wrs, int from, int count);
 

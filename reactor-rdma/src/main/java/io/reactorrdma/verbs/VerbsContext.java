@@ -6,7 +6,7 @@ import java.time.Duration;
 
 /**
  * An opened RDMA device ({@code struct ibv_context}) together with its connection manager
- * (librdmacm's event channel). Obtain one from {@link Providers#open(String)}.
+ * (librdmacm's event channel). Obtain one from {@link io.reactorrdma.verbs.provider.Providers#open(String)}.
  */
 public interface VerbsContext extends AutoCloseable {
 

@@ -12,12 +12,16 @@
  *
  * <p>Hot-path rules: {@link io.reactorrdma.verbs.QueuePair#postSend} and
  * {@link io.reactorrdma.verbs.QueuePair#postRecv} take a batch and are one call (the doorbell);
- * work requests and completions are reusable objects owned by the caller; posting and polling
+ * work requests and completions ({@code verbs.work}) are reusable objects owned by the caller; posting and polling
  * allocate nothing in steady state. A queue pair's post calls must come from one thread at a time
  * (the engine's I/O thread), as must a completion queue's poll calls.
  *
- * <p>Providers are opened by name through {@link io.reactorrdma.verbs.Providers}. Each registers
- * itself with a {@link io.reactorrdma.verbs.VerbsProviderFactory} in {@code META-INF/services}, so
- * this package names no provider.
+ * <p>Providers are opened by name through {@link io.reactorrdma.verbs.provider.Providers}. Each
+ * registers itself with a {@link io.reactorrdma.verbs.provider.VerbsProviderFactory} in
+ * {@code META-INF/services}, so the SPI names no provider.
+ *
+ * <p>This package holds the resources and their errors; {@code io.reactorrdma.verbs.work} holds
+ * what is posted and polled (work requests, scatter/gather lists, completions, opcodes), and
+ * {@code io.reactorrdma.verbs.provider} the provider selection and its {@code ServiceLoader} plumbing.
  */
 package io.reactorrdma.verbs;

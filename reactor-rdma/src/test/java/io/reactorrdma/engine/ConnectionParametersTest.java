@@ -8,6 +8,7 @@ import io.reactorrdma.RdmaClient;
 import io.reactorrdma.RdmaConnection;
 import io.reactorrdma.RdmaResources;
 import io.reactorrdma.RdmaServer;
+import io.reactorrdma.RdmaResourcesTestAccess;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -110,9 +111,10 @@ class ConnectionParametersTest {
         start(EngineConfig.defaults().withMaxMessageSize(serverLimit), EngineConfig.defaults(), ConnectionParametersTest::echo);
         RdmaConnection a = connect();
         RdmaConnection b = connect();
-        assertThat(clientResources.domains()[0].metrics().engines()).as("both connections share one queue pair").isEqualTo(1);
+        assertThat(RdmaResourcesTestAccess.domains(clientResources)[0].metrics().engines())
+                .as("both connections share one queue pair").isEqualTo(1);
         assertThat(a.maxMessageSize()).as("the agreed limit").isEqualTo(serverLimit);
-        long requestsBefore = serverResources.domains()[0].metrics().rendezvousRoundTrips();
+        long requestsBefore = RdmaResourcesTestAccess.domains(serverResources)[0].metrics().rendezvousRoundTrips();
 
         ByteBuf big = message(a, serverLimit + 1, 1);
         assertThatThrownBy(() -> a.outbound().send(Mono.just(big)).then().block(Duration.ofSeconds(30)))
@@ -120,7 +122,7 @@ class ConnectionParametersTest {
                 .hasMessageContaining(String.valueOf(serverLimit + 1))
                 .hasMessageContaining("peer's maximum message size of " + serverLimit);
         assertThat(big.refCnt()).as("the refused message was released").isZero();
-        assertThat(serverResources.domains()[0].metrics().rendezvousRoundTrips()).as("nothing reached the server")
+        assertThat(RdmaResourcesTestAccess.domains(serverResources)[0].metrics().rendezvousRoundTrips()).as("nothing reached the server")
                 .isEqualTo(requestsBefore);
 
         for (RdmaConnection c : new RdmaConnection[]{a, b}) {
@@ -150,8 +152,8 @@ class ConnectionParametersTest {
         // 8 KiB buffers made every reply over 8 KiB wait for the client's rendezvous answer.
         start(EngineConfig.defaults(), EngineConfig.defaults(), ConnectionParametersTest::echo);
         RdmaConnection c = connect();
-        var serverDomain = serverResources.domains()[0].metrics();
-        var clientDomain = clientResources.domains()[0].metrics();
+        var serverDomain = RdmaResourcesTestAccess.domains(serverResources)[0].metrics();
+        var clientDomain = RdmaResourcesTestAccess.domains(clientResources)[0].metrics();
         int[] sizes = {EngineConfig.DEFAULT_EAGER_SIZE, 32 * 1024, EngineConfig.DEFAULT_CLIENT_EAGER_SIZE, 100 * 1024};
         java.util.concurrent.LinkedBlockingQueue<Integer> echoes = new java.util.concurrent.LinkedBlockingQueue<>();
         c.receive().subscribe(m -> {
@@ -184,7 +186,7 @@ class ConnectionParametersTest {
         start(EngineConfig.defaults(), EngineConfig.defaults().withClientEagerSize(EngineConfig.DEFAULT_EAGER_SIZE),
                 ConnectionParametersTest::echo);
         RdmaConnection c = connect();
-        var clientDomain = clientResources.domains()[0].metrics();
+        var clientDomain = RdmaResourcesTestAccess.domains(clientResources)[0].metrics();
         var back = c.receive().take(1).map(m -> {
             int n = m.readableBytes();
             m.release();
@@ -200,13 +202,13 @@ class ConnectionParametersTest {
     @Test
     void aMismatchedProtocolVersionIsRefusedAtConnectNamingBothVersions() {
         start(EngineConfig.defaults(), EngineConfig.defaults(), ConnectionParametersTest::echo);
-        clientResources.domains()[0].protocolVersion((short) (ConnectionParameters.VERSION + 1));
+        RdmaResourcesTestAccess.domains(clientResources)[0].protocolVersion((short) (ConnectionParameters.VERSION + 1));
         assertThatThrownBy(this::connect)
                 .hasMessageContaining("version " + (ConnectionParameters.VERSION + 1))
                 .hasMessageContaining("version " + ConnectionParameters.VERSION)
                 .hasMessageContaining("refused");
-        assertThat(serverResources.domains()[0].metrics().engines()).as("no engine on the server").isZero();
-        clientResources.domains()[0].protocolVersion(ConnectionParameters.VERSION);
+        assertThat(RdmaResourcesTestAccess.domains(serverResources)[0].metrics().engines()).as("no engine on the server").isZero();
+        RdmaResourcesTestAccess.domains(clientResources)[0].protocolVersion(ConnectionParameters.VERSION);
         RdmaConnection c = connect(); // the same domains connect once the versions agree
         c.dispose();
         c.onDispose().block(Duration.ofSeconds(10));

@@ -10,7 +10,7 @@ import io.reactorrdma.engine.EnginePullRendezvousTest.Server;
 import io.reactorrdma.memory.RegisteredAllocator;
 import io.reactorrdma.config.SoftConfig;
 import io.reactorrdma.verbs.soft.SoftContext;
-import io.reactorrdma.verbs.soft.SoftFaults;
+import io.reactorrdma.verbs.soft.fault.SoftFaults;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 

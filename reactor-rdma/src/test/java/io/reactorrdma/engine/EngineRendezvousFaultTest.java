@@ -6,7 +6,7 @@ import io.netty.buffer.ByteBuf;
 import io.reactorrdma.verbs.VerbsContext;
 import io.reactorrdma.config.SoftConfig;
 import io.reactorrdma.verbs.soft.SoftContext;
-import io.reactorrdma.verbs.soft.SoftFaults;
+import io.reactorrdma.verbs.soft.fault.SoftFaults;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 

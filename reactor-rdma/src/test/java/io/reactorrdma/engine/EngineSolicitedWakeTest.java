@@ -3,10 +3,10 @@ package io.reactorrdma.engine;
 import io.reactorrdma.config.IdleStrategy;
 import io.reactorrdma.config.EngineConfig;
 import io.netty.buffer.ByteBuf;
-import io.reactorrdma.verbs.soft.ReadCompletionFault;
+import io.reactorrdma.verbs.soft.fault.ReadCompletionFault;
 import io.reactorrdma.config.SoftConfig;
 import io.reactorrdma.verbs.soft.SoftContext;
-import io.reactorrdma.verbs.soft.SoftFaults;
+import io.reactorrdma.verbs.soft.fault.SoftFaults;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 

@@ -3,12 +3,12 @@ package io.reactorrdma.engine;
 import io.reactorrdma.config.IdleStrategy;
 import io.reactorrdma.config.EngineConfig;
 import io.netty.buffer.ByteBuf;
-import io.reactorrdma.verbs.WrOpcode;
-import io.reactorrdma.verbs.soft.CompletionFault;
-import io.reactorrdma.verbs.soft.PeerFreeze;
+import io.reactorrdma.verbs.work.WrOpcode;
+import io.reactorrdma.verbs.soft.fault.CompletionFault;
+import io.reactorrdma.verbs.soft.fault.PeerFreeze;
 import io.reactorrdma.config.SoftConfig;
 import io.reactorrdma.verbs.soft.SoftContext;
-import io.reactorrdma.verbs.soft.SoftFaults;
+import io.reactorrdma.verbs.soft.fault.SoftFaults;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 

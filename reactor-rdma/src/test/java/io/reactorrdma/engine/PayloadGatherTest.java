@@ -7,7 +7,7 @@ import io.netty.util.ResourceLeakDetector;
 import io.reactorrdma.memory.RegisteredAllocator;
 import io.reactorrdma.memory.RegisteredByteBufAllocator;
 import io.reactorrdma.verbs.ProtectionDomain;
-import io.reactorrdma.verbs.SendWr;
+import io.reactorrdma.verbs.work.SendWr;
 import io.reactorrdma.verbs.VerbsContext;
 import io.reactorrdma.config.SoftConfig;
 import io.reactorrdma.verbs.soft.SoftContext;

@@ -13,6 +13,12 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import io.reactorrdma.verbs.work.RecvWr;
+import io.reactorrdma.verbs.work.SendWr;
+import io.reactorrdma.verbs.work.WcOpcode;
+import io.reactorrdma.verbs.work.WcStatus;
+import io.reactorrdma.verbs.work.WorkCompletion;
+import io.reactorrdma.verbs.work.WrOpcode;
 
 import static io.reactorrdma.verbs.VerbsFixture.assertFilled;
 import static io.reactorrdma.verbs.VerbsFixture.bytes;

@@ -4,6 +4,7 @@ import io.reactorrdma.RdmaClient;
 import io.reactorrdma.RdmaResources;
 import io.reactorrdma.RdmaServer;
 import io.reactorrdma.config.IdleStrategy;
+import io.reactorrdma.RdmaResourcesTestAccess;
 import io.rsocket.Payload;
 import io.rsocket.RSocket;
 import io.rsocket.core.RSocketConnector;
@@ -157,7 +158,7 @@ class RSocketOverRdmaTest {
                 }))
                 .expectNext(600_003)
                 .verifyComplete();
-        assertThat(serverResources.domains()[0].metrics().rendezvousRoundTrips()).isPositive();
+        assertThat(RdmaResourcesTestAccess.domains(serverResources)[0].metrics().rendezvousRoundTrips()).isPositive();
     }
 
     @Test

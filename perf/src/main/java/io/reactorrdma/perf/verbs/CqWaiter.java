@@ -3,7 +3,7 @@ package io.reactorrdma.perf.verbs;
 import io.reactorrdma.perf.cli.PerfException;
 import io.reactorrdma.perf.cli.PollMode;
 import io.reactorrdma.verbs.CompletionQueue;
-import io.reactorrdma.verbs.WorkCompletion;
+import io.reactorrdma.verbs.work.WorkCompletion;
 
 import java.util.concurrent.TimeUnit;
 

@@ -14,10 +14,10 @@ import io.reactorrdma.perf.report.Result;
 import io.reactorrdma.verbs.AccessFlags;
 import io.reactorrdma.verbs.MemoryRegion;
 import io.reactorrdma.verbs.QueuePair;
-import io.reactorrdma.verbs.SendWr;
+import io.reactorrdma.verbs.work.SendWr;
 import io.reactorrdma.verbs.VerbsContext;
-import io.reactorrdma.verbs.WorkCompletion;
-import io.reactorrdma.verbs.WrOpcode;
+import io.reactorrdma.verbs.work.WorkCompletion;
+import io.reactorrdma.verbs.work.WrOpcode;
 
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;

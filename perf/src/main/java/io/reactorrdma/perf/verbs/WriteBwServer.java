@@ -9,10 +9,10 @@ import io.reactorrdma.verbs.AccessFlags;
 import io.reactorrdma.verbs.CmListener;
 import io.reactorrdma.verbs.ConnectionRequest;
 import io.reactorrdma.verbs.MemoryRegion;
-import io.reactorrdma.verbs.RecvWr;
+import io.reactorrdma.verbs.work.RecvWr;
 import io.reactorrdma.verbs.VerbsContext;
-import io.reactorrdma.verbs.WcOpcode;
-import io.reactorrdma.verbs.WorkCompletion;
+import io.reactorrdma.verbs.work.WcOpcode;
+import io.reactorrdma.verbs.work.WorkCompletion;
 
 import java.nio.ByteBuffer;
 

@@ -1,8 +1,8 @@
 package io.reactorrdma.rsocket.boot;
 
 import io.reactorrdma.verbs.ProviderUnavailableException;
-import io.reactorrdma.verbs.ProviderProbe;
-import io.reactorrdma.verbs.Providers;
+import io.reactorrdma.verbs.provider.ProviderProbe;
+import io.reactorrdma.verbs.provider.Providers;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 

@@ -5,7 +5,7 @@ import io.reactorrdma.RdmaResources;
 import io.reactorrdma.config.EngineConfig;
 import io.reactorrdma.config.AllocatorConfig;
 import io.reactorrdma.verbs.ProviderUnavailableException;
-import io.reactorrdma.verbs.Providers;
+import io.reactorrdma.verbs.provider.Providers;
 import io.reactorrdma.config.SoftConfig;
 import org.springframework.util.unit.DataSize;
 

@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.reactorrdma.RdmaResources;
 import io.reactorrdma.config.IdleStrategy;
 import io.reactorrdma.verbs.ProviderUnavailableException;
+import io.reactorrdma.RdmaResourcesTestAccess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -79,7 +80,7 @@ class RdmaAutoConfigurationTest {
             assertThat(p.getAllocator().getRetainedBytes().toMegabytes()).isEqualTo(4);
             RdmaResources r = context.getBean(RdmaResources.class);
             assertThat(r.name()).isEqualTo("bound");
-            assertThat(r.domains()).hasSize(2);
+            assertThat(RdmaResourcesTestAccess.domains(r)).hasSize(2);
             assertThat(r.engineConfig().sendQueueDepth()).isEqualTo(16);
             assertThat(r.engineConfig().recvQueueDepth()).isEqualTo(32);
             assertThat(r.engineConfig().eagerSize()).isEqualTo(4096);

@@ -6,6 +6,7 @@ import io.reactorrdma.RdmaServer;
 import io.reactorrdma.config.IdleStrategy;
 import io.reactorrdma.rsocket.RdmaServerTransport;
 import io.reactorrdma.rsocket.shard.ShardClient;
+import io.reactorrdma.rsocket.testing.ReplicaServerMain;
 import io.rsocket.Payload;
 import io.rsocket.RSocket;
 import io.rsocket.core.RSocketServer;

@@ -6,7 +6,9 @@ import com.ibm.disni.verbs.IbvWC;
 import com.ibm.disni.verbs.SVCPollCq;
 import io.reactorrdma.verbs.CompletionQueue;
 import io.reactorrdma.verbs.VerbsException;
-import io.reactorrdma.verbs.WorkCompletion;
+import io.reactorrdma.verbs.work.WorkCompletion;
+import io.reactorrdma.verbs.disni.calls.NotifyCalls;
+import io.reactorrdma.verbs.disni.work.CompletionMapper;
 
 import java.io.IOException;
 import java.util.concurrent.TimeUnit;

@@ -3,6 +3,7 @@ package io.reactorrdma.verbs.disni;
 import com.ibm.disni.verbs.RdmaCmId;
 import io.reactorrdma.verbs.CmConnection;
 import io.reactorrdma.verbs.QueuePair;
+import io.reactorrdma.verbs.disni.cm.CmEvents;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;

@@ -4,6 +4,7 @@ import io.reactorrdma.verbs.CmConnection;
 import io.reactorrdma.verbs.ConnectionRequest;
 import io.reactorrdma.verbs.QueuePair;
 import io.reactorrdma.verbs.VerbsException;
+import io.reactorrdma.verbs.disni.cm.SideChannel;
 
 import java.io.DataOutputStream;
 import java.io.IOException;

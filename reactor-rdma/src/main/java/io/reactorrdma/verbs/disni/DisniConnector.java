@@ -6,6 +6,10 @@ import com.ibm.disni.verbs.RdmaCmId;
 import com.ibm.disni.verbs.RdmaConnParam;
 import io.reactorrdma.verbs.ConnectionRejectedException;
 import io.reactorrdma.verbs.VerbsException;
+import io.reactorrdma.verbs.disni.cm.CmEventLoop;
+import io.reactorrdma.verbs.disni.cm.CmEvents;
+import io.reactorrdma.verbs.disni.cm.PendingCmEvents;
+import io.reactorrdma.verbs.disni.cm.SideChannel;
 
 import java.io.DataInputStream;
 import java.io.DataOutputStream;

@@ -18,6 +18,12 @@ import io.reactorrdma.verbs.QpAttributes;
 import io.reactorrdma.verbs.QueuePair;
 import io.reactorrdma.verbs.VerbsContext;
 import io.reactorrdma.verbs.VerbsException;
+import io.reactorrdma.verbs.disni.cm.CmEventLoop;
+import io.reactorrdma.verbs.disni.cm.CmEvents;
+import io.reactorrdma.verbs.disni.cm.SideChannel;
+import io.reactorrdma.verbs.disni.work.CompletionMapper;
+import io.reactorrdma.verbs.disni.work.QpRecord;
+import io.reactorrdma.verbs.disni.work.QpTable;
 
 import java.io.IOException;
 import java.net.InetAddress;

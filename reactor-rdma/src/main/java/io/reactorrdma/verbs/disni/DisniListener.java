@@ -5,6 +5,12 @@ import com.ibm.disni.verbs.RdmaCmId;
 import io.reactorrdma.verbs.CmListener;
 import io.reactorrdma.verbs.ConnectionRequest;
 import io.reactorrdma.verbs.VerbsException;
+import io.reactorrdma.verbs.disni.cm.CmEventLoop;
+import io.reactorrdma.verbs.disni.cm.CmEvents;
+import io.reactorrdma.verbs.disni.cm.ListenerCmEvents;
+import io.reactorrdma.verbs.disni.cm.PendingCmEvents;
+import io.reactorrdma.verbs.disni.cm.RequestPairing;
+import io.reactorrdma.verbs.disni.cm.SideChannel;
 
 import java.io.DataInputStream;
 import java.io.IOException;

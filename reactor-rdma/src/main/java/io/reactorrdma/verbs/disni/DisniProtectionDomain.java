@@ -7,6 +7,7 @@ import io.reactorrdma.verbs.AccessFlags;
 import io.reactorrdma.verbs.MemoryRegion;
 import io.reactorrdma.verbs.ProtectionDomain;
 import io.reactorrdma.verbs.VerbsException;
+import io.reactorrdma.verbs.disni.calls.DisniCodes;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;

@@ -1,9 +1,9 @@
 package io.reactorrdma.verbs.disni;
 
 import io.reactorrdma.config.ProviderConfig;
-import io.reactorrdma.verbs.ProviderProbe;
+import io.reactorrdma.verbs.provider.ProviderProbe;
 import io.reactorrdma.verbs.VerbsContext;
-import io.reactorrdma.verbs.VerbsProviderFactory;
+import io.reactorrdma.verbs.provider.VerbsProviderFactory;
 
 import java.util.List;
 import java.util.Objects;

@@ -8,9 +8,14 @@ import com.ibm.disni.verbs.impl.NatObject;
 import io.reactorrdma.verbs.QpAttributes;
 import io.reactorrdma.verbs.QpState;
 import io.reactorrdma.verbs.QueuePair;
-import io.reactorrdma.verbs.RecvWr;
-import io.reactorrdma.verbs.SendWr;
+import io.reactorrdma.verbs.work.RecvWr;
+import io.reactorrdma.verbs.work.SendWr;
 import io.reactorrdma.verbs.VerbsException;
+import io.reactorrdma.verbs.disni.calls.RecvCallCache;
+import io.reactorrdma.verbs.disni.calls.SendCallCache;
+import io.reactorrdma.verbs.disni.cm.CmEventLoop;
+import io.reactorrdma.verbs.disni.work.PostedWork;
+import io.reactorrdma.verbs.disni.work.QpRecord;
 
 import java.io.IOException;
 import java.util.ArrayList;

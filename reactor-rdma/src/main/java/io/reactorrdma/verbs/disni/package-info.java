@@ -7,15 +7,16 @@
  * ({@code META-INF/services}), {@link io.reactorrdma.verbs.disni.DisniEnvironment} checks those needs
  * without loading DiSNI and {@link io.reactorrdma.verbs.disni.DisniProvider} opens the provider — the
  * only classes the rest of the library touches, none using a DiSNI type, so the soft path never loads a DiSNI class.
- * Pure translation, unit-tested without the native library: {@code DisniCodes} (access flags,
- * opcodes, statuses, immediate byte order), {@code WrTokens} and {@code PostedWork} (the provider's
- * wr_id and what each queue pair has outstanding), {@code CompletionMapper} ({@code IbvWC} →
- * {@code WorkCompletion}), {@code SendCallCache}/{@code RecvCallCache} (prebuilt
- * {@code SVCPostSend}/{@code SVCPostRecv} per batch shape, patched through DiSNI's setters) and
- * {@code SideChannel} (the private-data handshake stock libdisni cannot carry). The native seam:
- * {@code DisniContext}, {@code DisniProtectionDomain}, {@code DisniMemoryRegion},
- * {@code DisniCompletionQueue}, {@code DisniQueuePair}, and for rdma_cm {@code CmEventLoop}
- * (the one thread DiSNI's event channel allows), {@code DisniConnector}, {@code DisniListener},
- * {@code DisniConnectionRequest}, {@code DisniConnection}.
+ * The native seam: {@code DisniContext}, {@code DisniProtectionDomain}, {@code DisniMemoryRegion},
+ * {@code DisniCompletionQueue}, {@code DisniQueuePair}, and for rdma_cm {@code DisniConnector},
+ * {@code DisniListener}, {@code DisniConnectionRequest}, {@code DisniConnection}.
+ *
+ * <p>Below it, unit-tested without the native library and knowing nothing of this package:
+ * {@code verbs.disni.calls} (the cached DiSNI post and notify calls, {@code SVCPostSend}/{@code SVCPostRecv}
+ * per batch shape patched through DiSNI's setters, and {@code DisniCodes}: access flags, opcodes,
+ * statuses, immediate byte order); {@code verbs.disni.work} (the provider's wr_id tokens, what each
+ * queue pair has outstanding, and {@code IbvWC} → {@code WorkCompletion}); {@code verbs.disni.cm}
+ * (the one thread DiSNI's event channel allows, the routing of its events, and the private-data
+ * side channel stock libdisni cannot carry).
  */
 package io.reactorrdma.verbs.disni;

@@ -3,6 +3,7 @@ package io.reactorrdma.verbs.soft;
 import io.reactorrdma.verbs.CmConnection;
 import io.reactorrdma.verbs.CmListener;
 import io.reactorrdma.verbs.VerbsException;
+import io.reactorrdma.verbs.soft.shared.SharedMemory;
 
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;

@@ -1,6 +1,8 @@
 package io.reactorrdma.verbs.soft;
 
 import io.reactorrdma.verbs.AccessFlags;
+import io.reactorrdma.verbs.soft.shared.QpLayout;
+import io.reactorrdma.verbs.soft.shared.RegionKeys;
 
 import java.nio.ByteBuffer;
 

@@ -4,6 +4,10 @@ import io.reactorrdma.verbs.CmConnection;
 import io.reactorrdma.verbs.CmListener;
 import io.reactorrdma.verbs.ConnectionRejectedException;
 import io.reactorrdma.verbs.VerbsException;
+import io.reactorrdma.verbs.soft.shared.RegionTableLayout;
+import io.reactorrdma.verbs.soft.shared.SharedMemory;
+import io.reactorrdma.verbs.soft.shared.ShmDirectory;
+import io.reactorrdma.verbs.soft.shared.WakeSocket;
 
 import java.io.IOException;
 import java.net.ConnectException;

@@ -1,6 +1,8 @@
 package io.reactorrdma.verbs.soft;
 
 import io.reactorrdma.verbs.VerbsException;
+import io.reactorrdma.verbs.soft.shared.RegionKeys;
+import io.reactorrdma.verbs.soft.shared.ShmDirectory;
 
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;

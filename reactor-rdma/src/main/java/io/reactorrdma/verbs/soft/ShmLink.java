@@ -1,6 +1,12 @@
 package io.reactorrdma.verbs.soft;
 
 import io.reactorrdma.verbs.VerbsException;
+import io.reactorrdma.verbs.soft.shared.QpLayout;
+import io.reactorrdma.verbs.soft.shared.RegionKeys;
+import io.reactorrdma.verbs.soft.shared.RegionTableLayout;
+import io.reactorrdma.verbs.soft.shared.SharedMemory;
+import io.reactorrdma.verbs.soft.shared.ShmDirectory;
+import io.reactorrdma.verbs.soft.shared.WakeSocket;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;

@@ -2,9 +2,14 @@ package io.reactorrdma.verbs.soft;
 
 import io.reactorrdma.verbs.CompletionQueue;
 import io.reactorrdma.verbs.VerbsException;
-import io.reactorrdma.verbs.WcOpcode;
-import io.reactorrdma.verbs.WcStatus;
-import io.reactorrdma.verbs.WorkCompletion;
+import io.reactorrdma.verbs.work.WcOpcode;
+import io.reactorrdma.verbs.work.WcStatus;
+import io.reactorrdma.verbs.work.WorkCompletion;
+import io.reactorrdma.verbs.soft.fault.CompletionFault;
+import io.reactorrdma.verbs.soft.shared.CqLayout;
+import io.reactorrdma.verbs.soft.shared.QpLayout;
+import io.reactorrdma.verbs.soft.shared.SharedMemory;
+import io.reactorrdma.verbs.soft.shared.WakeSocket;
 
 import java.nio.ByteBuffer;
 import java.util.Arrays;

@@ -10,6 +10,10 @@ import io.reactorrdma.verbs.QpAttributes;
 import io.reactorrdma.verbs.QueuePair;
 import io.reactorrdma.verbs.VerbsContext;
 import io.reactorrdma.verbs.VerbsException;
+import io.reactorrdma.verbs.soft.fault.SoftFaults;
+import io.reactorrdma.verbs.soft.shared.CqLayout;
+import io.reactorrdma.verbs.soft.shared.QpLayout;
+import io.reactorrdma.verbs.soft.shared.RegionKeys;
 
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -32,7 +36,7 @@ import reactor.util.Loggers;
  * poster copies straight into the peer's memory (one copy, like DMA) and writes the completion
  * where the peer polls it. One provider thread per context does what cannot wait for a poster:
  * RNR retries after their delay, heartbeats, noticing dead peers, and on shm accepting peers'
- * connections to our completion queues' {@link WakeSocket}s (a blocked poller is then woken by the
+ * connections to our completion queues' {@link io.reactorrdma.verbs.soft.shared.WakeSocket}s (a blocked poller is then woken by the
  * peer's byte directly) and relaying the wake-ups of peers that have to use the control socket.
  */
 public final class SoftContext implements VerbsContext {

@@ -2,6 +2,7 @@ package io.reactorrdma.verbs.soft;
 
 import io.reactorrdma.verbs.CmConnection;
 import io.reactorrdma.verbs.CmListener;
+import io.reactorrdma.verbs.soft.shared.WakeSocket;
 
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -11,7 +12,8 @@ import java.time.Duration;
  * What differs between the soft provider's two fabrics: where memory lives (direct buffers or
  * mapped files), how peers find each other and each other's memory, and how the provider thread
  * learns of peer events. Everything else — queue pairs, completion queues, the verbs semantics —
- * is shared code that works on the {@link QpLayout}/{@link CqLayout} structures either way.
+ * is shared code that works on the {@link io.reactorrdma.verbs.soft.shared.QpLayout} /
+ * {@link io.reactorrdma.verbs.soft.shared.CqLayout} structures either way.
  * One instance per context.
  */
 abstract class SoftFabric {

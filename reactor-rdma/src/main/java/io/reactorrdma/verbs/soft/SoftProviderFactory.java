@@ -1,10 +1,10 @@
 package io.reactorrdma.verbs.soft;
 
 import io.reactorrdma.config.ProviderConfig;
-import io.reactorrdma.verbs.ProviderProbe;
+import io.reactorrdma.verbs.provider.ProviderProbe;
 import io.reactorrdma.verbs.ProviderUnavailableException;
 import io.reactorrdma.verbs.VerbsContext;
-import io.reactorrdma.verbs.VerbsProviderFactory;
+import io.reactorrdma.verbs.provider.VerbsProviderFactory;
 
 import java.util.List;
 

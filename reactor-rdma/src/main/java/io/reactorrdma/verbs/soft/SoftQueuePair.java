@@ -4,13 +4,18 @@ import io.reactorrdma.verbs.AccessFlags;
 import io.reactorrdma.verbs.QpAttributes;
 import io.reactorrdma.verbs.QpState;
 import io.reactorrdma.verbs.QueuePair;
-import io.reactorrdma.verbs.RecvWr;
-import io.reactorrdma.verbs.SendWr;
+import io.reactorrdma.verbs.work.RecvWr;
+import io.reactorrdma.verbs.work.SendWr;
 import io.reactorrdma.verbs.VerbsException;
-import io.reactorrdma.verbs.WcOpcode;
-import io.reactorrdma.verbs.WcStatus;
-import io.reactorrdma.verbs.WorkCompletion;
-import io.reactorrdma.verbs.WrOpcode;
+import io.reactorrdma.verbs.work.WcOpcode;
+import io.reactorrdma.verbs.work.WcStatus;
+import io.reactorrdma.verbs.work.WorkCompletion;
+import io.reactorrdma.verbs.work.WrOpcode;
+import io.reactorrdma.verbs.soft.fault.PeerFreeze;
+import io.reactorrdma.verbs.soft.fault.ReadCompletionFault;
+import io.reactorrdma.verbs.soft.shared.QpLayout;
+import io.reactorrdma.verbs.soft.shared.RegionKeys;
+import io.reactorrdma.verbs.soft.shared.SharedMemory;
 
 import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -517,7 +522,7 @@ final class SoftQueuePair implements QueuePair {
             if (heldFrom < 0) {
                 heldSince = readFault.releases();
                 heldFrom = seq;
-                readFault.holdsFor(this);
+                readFault.holdsFor(this::releaseHeldCompletions);
             }
             if (isRead(w)) {
                 readFault.countHeld(1);

@@ -16,11 +16,15 @@
  * doorbell — checks it, copies the data straight into the peer's memory (one copy, like DMA) and
  * writes the completion where the peer polls it. A SEND claims the peer's next posted receive in
  * the peer's receive queue; when there is none, the request waits and the provider thread retries
- * after the RNR delay. Byte layouts of everything shared are in {@link io.reactorrdma.verbs.soft.QpLayout},
- * {@link io.reactorrdma.verbs.soft.CqLayout} and {@link io.reactorrdma.verbs.soft.RegionTableLayout};
+ * after the RNR delay. Byte layouts of everything shared are in {@link io.reactorrdma.verbs.soft.shared.QpLayout},
+ * {@link io.reactorrdma.verbs.soft.shared.CqLayout} and {@link io.reactorrdma.verbs.soft.shared.RegionTableLayout};
  * every tunable is in {@link io.reactorrdma.config.SoftConfig}, the fixed limits in
  * {@link io.reactorrdma.verbs.soft.SoftLimits}; {@link io.reactorrdma.verbs.soft.SoftProviderFactory}
  * registers the provider.
+ *
+ * <p>Below this package: {@code verbs.soft.shared} holds what lives in shared memory (the mapped
+ * files, their byte layouts, region keys, the per-user directory, the wake socket) and knows
+ * nothing of queue pairs; {@code verbs.soft.fault} holds the fault switches tests set on a context.
  *
  * <p>Wake-ups: a poller arms its completion queue ({@code requestNotification}: a flag in the queue
  * and one in the shared header of every queue pair it receives for, 1 for every completion, 2 for
@@ -32,7 +36,7 @@
  * before it reads the other's, so one of them always sees the other — see
  * {@code SharedMemory.fullFence}). In one JVM
  * the wake-up is an {@code unpark}. Across processes it is one byte on a UNIX-domain connection to
- * the {@link io.reactorrdma.verbs.soft.WakeSocket} of the poller's completion queue
+ * the {@link io.reactorrdma.verbs.soft.shared.WakeSocket} of the poller's completion queue
  * ({@code <context>.cq<n>.wake}; the queue pair header's {@code wakeCq} names it, and each link
  * connects to it once, at connect): the blocked poller itself waits in a {@code Selector} over those
  * connections, so the kernel wakes it directly — one context switch per direction, as epoll is for

@@ -4,7 +4,9 @@ import io.reactorrdma.config.DisniConfig;
 import io.reactorrdma.verbs.CompletionQueue;
 import io.reactorrdma.verbs.QpAttributes;
 import io.reactorrdma.verbs.QpState;
-import io.reactorrdma.verbs.WorkCompletion;
+import io.reactorrdma.verbs.work.WorkCompletion;
+import io.reactorrdma.verbs.disni.cm.CmEventLoop;
+import io.reactorrdma.verbs.disni.work.QpTable;
 import org.junit.jupiter.api.Test;
 
 import java.net.InetSocketAddress;

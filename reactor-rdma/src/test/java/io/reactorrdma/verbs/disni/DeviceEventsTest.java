@@ -4,6 +4,10 @@ import io.reactorrdma.config.DisniConfig;
 import io.reactorrdma.verbs.QpAttributes;
 import io.reactorrdma.verbs.QpState;
 import io.reactorrdma.verbs.VerbsException;
+import io.reactorrdma.verbs.disni.cm.CmEventLoop;
+import io.reactorrdma.verbs.disni.cm.CmEvents;
+import io.reactorrdma.verbs.disni.cm.ListenerCmEvents;
+import io.reactorrdma.verbs.disni.work.QpTable;
 import org.junit.jupiter.api.Test;
 
 import java.net.InetSocketAddress;

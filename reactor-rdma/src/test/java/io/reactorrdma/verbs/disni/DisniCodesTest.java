@@ -5,9 +5,11 @@ import com.ibm.disni.verbs.IbvMr;
 import com.ibm.disni.verbs.IbvSendWR;
 import com.ibm.disni.verbs.IbvWC;
 import io.reactorrdma.verbs.AccessFlags;
-import io.reactorrdma.verbs.WcOpcode;
-import io.reactorrdma.verbs.WcStatus;
-import io.reactorrdma.verbs.WrOpcode;
+import io.reactorrdma.verbs.work.WcOpcode;
+import io.reactorrdma.verbs.work.WcStatus;
+import io.reactorrdma.verbs.work.WrOpcode;
+import io.reactorrdma.verbs.disni.calls.DisniCodes;
+import io.reactorrdma.verbs.disni.cm.CmEvents;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -2,6 +2,7 @@ package io.reactorrdma.verbs.disni;
 
 import io.reactorrdma.config.DisniConfig;
 import io.reactorrdma.verbs.VerbsException;
+import io.reactorrdma.verbs.disni.cm.SideChannel;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayInputStream;

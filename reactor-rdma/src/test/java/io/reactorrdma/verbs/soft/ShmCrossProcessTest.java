@@ -8,12 +8,12 @@ import io.reactorrdma.verbs.MemoryRegion;
 import io.reactorrdma.verbs.ProtectionDomain;
 import io.reactorrdma.verbs.QpAttributes;
 import io.reactorrdma.verbs.QueuePair;
-import io.reactorrdma.verbs.RecvWr;
-import io.reactorrdma.verbs.SendWr;
-import io.reactorrdma.verbs.WcStatus;
-import io.reactorrdma.verbs.WorkCompletion;
+import io.reactorrdma.verbs.work.RecvWr;
+import io.reactorrdma.verbs.work.SendWr;
+import io.reactorrdma.verbs.work.WcStatus;
+import io.reactorrdma.verbs.work.WorkCompletion;
 import io.reactorrdma.verbs.VerbsFixture;
-import io.reactorrdma.verbs.WrOpcode;
+import io.reactorrdma.verbs.work.WrOpcode;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -285,7 +285,7 @@ class ShmCrossProcessTest {
         while (System.nanoTime() < deadline) {
             int n = cq.poll(wcs, 1);
             if (n == 1) {
-                if (wcs[0].opcode() == io.reactorrdma.verbs.WcOpcode.RECV || !wcs[0].isSuccess()) {
+                if (wcs[0].opcode() == io.reactorrdma.verbs.work.WcOpcode.RECV || !wcs[0].isSuccess()) {
                     return VerbsFixture.copy(wcs[0]);
                 }
                 continue;
@@ -293,7 +293,7 @@ class ShmCrossProcessTest {
             if (blocking) {
                 cq.requestNotification();
                 if (cq.poll(wcs, 1) == 1) {
-                    if (wcs[0].opcode() == io.reactorrdma.verbs.WcOpcode.RECV || !wcs[0].isSuccess()) {
+                    if (wcs[0].opcode() == io.reactorrdma.verbs.work.WcOpcode.RECV || !wcs[0].isSuccess()) {
                         return VerbsFixture.copy(wcs[0]);
                     }
                     continue;

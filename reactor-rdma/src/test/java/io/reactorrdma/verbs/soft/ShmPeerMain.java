@@ -10,10 +10,10 @@ import io.reactorrdma.verbs.MemoryRegion;
 import io.reactorrdma.verbs.ProtectionDomain;
 import io.reactorrdma.verbs.QpAttributes;
 import io.reactorrdma.verbs.QueuePair;
-import io.reactorrdma.verbs.RecvWr;
-import io.reactorrdma.verbs.SendWr;
-import io.reactorrdma.verbs.WorkCompletion;
-import io.reactorrdma.verbs.WrOpcode;
+import io.reactorrdma.verbs.work.RecvWr;
+import io.reactorrdma.verbs.work.SendWr;
+import io.reactorrdma.verbs.work.WorkCompletion;
+import io.reactorrdma.verbs.work.WrOpcode;
 
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -107,7 +107,7 @@ public final class ShmPeerMain {
                     System.err.println("peer: " + wc);
                     return;
                 }
-                if (wc.opcode() != io.reactorrdma.verbs.WcOpcode.RECV) {
+                if (wc.opcode() != io.reactorrdma.verbs.work.WcOpcode.RECV) {
                     continue; // our own send completions
                 }
                 int slot = (int) wc.wrId();

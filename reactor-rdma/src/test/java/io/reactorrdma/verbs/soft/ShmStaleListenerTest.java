@@ -2,6 +2,7 @@ package io.reactorrdma.verbs.soft;
 
 import io.reactorrdma.config.SoftConfig;
 import io.reactorrdma.verbs.CmListener;
+import io.reactorrdma.verbs.soft.shared.ShmDirectory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

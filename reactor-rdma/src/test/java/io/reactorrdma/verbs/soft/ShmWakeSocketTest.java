@@ -3,11 +3,12 @@ package io.reactorrdma.verbs.soft;
 import io.reactorrdma.config.SoftConfig;
 import io.reactorrdma.verbs.CompletionQueue;
 import io.reactorrdma.verbs.QpAttributes;
-import io.reactorrdma.verbs.SendWr;
+import io.reactorrdma.verbs.work.SendWr;
 import io.reactorrdma.verbs.VerbsFixture;
-import io.reactorrdma.verbs.WcOpcode;
-import io.reactorrdma.verbs.WcStatus;
-import io.reactorrdma.verbs.WorkCompletion;
+import io.reactorrdma.verbs.work.WcOpcode;
+import io.reactorrdma.verbs.work.WcStatus;
+import io.reactorrdma.verbs.work.WorkCompletion;
+import io.reactorrdma.verbs.soft.shared.WakeSocket;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -145,7 +146,7 @@ class ShmWakeSocketTest {
         // the client's side is what a blocking I/O thread does per message: post, poll, arm, poll, wait
         SendWr[] plain = {message(f.mrA, 0)};
         SendWr[] signaled = {message(f.mrA, 15)};
-        io.reactorrdma.verbs.RecvWr[] recv = {new io.reactorrdma.verbs.RecvWr().wrId(1)};
+        io.reactorrdma.verbs.work.RecvWr[] recv = {new io.reactorrdma.verbs.work.RecvWr().wrId(1)};
         recv[0].setSge(f.mrA, 4096, 64);
         WorkCompletion[] wcs = VerbsFixture.newCompletions(8);
         AtomicInteger lost = new AtomicInteger();

@@ -2,9 +2,11 @@ package io.reactorrdma.verbs.soft;
 
 import io.reactorrdma.config.SoftConfig;
 import io.reactorrdma.verbs.VerbsFixture;
-import io.reactorrdma.verbs.WcStatus;
-import io.reactorrdma.verbs.WorkCompletion;
-import io.reactorrdma.verbs.WrOpcode;
+import io.reactorrdma.verbs.work.WcStatus;
+import io.reactorrdma.verbs.work.WorkCompletion;
+import io.reactorrdma.verbs.work.WrOpcode;
+import io.reactorrdma.verbs.soft.fault.PeerFreeze;
+import io.reactorrdma.verbs.soft.fault.SoftFaults;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 

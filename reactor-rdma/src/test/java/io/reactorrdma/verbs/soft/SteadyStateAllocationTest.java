@@ -2,12 +2,12 @@ package io.reactorrdma.verbs.soft;
 
 import io.reactorrdma.config.SoftConfig;
 import io.reactorrdma.verbs.QpAttributes;
-import io.reactorrdma.verbs.RecvWr;
-import io.reactorrdma.verbs.SendWr;
+import io.reactorrdma.verbs.work.RecvWr;
+import io.reactorrdma.verbs.work.SendWr;
 import io.reactorrdma.verbs.VerbsContext;
 import io.reactorrdma.verbs.VerbsFixture;
-import io.reactorrdma.verbs.WorkCompletion;
-import io.reactorrdma.verbs.WrOpcode;
+import io.reactorrdma.verbs.work.WorkCompletion;
+import io.reactorrdma.verbs.work.WrOpcode;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;

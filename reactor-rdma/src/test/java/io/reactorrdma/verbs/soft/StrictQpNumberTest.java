@@ -3,7 +3,7 @@ package io.reactorrdma.verbs.soft;
 import io.reactorrdma.config.SoftConfig;
 import io.reactorrdma.verbs.QpAttributes;
 import io.reactorrdma.verbs.VerbsFixture;
-import io.reactorrdma.verbs.WorkCompletion;
+import io.reactorrdma.verbs.work.WorkCompletion;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

@@ -2,12 +2,14 @@ package io.reactorrdma.verbs.soft;
 
 import io.reactorrdma.config.SoftConfig;
 import io.reactorrdma.verbs.QpAttributes;
-import io.reactorrdma.verbs.SendWr;
+import io.reactorrdma.verbs.work.SendWr;
 import io.reactorrdma.verbs.VerbsException;
 import io.reactorrdma.verbs.VerbsFixture;
-import io.reactorrdma.verbs.WcOpcode;
-import io.reactorrdma.verbs.WorkCompletion;
-import io.reactorrdma.verbs.WrOpcode;
+import io.reactorrdma.verbs.work.WcOpcode;
+import io.reactorrdma.verbs.work.WorkCompletion;
+import io.reactorrdma.verbs.work.WrOpcode;
+import io.reactorrdma.verbs.soft.fault.ReadCompletionFault;
+import io.reactorrdma.verbs.soft.fault.SoftFaults;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

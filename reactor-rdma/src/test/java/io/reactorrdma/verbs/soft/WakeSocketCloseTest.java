@@ -11,6 +11,8 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import io.reactorrdma.verbs.soft.shared.ShmDirectory;
+import io.reactorrdma.verbs.soft.shared.WakeSocket;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

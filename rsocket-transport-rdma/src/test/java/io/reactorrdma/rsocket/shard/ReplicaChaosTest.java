@@ -7,6 +7,7 @@ import io.reactorrdma.config.EngineConfig;
 import io.reactorrdma.config.IdleStrategy;
 import io.reactorrdma.rsocket.RdmaClientTransport;
 import io.reactorrdma.config.SoftConfig;
+import io.reactorrdma.rsocket.testing.ReplicaServerMain;
 import io.rsocket.Payload;
 import io.rsocket.frame.decoder.PayloadDecoder;
 import io.rsocket.util.DefaultPayload;

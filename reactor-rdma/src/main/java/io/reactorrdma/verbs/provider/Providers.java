@@ -1,0 +1,138 @@
+package io.reactorrdma.verbs.provider;
+
+import io.reactorrdma.config.ProviderConfig;
+import io.reactorrdma.config.SoftConfig;
+import io.reactorrdma.verbs.ProviderUnavailableException;
+import io.reactorrdma.verbs.VerbsContext;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.ServiceLoader;
+
+import reactor.util.Logger;
+import reactor.util.Loggers;
+
+/**
+ * Opens a verbs provider by name. The providers register themselves
+ * ({@link VerbsProviderFactory}, found with {@link ServiceLoader}); those of reactor-rdma are:
+ * <ul>
+ *   <li>{@code auto} (the default) — {@code disni} where libdisni loads and an RDMA device is present,
+ *       else {@code shm};</li>
+ *   <li>{@code soft} — the software RNIC on its default fabric, {@code shm};</li>
+ *   <li>{@code shm} — the software RNIC across processes on one host (memory-mapped files under /dev/shm);</li>
+ *   <li>{@code loopback} — the software RNIC within one JVM;</li>
+ *   <li>{@code disni} — RoCE/InfiniBand hardware through DiSNI.</li>
+ * </ul>
+ * A provider that cannot be used here is a {@link ProviderUnavailableException} saying why.
+ * The name may also come from the system property {@code reactor.rdma.provider}.
+ *
+ * <p>Choosing a soft provider never loads DiSNI (nor needs its JVM flags): the DiSNI provider's
+ * factory and its probe use no DiSNI type.
+ */
+public final class Providers {
+
+    private static final Logger LOG = Loggers.getLogger(Providers.class);
+
+    private Providers() {
+    }
+
+    /** The names {@link #open(String)} accepts: {@code auto}, then every registered provider's. */
+    public static List<String> names() {
+        return names(registered());
+    }
+
+    /** Opens the provider named by {@code reactor.rdma.provider}, {@code auto} when unset. */
+    public static VerbsContext open() {
+        return open(ProviderConfig.fromSystemProperties());
+    }
+
+    /** Opens the named provider, with the providers' settings from system properties. */
+    public static VerbsContext open(String name) {
+        return open(ProviderConfig.fromSystemProperties().withName(name));
+    }
+
+    /** Opens the named provider; {@code softConfig} applies when a soft provider is chosen. */
+    public static VerbsContext open(String name, SoftConfig softConfig) {
+        return open(ProviderConfig.fromSystemProperties().withName(name).withSoft(softConfig));
+    }
+
+    /** Opens the provider {@code config} names, with its settings. */
+    public static VerbsContext open(ProviderConfig config) {
+        return open(config, registered());
+    }
+
+    /**
+     * What each registered provider found on this host, by name, in the order {@code auto} tries
+     * them (for startup advice).
+     */
+    public static Map<String, ProviderProbe> probes() {
+        ProviderConfig config = ProviderConfig.fromSystemProperties();
+        Map<String, ProviderProbe> probes = new LinkedHashMap<>();
+        for (VerbsProviderFactory f : autoOrder(registered())) {
+            probes.put(f.names().get(0), f.probe(config));
+        }
+        return probes;
+    }
+
+    /** Opens with the factories given (tests hand in factories pointed at temporary files). */
+    static VerbsContext open(ProviderConfig config, List<VerbsProviderFactory> factories) {
+        String name = config.name();
+        if (ProviderConfig.AUTO.equals(name)) {
+            return openAuto(config, factories);
+        }
+        for (VerbsProviderFactory f : factories) {
+            if (f.names().contains(name)) {
+                return f.open(name, config);
+            }
+        }
+        throw new ProviderUnavailableException("unknown provider '" + name + "'; use one of " + names(factories));
+    }
+
+    private static VerbsContext openAuto(ProviderConfig config, List<VerbsProviderFactory> factories) {
+        List<String> passedOver = new ArrayList<>();
+        for (VerbsProviderFactory f : autoOrder(factories)) {
+            ProviderProbe probe = f.probe(config);
+            String name = f.names().get(0);
+            if (probe.usable()) {
+                if (passedOver.isEmpty()) {
+                    LOG.info("provider auto: {}, opening {}", probe.summary(), name);
+                } else {
+                    LOG.debug("provider auto: using {}, because {}", name, String.join("; ", passedOver));
+                }
+                return f.open(name, config);
+            }
+            passedOver.add(probe.summary());
+        }
+        throw new ProviderUnavailableException("provider 'auto' found no usable provider: " + String.join("; ", passedOver)
+                + (factories.isEmpty() ? "no provider is registered (META-INF/services/" + VerbsProviderFactory.class.getName()
+                + " is missing from the class path: is reactor-rdma's jar repackaged without it?)" : ""));
+    }
+
+    private static List<VerbsProviderFactory> autoOrder(List<VerbsProviderFactory> factories) {
+        List<VerbsProviderFactory> ordered = new ArrayList<>(factories);
+        ordered.sort(Comparator.comparingInt(VerbsProviderFactory::autoPriority).reversed());
+        return ordered;
+    }
+
+    private static List<String> names(List<VerbsProviderFactory> factories) {
+        List<VerbsProviderFactory> ordered = new ArrayList<>(factories);
+        ordered.sort(Comparator.comparingInt(VerbsProviderFactory::autoPriority));
+        List<String> names = new ArrayList<>();
+        names.add(ProviderConfig.AUTO);
+        for (VerbsProviderFactory f : ordered) {
+            names.addAll(f.names());
+        }
+        return List.copyOf(names);
+    }
+
+    private static List<VerbsProviderFactory> registered() {
+        List<VerbsProviderFactory> factories = new ArrayList<>();
+        for (VerbsProviderFactory f : ServiceLoader.load(VerbsProviderFactory.class, Providers.class.getClassLoader())) {
+            factories.add(f);
+        }
+        return factories;
+    }
+}
