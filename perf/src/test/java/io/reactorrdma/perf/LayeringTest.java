@@ -40,6 +40,17 @@ class LayeringTest {
             .because("options, meters, reports and peers serve every scenario and know none");
 
     @ArchTest
+    static final ArchRule doctorLayers = classes().that().resideInAPackage("io.reactorrdma.perf.doctor.host..")
+            .should().onlyDependOnClassesThat().resideOutsideOfPackages("io.reactorrdma.perf.doctor",
+                    "io.reactorrdma.perf.doctor.checks..")
+            .because("the doctor's host facts are its bottom layer; the checks read them, the command runs the checks");
+
+    @ArchTest
+    static final ArchRule doctorChecksDoNotKnowTheCommand = classes().that().resideInAPackage("io.reactorrdma.perf.doctor.checks..")
+            .should().onlyDependOnClassesThat().resideOutsideOfPackage("io.reactorrdma.perf.doctor")
+            .because("checks return findings; the command and the report sit above them");
+
+    @ArchTest
     static final ArchRule doctorReadsTheHostNotTheProviders = classes().that().resideInAPackage("io.reactorrdma.perf.doctor..")
             .should().onlyDependOnClassesThat().resideInAnyPackage("java..", "picocli..", "io.reactorrdma.config..",
                     "io.reactorrdma.tools.cli..", "io.reactorrdma.perf.doctor..")

@@ -1,5 +1,12 @@
 package io.reactorrdma.perf.doctor;
 
+import io.reactorrdma.perf.doctor.checks.Checks;
+import io.reactorrdma.perf.doctor.checks.Finding;
+import io.reactorrdma.perf.doctor.checks.Provider;
+import io.reactorrdma.perf.doctor.host.Host;
+import io.reactorrdma.perf.doctor.host.HostPaths;
+import io.reactorrdma.perf.doctor.host.JvmFacts;
+
 import io.reactorrdma.tools.cli.CommandLines;
 import io.reactorrdma.tools.cli.ExitStatus;
 import io.reactorrdma.tools.cli.UsageException;

@@ -1,5 +1,10 @@
 package io.reactorrdma.perf.doctor;
 
+import io.reactorrdma.perf.doctor.checks.Finding;
+import io.reactorrdma.perf.doctor.checks.Fixes;
+import io.reactorrdma.perf.doctor.checks.JdkCheck;
+import io.reactorrdma.perf.doctor.checks.Provider;
+
 import java.io.PrintStream;
 import java.util.List;
 
@@ -7,7 +12,7 @@ import java.util.List;
  * Prints the doctor's report: one line per finding ({@code OK}, {@code WARN} or {@code FAIL}, what was checked, what was
  * found) with the fix on the line below for a WARN or FAIL; then what each provider can do here, and the judged one.
  */
-final class Report {
+public final class Report {
 
     private static final int TOPIC_WIDTH = 17;
     private static final String INDENT = " ".repeat(6 + TOPIC_WIDTH);
@@ -17,7 +22,7 @@ final class Report {
     private Report() {
     }
 
-    static void print(PrintStream out, Verdict verdict, List<Finding> findings) {
+    public static void print(PrintStream out, Verdict verdict, List<Finding> findings) {
         out.println("reactor-rdma doctor: checks this host for the verbs providers (judging --provider " + verdict.judged().id() + ")");
         out.println();
         for (Finding f : findings) {
@@ -36,7 +41,7 @@ final class Report {
     }
 
     /** {@code OK    devices          mlx5_0 (1 port)}. */
-    static String line(Finding f) {
+    public static String line(Finding f) {
         return pad(f.status().name(), 6) + pad(f.topic(), TOPIC_WIDTH) + f.found();
     }
 

@@ -1,5 +1,11 @@
 package io.reactorrdma.perf.doctor;
 
+import io.reactorrdma.perf.doctor.checks.Finding;
+import io.reactorrdma.perf.doctor.checks.LibdisniCheck;
+import io.reactorrdma.perf.doctor.checks.Provider;
+import io.reactorrdma.perf.doctor.host.Host;
+import io.reactorrdma.perf.doctor.host.RdmaPorts;
+
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.LinkedHashSet;
@@ -17,14 +23,14 @@ import java.util.Set;
  * @param why      why {@code auto} picks {@code chosen}; empty for the others
  * @param blockers per provider of this release, the topics of the FAIL lines that keep it from running
  */
-record Verdict(Provider judged, Provider chosen, String why, Map<Provider, List<String>> blockers) {
+public record Verdict(Provider judged, Provider chosen, String why, Map<Provider, List<String>> blockers) {
 
-    Verdict {
+    public Verdict {
         blockers = Map.copyOf(blockers);
     }
 
     /** The verdict on {@code judged} from {@code findings} of {@code host}. */
-    static Verdict of(Provider judged, Host host, List<Finding> findings) {
+    public static Verdict of(Provider judged, Host host, List<Finding> findings) {
         Map<Provider, List<String>> blockers = new EnumMap<>(Provider.class);
         for (Provider p : Provider.values()) {
             if (p == Provider.AUTO) {
@@ -51,12 +57,12 @@ record Verdict(Provider judged, Provider chosen, String why, Map<Provider, List<
     }
 
     /** Whether {@code p} (not auto) can run here. */
-    boolean canRun(Provider p) {
+    public boolean canRun(Provider p) {
         return p.inRelease() && blockers.getOrDefault(p, List.of()).isEmpty();
     }
 
     /** Whether the judged provider can run: the exit status follows it. */
-    boolean canRun() {
+    public boolean canRun() {
         return canRun(chosen);
     }
 }

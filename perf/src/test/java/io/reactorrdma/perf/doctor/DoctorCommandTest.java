@@ -1,5 +1,7 @@
 package io.reactorrdma.perf.doctor;
 
+import io.reactorrdma.perf.doctor.host.JvmFacts;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -1,5 +1,16 @@
 package io.reactorrdma.perf.doctor;
 
+import io.reactorrdma.perf.doctor.checks.Finding;
+import io.reactorrdma.perf.doctor.checks.Fixes;
+import io.reactorrdma.perf.doctor.checks.PortsCheck;
+import io.reactorrdma.perf.doctor.checks.Provider;
+import io.reactorrdma.perf.doctor.checks.Status;
+import io.reactorrdma.perf.doctor.host.Bytes;
+import io.reactorrdma.perf.doctor.host.Gid;
+import io.reactorrdma.perf.doctor.host.HostPaths;
+import io.reactorrdma.perf.doctor.host.MemlockLimit;
+import io.reactorrdma.perf.doctor.host.PoolNeed;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

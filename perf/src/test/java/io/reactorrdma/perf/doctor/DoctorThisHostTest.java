@@ -1,5 +1,10 @@
 package io.reactorrdma.perf.doctor;
 
+import io.reactorrdma.perf.doctor.checks.LibdisniCheck;
+import io.reactorrdma.perf.doctor.host.Host;
+import io.reactorrdma.perf.doctor.host.HostPaths;
+import io.reactorrdma.perf.doctor.host.JvmFacts;
+
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;

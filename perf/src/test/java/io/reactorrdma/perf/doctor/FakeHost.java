@@ -1,5 +1,11 @@
 package io.reactorrdma.perf.doctor;
 
+import io.reactorrdma.perf.doctor.checks.Checks;
+import io.reactorrdma.perf.doctor.checks.Finding;
+import io.reactorrdma.perf.doctor.host.Host;
+import io.reactorrdma.perf.doctor.host.HostPaths;
+import io.reactorrdma.perf.doctor.host.JvmFacts;
+
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;

@@ -1,10 +1,12 @@
-package io.reactorrdma.perf.doctor;
+package io.reactorrdma.perf.doctor.checks;
+
+import io.reactorrdma.perf.doctor.host.Host;
 
 import java.util.List;
 
 /** One thing the doctor checks; it reads the host and returns its report lines (at least one). */
-interface Check {
+public interface Check {
 
     /** The lines of this check, in the order they are printed. */
-    List<Finding> run(Host host);
+    public List<Finding> run(Host host);
 }

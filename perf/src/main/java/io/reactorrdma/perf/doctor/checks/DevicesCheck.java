@@ -1,9 +1,12 @@
-package io.reactorrdma.perf.doctor;
+package io.reactorrdma.perf.doctor.checks;
+
+import io.reactorrdma.perf.doctor.host.Host;
+import io.reactorrdma.perf.doctor.host.RdmaPorts;
 
 import java.util.List;
 
 /** Whether the kernel lists an RDMA device ({@code /sys/class/infiniband}), as {@code ibv_devices} would. */
-final class DevicesCheck implements Check {
+public final class DevicesCheck implements Check {
 
     @Override
     public List<Finding> run(Host host) {

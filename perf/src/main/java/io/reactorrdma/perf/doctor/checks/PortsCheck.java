@@ -1,4 +1,9 @@
-package io.reactorrdma.perf.doctor;
+package io.reactorrdma.perf.doctor.checks;
+
+import io.reactorrdma.perf.doctor.host.Host;
+import io.reactorrdma.perf.doctor.host.HostPaths;
+import io.reactorrdma.perf.doctor.host.RdmaPort;
+import io.reactorrdma.perf.doctor.host.RdmaPorts;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -8,7 +13,7 @@ import java.util.OptionalInt;
  * Each port of each device: its state, link layer, rate and (RoCE) the MTU its network interface allows. A port that is
  * not ACTIVE fails the hardware providers only when no port is ACTIVE; with one that is, it is a warning.
  */
-final class PortsCheck implements Check {
+public final class PortsCheck implements Check {
 
     /** IB MTUs, as RoCE picks the largest that fits the Ethernet MTU. */
     private static final int[] IB_MTUS = {4096, 2048, 1024, 512, 256};
@@ -81,7 +86,7 @@ final class PortsCheck implements Check {
     }
 
     /** The RoCE MTU a port with Ethernet MTU {@code mtu} runs at (the kernel's {@code iboe_get_mtu}). */
-    static int ibMtu(int mtu) {
+    public static int ibMtu(int mtu) {
         for (int ib : IB_MTUS) {
             if (ib <= mtu - ROCE_OVERHEAD) {
                 return ib;

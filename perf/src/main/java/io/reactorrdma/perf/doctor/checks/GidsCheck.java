@@ -1,4 +1,9 @@
-package io.reactorrdma.perf.doctor;
+package io.reactorrdma.perf.doctor.checks;
+
+import io.reactorrdma.perf.doctor.host.Gid;
+import io.reactorrdma.perf.doctor.host.Host;
+import io.reactorrdma.perf.doctor.host.RdmaPort;
+import io.reactorrdma.perf.doctor.host.RdmaPorts;
 
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -9,7 +14,7 @@ import java.util.stream.Collectors;
  * Each port's GID table: on RoCE, a RoCE v2 GID with an IPv4 address (rdma_cm picks the GID from the address, and
  * disni builds IPv4 addresses only); on InfiniBand, any GID. A port's failure is a warning when an ACTIVE port passes.
  */
-final class GidsCheck implements Check {
+public final class GidsCheck implements Check {
 
     @Override
     public List<Finding> run(Host host) {

@@ -1,4 +1,4 @@
-package io.reactorrdma.perf.doctor;
+package io.reactorrdma.perf.doctor.checks;
 
 import io.reactorrdma.tools.cli.UsageException;
 import picocli.CommandLine.ITypeConverter;
@@ -8,7 +8,7 @@ import java.util.Locale;
 import java.util.stream.Collectors;
 
 /** The providers the doctor judges ({@code --provider}); their names are those of {@code reactor.rdma.provider}. */
-enum Provider {
+public enum Provider {
     /** What {@code auto} opens: disni where libdisni and a device are present, else shm. */
     AUTO(true),
     /** RoCE and InfiniBand through DiSNI's libdisni (JDK 17+). */
@@ -34,12 +34,12 @@ enum Provider {
         return inRelease;
     }
 
-    static String ids() {
+    public static String ids() {
         return Arrays.stream(values()).map(Provider::id).collect(Collectors.joining("|"));
     }
 
     /** {@code --provider auto|disni|shm|ffm}, in any case. */
-    static final class Converter implements ITypeConverter<Provider> {
+    public static final class Converter implements ITypeConverter<Provider> {
         @Override
         public Provider convert(String value) {
             for (Provider p : values()) {

@@ -1,4 +1,4 @@
-package io.reactorrdma.perf.doctor;
+package io.reactorrdma.perf.doctor.host;
 
 import io.reactorrdma.config.SoftConfig;
 
@@ -20,7 +20,7 @@ import java.util.List;
  * @param shmDirectory  the shm provider's directory, a host path
  * @param arch          {@code os.arch} (which multiarch library directory to look in)
  */
-record JvmFacts(int feature, String version, List<String> libraryPath, List<String> ldLibraryPath, long minMemlock,
+public record JvmFacts(int feature, String version, List<String> libraryPath, List<String> ldLibraryPath, long minMemlock,
                        String shmDirectory, String arch) {
 
     /**

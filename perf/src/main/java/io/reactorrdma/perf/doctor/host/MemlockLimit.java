@@ -1,4 +1,4 @@
-package io.reactorrdma.perf.doctor;
+package io.reactorrdma.perf.doctor.host;
 
 import java.util.Optional;
 
@@ -9,18 +9,18 @@ import java.util.Optional;
  * @param soft what the process may lock now ({@code ulimit -l}, in KiB there)
  * @param hard what a non-root process may raise the soft limit to
  */
-record MemlockLimit(long soft, long hard) {
+public record MemlockLimit(long soft, long hard) {
 
-    static final String LIMITS = "/proc/self/limits";
-    static final long UNLIMITED = Long.MAX_VALUE;
+    public static final String LIMITS = "/proc/self/limits";
+    public static final long UNLIMITED = Long.MAX_VALUE;
 
     /** The limits of the process that reads them; empty when the file or its line is missing or unreadable. */
-    static Optional<MemlockLimit> read(HostPaths paths) {
+    public static Optional<MemlockLimit> read(HostPaths paths) {
         return paths.read(LIMITS).flatMap(MemlockLimit::parse);
     }
 
     /** The limit from the text of a limits file. */
-    static Optional<MemlockLimit> parse(String limits) {
+    public static Optional<MemlockLimit> parse(String limits) {
         for (String line : limits.split("\n")) {
             if (line.startsWith("Max locked memory")) {
                 String[] f = line.substring("Max locked memory".length()).trim().split("\\s+");
@@ -41,7 +41,7 @@ record MemlockLimit(long soft, long hard) {
     }
 
     /** A limit as people write it: {@code unlimited}, {@code 8 MiB}. */
-    static String shown(long bytes) {
+    public static String shown(long bytes) {
         return bytes == UNLIMITED ? "unlimited" : Bytes.shown(bytes);
     }
 }

@@ -1,4 +1,4 @@
-package io.reactorrdma.perf.doctor;
+package io.reactorrdma.perf.doctor.checks;
 
 import java.util.EnumSet;
 import java.util.Objects;
@@ -14,7 +14,7 @@ import java.util.Set;
  * @param fix    what to do, in the user's terms (a package to install, a property to set); null for OK
  * @param blocks the providers this line keeps from running; empty unless {@link Status#FAIL}
  */
-record Finding(Status status, String topic, String found, String fix, Set<Provider> blocks) {
+public record Finding(Status status, String topic, String found, String fix, Set<Provider> blocks) {
 
     public Finding {
         Objects.requireNonNull(status, "status");
@@ -26,20 +26,20 @@ record Finding(Status status, String topic, String found, String fix, Set<Provid
         }
     }
 
-    static Finding ok(String topic, String found) {
+    public static Finding ok(String topic, String found) {
         return new Finding(Status.OK, topic, found, null, Set.of());
     }
 
-    static Finding warn(String topic, String found, String fix) {
+    public static Finding warn(String topic, String found, String fix) {
         return new Finding(Status.WARN, topic, found, fix, Set.of());
     }
 
-    static Finding fail(String topic, String found, String fix, Set<Provider> blocks) {
+    public static Finding fail(String topic, String found, String fix, Set<Provider> blocks) {
         return new Finding(Status.FAIL, topic, found, fix, blocks);
     }
 
     /** This finding as a WARN (same text, blocking nothing): a port's problem while another port works. */
-    Finding asWarning() {
+    public Finding asWarning() {
         return status == Status.FAIL ? warn(topic, found, fix) : this;
     }
 }

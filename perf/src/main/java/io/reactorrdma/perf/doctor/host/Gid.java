@@ -1,4 +1,4 @@
-package io.reactorrdma.perf.doctor;
+package io.reactorrdma.perf.doctor.host;
 
 import java.util.Locale;
 
@@ -11,26 +11,26 @@ import java.util.Locale;
  * @param type    {@code RoCE v2}, {@code IB/RoCE v1}, or empty when unreadable
  * @param netdev  the network interface it belongs to (RoCE), or empty
  */
-record Gid(int index, String address, String type, String netdev) {
+public record Gid(int index, String address, String type, String netdev) {
 
     private static final String IPV4_MAPPED = "0000:0000:0000:0000:0000:ffff:";
 
     /** An unused entry: all zeros. */
-    boolean isZero() {
+    public boolean isZero() {
         return address.replace(":", "").chars().allMatch(c -> c == '0');
     }
 
-    boolean isRoceV2() {
+    public boolean isRoceV2() {
         return type.toLowerCase(Locale.ROOT).contains("v2");
     }
 
     /** Whether the GID carries an IPv4 address ({@code ::ffff:a.b.c.d}): what rdma_cm uses for an IPv4 address. */
-    boolean isIpv4() {
+    public boolean isIpv4() {
         return address.toLowerCase(Locale.ROOT).startsWith(IPV4_MAPPED) && address.length() == IPV4_MAPPED.length() + 9;
     }
 
     /** The address for people: {@code 10.0.0.1} for an IPv4 GID, else the GID as sysfs writes it. */
-    String shown() {
+    public String shown() {
         if (!isIpv4()) {
             return address;
         }

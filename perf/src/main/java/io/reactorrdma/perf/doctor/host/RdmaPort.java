@@ -1,4 +1,4 @@
-package io.reactorrdma.perf.doctor;
+package io.reactorrdma.perf.doctor.host;
 
 import java.util.List;
 import java.util.Locale;
@@ -15,34 +15,34 @@ import java.util.Locale;
  * @param gids       the used entries of the GID table (non-zero), by index
  * @param netdevs    the network interfaces of the port (from the GIDs, else the device's {@code device/net/})
  */
-record RdmaPort(String device, int number, String state, String physState, String linkLayer, String rate, List<Gid> gids,
+public record RdmaPort(String device, int number, String state, String physState, String linkLayer, String rate, List<Gid> gids,
                 List<String> netdevs) {
 
-    RdmaPort {
+    public RdmaPort {
         gids = List.copyOf(gids);
         netdevs = List.copyOf(netdevs);
     }
 
     /** {@code mlx5_0/1}. */
-    String name() {
+    public String name() {
         return device + "/" + number;
     }
 
-    boolean isActive() {
+    public boolean isActive() {
         return stateName().equals("ACTIVE");
     }
 
-    boolean isEthernet() {
+    public boolean isEthernet() {
         return linkLayer.equalsIgnoreCase("Ethernet");
     }
 
     /** The state without its number: {@code ACTIVE}. */
-    String stateName() {
+    public String stateName() {
         return words(state).toUpperCase(Locale.ROOT);
     }
 
     /** The physical state without its number: {@code LinkUp}. */
-    String physStateName() {
+    public String physStateName() {
         return words(physState);
     }
 

@@ -1,4 +1,9 @@
-package io.reactorrdma.perf.doctor;
+package io.reactorrdma.perf.doctor.checks;
+
+import io.reactorrdma.perf.doctor.host.Host;
+import io.reactorrdma.perf.doctor.host.HostPaths;
+import io.reactorrdma.perf.doctor.host.RdmaPort;
+import io.reactorrdma.perf.doctor.host.RdmaPorts;
 
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -12,11 +17,11 @@ import java.util.Set;
  * ({@code /sys/class/net/<if>/qos/pfc}, which only some drivers have). Never a failure: what cannot be read is said so,
  * with the command that shows it.
  */
-final class RoceQosCheck implements Check {
+public final class RoceQosCheck implements Check {
 
-    static final String CONFIGFS = "/sys/kernel/config/rdma_cm";
+    public static final String CONFIGFS = "/sys/kernel/config/rdma_cm";
     /** DSCP 26 (priority 3 under the usual --trust dscp mapping) with ECN capable: what docs/HARDWARE.md sets. */
-    static final int RECOMMENDED_TOS = 106;
+    public static final int RECOMMENDED_TOS = 106;
 
     @Override
     public List<Finding> run(Host host) {

@@ -1,4 +1,4 @@
-package io.reactorrdma.perf.doctor;
+package io.reactorrdma.perf.doctor.host;
 
 import java.util.Objects;
 
@@ -8,7 +8,7 @@ import java.util.Objects;
  * @param paths the host's files (under {@code --root} in tests)
  * @param jvm   the JVM the doctor runs in
  */
-record Host(HostPaths paths, JvmFacts jvm) {
+public record Host(HostPaths paths, JvmFacts jvm) {
 
     public Host {
         Objects.requireNonNull(paths, "paths");

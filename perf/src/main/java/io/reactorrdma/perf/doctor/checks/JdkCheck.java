@@ -1,4 +1,7 @@
-package io.reactorrdma.perf.doctor;
+package io.reactorrdma.perf.doctor.checks;
+
+import io.reactorrdma.perf.doctor.host.Host;
+import io.reactorrdma.perf.doctor.host.JvmFacts;
 
 import java.util.List;
 
@@ -6,10 +9,10 @@ import java.util.List;
  * The JDK: 17+ runs shm and disni; the planned ffm provider will need 22+ (the Foreign Function &amp; Memory API). Only
  * said, never a warning: nothing of this release needs more than 17 (the doctor itself needs 17 to run).
  */
-final class JdkCheck implements Check {
+public final class JdkCheck implements Check {
 
     /** The JDK release the ffm provider will need. */
-    static final int FFM_FEATURE = 22;
+    public static final int FFM_FEATURE = 22;
 
     @Override
     public List<Finding> run(Host host) {

@@ -1,4 +1,4 @@
-package io.reactorrdma.perf.doctor;
+package io.reactorrdma.perf.doctor.host;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -14,7 +14,7 @@ import java.util.stream.Stream;
  * {@code /proc/self/limits}) resolved under a root, {@code /} on a real host, a fake tree in tests ({@code --root}).
  * Reads never throw: a file that is missing or unreadable is an empty answer, and the check says so.
  */
-final class HostPaths {
+public final class HostPaths {
 
     private final Path root;
 
@@ -77,7 +77,7 @@ final class HostPaths {
     }
 
     /** Names with their digit runs compared as numbers: {@code uverbs2 < uverbs10}. */
-    static int natural(String a, String b) {
+    public static int natural(String a, String b) {
         int i = 0;
         int j = 0;
         while (i < a.length() && j < b.length()) {

@@ -1,4 +1,4 @@
-package io.reactorrdma.perf.doctor;
+package io.reactorrdma.perf.doctor.host;
 
 import io.reactorrdma.config.AllocatorConfig;
 import io.reactorrdma.config.EngineConfig;
@@ -14,10 +14,10 @@ import io.reactorrdma.config.EngineConfig;
  * @param perServer     per connection this process accepted: its receive ring (eager size) and a destination block
  * @param largeMessages per connection while large messages arrive: the bound on rendezvous destinations it holds
  */
-record PoolNeed(long pool, long perClient, long perServer, long largeMessages) {
+public record PoolNeed(long pool, long perClient, long perServer, long largeMessages) {
 
     /** The defaults of {@link AllocatorConfig} and {@link EngineConfig}. */
-    static PoolNeed defaults() {
+    public static PoolNeed defaults() {
         AllocatorConfig a = AllocatorConfig.defaults();
         EngineConfig e = EngineConfig.defaults();
         return new PoolNeed(a.blockSize() + a.retainedBytes(),
@@ -27,12 +27,12 @@ record PoolNeed(long pool, long perClient, long perServer, long largeMessages) {
     }
 
     /** What a process with one connection of each kind registers at rest. */
-    long oneConnection() {
+    public long oneConnection() {
         return pool + Math.max(perClient, perServer);
     }
 
     /** The sentence the report shows. */
-    String shown() {
+    public String shown() {
         return "the default pools register about " + Bytes.shown(oneConnection()) + " for one connection, "
                 + Bytes.shown(perClient) + " more per further client connection (" + Bytes.shown(perServer)
                 + " per accepted one), up to " + Bytes.shown(largeMessages) + " more per connection while large messages arrive";

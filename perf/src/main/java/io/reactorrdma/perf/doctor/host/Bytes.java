@@ -1,14 +1,14 @@
-package io.reactorrdma.perf.doctor;
+package io.reactorrdma.perf.doctor.host;
 
 import java.util.Locale;
 
 /** Byte counts for people: {@code 64 MiB}, {@code 1.5 GiB}, {@code 512 KiB}. */
-final class Bytes {
+public final class Bytes {
 
     private Bytes() {
     }
 
-    static String shown(long bytes) {
+    public static String shown(long bytes) {
         if (bytes >= 1L << 30) {
             return unit(bytes, 1L << 30, "GiB");
         }

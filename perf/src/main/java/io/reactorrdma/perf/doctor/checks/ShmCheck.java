@@ -1,4 +1,10 @@
-package io.reactorrdma.perf.doctor;
+package io.reactorrdma.perf.doctor.checks;
+
+import io.reactorrdma.perf.doctor.host.Bytes;
+import io.reactorrdma.perf.doctor.host.Host;
+import io.reactorrdma.perf.doctor.host.HostPaths;
+import io.reactorrdma.perf.doctor.host.Mounts;
+import io.reactorrdma.perf.doctor.host.PoolNeed;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -16,10 +22,10 @@ import java.util.Set;
  * otherwise): its parent exists, the directory is this user's and private (or can be made), it lies on a tmpfs
  * ({@code /proc/mounts}), and the file system has room for the pools.
  */
-final class ShmCheck implements Check {
+public final class ShmCheck implements Check {
 
     /** Below this much free space a host fits only a few processes' pools (Docker's default /dev/shm is 64 MiB). */
-    static final long ROOMY = 256L << 20;
+    public static final long ROOMY = 256L << 20;
 
     private static final Set<Provider> SHM = EnumSet.of(Provider.SHM);
     private static final String SET_DIR = "set reactor.rdma.shm-directory (Spring Boot) or -Dreactor.rdma.soft.shmDir to a directory"
@@ -27,7 +33,7 @@ final class ShmCheck implements Check {
 
     private final PoolNeed pools;
 
-    ShmCheck(PoolNeed pools) {
+    public ShmCheck(PoolNeed pools) {
         this.pools = pools;
     }
 

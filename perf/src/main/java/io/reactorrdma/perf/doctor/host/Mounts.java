@@ -1,17 +1,17 @@
-package io.reactorrdma.perf.doctor;
+package io.reactorrdma.perf.doctor.host;
 
 import java.util.Optional;
 
 /** The file-system type of a host path, from {@code /proc/mounts} (the longest mount point above it). */
-final class Mounts {
+public final class Mounts {
 
-    static final String MOUNTS = "/proc/mounts";
+    public static final String MOUNTS = "/proc/mounts";
 
     private Mounts() {
     }
 
     /** The type ({@code tmpfs}, {@code ext4}) of the mount holding {@code hostPath}; empty when /proc/mounts is unreadable. */
-    static Optional<String> typeOf(HostPaths paths, String hostPath) {
+    public static Optional<String> typeOf(HostPaths paths, String hostPath) {
         Optional<String> mounts = paths.read(MOUNTS);
         if (mounts.isEmpty()) {
             return Optional.empty();

@@ -1,4 +1,4 @@
-package io.reactorrdma.perf.doctor;
+package io.reactorrdma.perf.doctor.host;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -12,15 +12,15 @@ import java.util.Set;
  * Where the dynamic linker finds a shared library: {@code LD_LIBRARY_PATH}, the paths {@code /etc/ld.so.cache}
  * names, and the usual library directories (with the Debian multiarch one for this architecture).
  */
-final class LibraryDirs {
+public final class LibraryDirs {
 
-    static final String LD_SO_CACHE = "/etc/ld.so.cache";
+    public static final String LD_SO_CACHE = "/etc/ld.so.cache";
 
     private LibraryDirs() {
     }
 
     /** The first place {@code name} ({@code libibverbs.so.1}) is found, as a host path; empty when none has it. */
-    static Optional<String> find(Host host, String name) {
+    public static Optional<String> find(Host host, String name) {
         HostPaths paths = host.paths();
         for (String dir : host.jvm().ldLibraryPath()) {
             if (Files.isRegularFile(paths.resolve(dir + "/" + name))) {
@@ -40,7 +40,7 @@ final class LibraryDirs {
     }
 
     /** The library directories searched when the cache does not name a library. */
-    static List<String> usual(String arch) {
+    public static List<String> usual(String arch) {
         Set<String> dirs = new LinkedHashSet<>();
         String triplet = switch (arch) {
             case "amd64", "x86_64" -> "x86_64-linux-gnu";

@@ -1,4 +1,6 @@
-package io.reactorrdma.perf.doctor;
+package io.reactorrdma.perf.doctor.checks;
+
+import io.reactorrdma.perf.doctor.host.Host;
 
 import java.nio.file.Files;
 import java.util.EnumSet;
@@ -10,14 +12,14 @@ import java.util.Optional;
  * presence is checked (the doctor loads nothing); whether it loads (the rdma-core libraries it links, its JNI version)
  * shows when the provider opens.
  */
-final class LibdisniCheck implements Check {
+public final class LibdisniCheck implements Check {
 
-    static final String FILE = "libdisni.so";
+    public static final String FILE = "libdisni.so";
     /** Where {@code make install} of DiSNI's libdisni puts it. */
-    static final List<String> INSTALL_DIRS = List.of("/usr/local/lib", "/usr/lib", "/usr/lib64", "/usr/local/lib64");
+    public static final List<String> INSTALL_DIRS = List.of("/usr/local/lib", "/usr/lib", "/usr/lib64", "/usr/local/lib64");
 
     /** The libdisni on {@code java.library.path}, as a host path. */
-    static Optional<String> onLibraryPath(Host host) {
+    public static Optional<String> onLibraryPath(Host host) {
         for (String dir : host.jvm().libraryPath()) {
             String path = dir.replaceFirst("/+$", "") + "/" + FILE;
             if (Files.isRegularFile(host.paths().resolve(path))) {

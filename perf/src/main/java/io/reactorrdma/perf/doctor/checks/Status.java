@@ -1,7 +1,7 @@
-package io.reactorrdma.perf.doctor;
+package io.reactorrdma.perf.doctor.checks;
 
 /** How a check came out: fine, worth fixing, or in the way of a provider. */
-enum Status {
+public enum Status {
     /** Found as a provider needs it. */
     OK,
     /** Works, but slower, less safe or unverified than it should be; the line says what to do. */

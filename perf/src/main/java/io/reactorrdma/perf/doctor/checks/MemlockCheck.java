@@ -1,4 +1,9 @@
-package io.reactorrdma.perf.doctor;
+package io.reactorrdma.perf.doctor.checks;
+
+import io.reactorrdma.perf.doctor.host.Bytes;
+import io.reactorrdma.perf.doctor.host.Host;
+import io.reactorrdma.perf.doctor.host.MemlockLimit;
+import io.reactorrdma.perf.doctor.host.PoolNeed;
 
 import java.util.List;
 import java.util.Optional;
@@ -9,15 +14,15 @@ import java.util.Optional;
  * read is this process's: run the doctor the way the application is started (same user, shell, unit or container).
  * shm pins nothing.
  */
-final class MemlockCheck implements Check {
+public final class MemlockCheck implements Check {
 
-    static final String RAISE = "raise the hard limit where the JVM is started, unlimited is simplest: login shells: a line"
+    public static final String RAISE = "raise the hard limit where the JVM is started, unlimited is simplest: login shells: a line"
             + " '<user> - memlock unlimited' in /etc/security/limits.conf (log in again); systemd: LimitMEMLOCK=infinity in the"
             + " unit's [Service]; docker: docker run --ulimit memlock=-1; then ulimit -l unlimited in the starting shell";
 
     private final PoolNeed pools;
 
-    MemlockCheck(PoolNeed pools) {
+    public MemlockCheck(PoolNeed pools) {
         this.pools = pools;
     }
 

@@ -1,4 +1,4 @@
-package io.reactorrdma.perf.doctor;
+package io.reactorrdma.perf.doctor.host;
 
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -6,26 +6,26 @@ import java.util.List;
 import java.util.Set;
 
 /** Reads the RDMA devices and their ports from sysfs ({@code /sys/class/infiniband}), as {@code ibv_devinfo} shows them. */
-final class RdmaPorts {
+public final class RdmaPorts {
 
     /** Where the kernel lists RDMA devices. */
-    static final String CLASS_DIR = "/sys/class/infiniband";
+    public static final String CLASS_DIR = "/sys/class/infiniband";
 
     private RdmaPorts() {
     }
 
     /** The devices sysfs lists, sorted; empty when there is none (or no RDMA support in the kernel). */
-    static List<String> devices(HostPaths paths) {
+    public static List<String> devices(HostPaths paths) {
         return paths.list(CLASS_DIR);
     }
 
     /** How many ports sysfs lists for {@code device}. */
-    static int portCount(HostPaths paths, String device) {
+    public static int portCount(HostPaths paths, String device) {
         return (int) paths.list(CLASS_DIR + "/" + device + "/ports").stream().filter(n -> n.chars().allMatch(Character::isDigit)).count();
     }
 
     /** Every port of every device. */
-    static List<RdmaPort> read(HostPaths paths) {
+    public static List<RdmaPort> read(HostPaths paths) {
         List<RdmaPort> ports = new ArrayList<>();
         for (String device : devices(paths)) {
             for (String n : paths.list(CLASS_DIR + "/" + device + "/ports")) {

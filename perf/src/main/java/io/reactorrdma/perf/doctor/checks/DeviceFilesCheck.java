@@ -1,4 +1,7 @@
-package io.reactorrdma.perf.doctor;
+package io.reactorrdma.perf.doctor.checks;
+
+import io.reactorrdma.perf.doctor.host.Host;
+import io.reactorrdma.perf.doctor.host.HostPaths;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -9,9 +12,9 @@ import java.util.List;
  * The character devices user-space verbs and rdma_cm open: {@code /dev/infiniband/uverbs*} and
  * {@code /dev/infiniband/rdma_cm}, present and readable and writable by this user.
  */
-final class DeviceFilesCheck implements Check {
+public final class DeviceFilesCheck implements Check {
 
-    static final String DIR = "/dev/infiniband";
+    public static final String DIR = "/dev/infiniband";
 
     @Override
     public List<Finding> run(Host host) {

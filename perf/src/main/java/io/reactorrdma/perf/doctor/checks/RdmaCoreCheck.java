@@ -1,4 +1,8 @@
-package io.reactorrdma.perf.doctor;
+package io.reactorrdma.perf.doctor.checks;
+
+import io.reactorrdma.perf.doctor.host.Host;
+import io.reactorrdma.perf.doctor.host.HostPaths;
+import io.reactorrdma.perf.doctor.host.LibraryDirs;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -9,9 +13,9 @@ import java.util.Optional;
  * {@code librdmacm.so.1}, and libibverbs' driver plugins ({@code libibverbs/lib*-rdmav*.so} beside it), without which
  * it lists no device.
  */
-final class RdmaCoreCheck implements Check {
+public final class RdmaCoreCheck implements Check {
 
-    static final List<String> LIBRARIES = List.of("libibverbs.so.1", "librdmacm.so.1");
+    public static final List<String> LIBRARIES = List.of("libibverbs.so.1", "librdmacm.so.1");
 
     @Override
     public List<Finding> run(Host host) {
