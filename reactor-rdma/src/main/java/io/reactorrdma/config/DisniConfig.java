@@ -14,6 +14,15 @@ package io.reactorrdma.config;
  */
 public record DisniConfig(String address, int retryCount, int sendCallCacheSize, int recvCallCacheSize) {
 
+    /**
+     * The least locked-memory limit (memlock, bytes) the disni provider asks of the process before it opens:
+     * registration pins pages, and the registered pool takes 4 MiB blocks, so 64 MiB leaves room for a few blocks,
+     * receive rings and DiSNI's own buffers. Property {@value #MIN_MEMLOCK_PROPERTY}.
+     */
+    public static final long DEFAULT_MIN_MEMLOCK = 64L << 20;
+    /** The system property that overrides {@link #DEFAULT_MIN_MEMLOCK}. */
+    public static final String MIN_MEMLOCK_PROPERTY = "reactor.rdma.disni.minMemlock";
+
     public static final int DEFAULT_RETRY_COUNT = 7;
     /** Enough for every batch length 1..32 of one opcode mix, plus a few mixed shapes. */
     public static final int DEFAULT_SEND_CALL_CACHE = 64;

@@ -1,5 +1,7 @@
 package io.reactorrdma.verbs.disni;
 
+import io.reactorrdma.config.DisniConfig;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,11 +26,8 @@ public final class DisniEnvironment {
     public static final Path SYSFS_INFINIBAND = Paths.get("/sys/class/infiniband");
     /** Where the kernel shows this process's resource limits. */
     public static final Path PROC_SELF_LIMITS = Paths.get("/proc/self/limits");
-    /**
-     * Default least locked-memory limit: registration pins pages, and the registered pool takes
-     * 4 MiB blocks, so 64 MiB leaves room for a few blocks, receive rings and DiSNI's own buffers.
-     */
-    public static final long DEFAULT_MIN_MEMLOCK = 64L << 20;
+    /** Default least locked-memory limit: {@link DisniConfig#DEFAULT_MIN_MEMLOCK}. */
+    public static final long DEFAULT_MIN_MEMLOCK = DisniConfig.DEFAULT_MIN_MEMLOCK;
     /** The JVM flag DiSNI needs on JDK 16+. */
     public static final String ADD_EXPORTS = "--add-exports java.base/sun.nio.ch=ALL-UNNAMED";
 
@@ -60,7 +59,7 @@ public final class DisniEnvironment {
     /** This host and JVM; the memlock floor from {@code reactor.rdma.disni.minMemlock} (bytes) if set. */
     public static DisniEnvironment system() {
         return new DisniEnvironment(SYSFS_INFINIBAND, PROC_SELF_LIMITS, SYSTEM_LOADER, DisniEnvironment::sunNioChExportedHere,
-                Long.getLong("reactor.rdma.disni.minMemlock", DEFAULT_MIN_MEMLOCK), DisniEnvironment::slf4jOnClassPath);
+                Long.getLong(DisniConfig.MIN_MEMLOCK_PROPERTY, DEFAULT_MIN_MEMLOCK), DisniEnvironment::slf4jOnClassPath);
     }
 
     public DisniEnvironment withDevicesDir(Path dir) {

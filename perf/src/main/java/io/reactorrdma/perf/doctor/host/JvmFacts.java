@@ -1,5 +1,6 @@
 package io.reactorrdma.perf.doctor.host;
 
+import io.reactorrdma.config.DisniConfig;
 import io.reactorrdma.config.SoftConfig;
 
 import java.io.File;
@@ -23,11 +24,8 @@ import java.util.List;
 public record JvmFacts(int feature, String version, List<String> libraryPath, List<String> ldLibraryPath, long minMemlock,
                        String shmDirectory, String arch) {
 
-    /**
-     * The locked-memory floor of the disni provider when {@code reactor.rdma.disni.minMemlock} is unset: 64 MiB, the
-     * value the provider's environment check uses (docs/HARDWARE.md, "JVM flags and limits").
-     */
-    public static final long DEFAULT_MIN_MEMLOCK = 64L << 20;
+    /** The locked-memory floor of the disni provider when its property is unset: {@link DisniConfig#DEFAULT_MIN_MEMLOCK}. */
+    public static final long DEFAULT_MIN_MEMLOCK = DisniConfig.DEFAULT_MIN_MEMLOCK;
 
     public JvmFacts {
         libraryPath = List.copyOf(libraryPath);
@@ -40,7 +38,7 @@ public record JvmFacts(int feature, String version, List<String> libraryPath, Li
         String vendor = System.getProperty("java.vendor", "");
         return new JvmFacts(v.feature(), v + (vendor.isEmpty() ? "" : " (" + vendor + ")"),
                 split(System.getProperty("java.library.path", "")), split(System.getenv().getOrDefault("LD_LIBRARY_PATH", "")),
-                Long.getLong("reactor.rdma.disni.minMemlock", DEFAULT_MIN_MEMLOCK),
+                Long.getLong(DisniConfig.MIN_MEMLOCK_PROPERTY, DEFAULT_MIN_MEMLOCK),
                 SoftConfig.fromSystemProperties().shmDirectory().toString(), System.getProperty("os.arch", ""));
     }
 
