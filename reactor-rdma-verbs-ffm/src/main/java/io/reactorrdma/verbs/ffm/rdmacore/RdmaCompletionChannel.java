@@ -61,20 +61,10 @@ public final class RdmaCompletionChannel implements AutoCloseable {
     /** Destroys the channel ({@code ibv_destroy_comp_channel}); later calls do nothing. */
     @Override
     public void close() {
-        if (closed) {
-            return;
-        }
-        closed = true;
-        try {
-            int rc = (int) lib.destroyCompChannel.invokeExact(channel);
-            if (rc != 0) {
-                throw new IllegalStateException("ibv_destroy_comp_channel(" + device + ") failed with " + Errno.name(rc)
-                        + ": completion queues are still bound to it");
-            }
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new IllegalStateException("calling ibv_destroy_comp_channel failed", t);
+        if (!closed) {
+            closed = true;
+            NativeCalls.destroy(lib.destroyCompChannel, channel, "ibv_destroy_comp_channel", device,
+                    "completion queues are still bound to it");
         }
     }
 }

@@ -95,21 +95,10 @@ public final class RdmaCq implements AutoCloseable {
     /** Destroys the queue ({@code ibv_destroy_cq}) after acknowledging its events; later calls do nothing. */
     @Override
     public void close() {
-        if (closed) {
-            return;
-        }
-        closed = true;
-        flushAcks();
-        try {
-            int rc = (int) lib.destroyCq.invokeExact(cq);
-            if (rc != 0) {
-                throw new IllegalStateException("ibv_destroy_cq(" + device.name() + ") failed with " + Errno.name(rc)
-                        + ": queue pairs still use it");
-            }
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new IllegalStateException("calling ibv_destroy_cq failed", t);
+        if (!closed) {
+            closed = true;
+            flushAcks();
+            NativeCalls.destroy(lib.destroyCq, cq, "ibv_destroy_cq", device.name(), "queue pairs still use it");
         }
     }
 }

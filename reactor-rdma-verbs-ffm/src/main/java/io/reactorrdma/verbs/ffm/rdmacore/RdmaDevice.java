@@ -173,20 +173,9 @@ public final class RdmaDevice implements AutoCloseable {
     /** Closes the device ({@code ibv_close_device}); later calls do nothing. */
     @Override
     public void close() {
-        if (closed) {
-            return;
-        }
-        closed = true;
-        try {
-            int rc = (int) lib.closeDevice.invokeExact(context);
-            if (rc != 0) {
-                throw new IllegalStateException("ibv_close_device(" + name + ") failed with " + Errno.name(rc)
-                        + ": resources of the device were still open");
-            }
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new IllegalStateException("calling ibv_close_device failed", t);
+        if (!closed) {
+            closed = true;
+            NativeCalls.destroy(lib.closeDevice, context, "ibv_close_device", name, "resources of the device were still open");
         }
     }
 

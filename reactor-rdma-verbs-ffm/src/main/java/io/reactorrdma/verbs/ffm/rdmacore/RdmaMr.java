@@ -46,20 +46,9 @@ public final class RdmaMr implements AutoCloseable {
     /** Deregisters the region ({@code ibv_dereg_mr}); later calls do nothing. */
     @Override
     public void close() {
-        if (closed) {
-            return;
-        }
-        closed = true;
-        try {
-            int rc = (int) lib.deregMr.invokeExact(mr);
-            if (rc != 0) {
-                throw new IllegalStateException("ibv_dereg_mr(" + device + ") failed with " + Errno.name(rc)
-                        + ": a memory window may still be bound to the region");
-            }
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new IllegalStateException("calling ibv_dereg_mr failed", t);
+        if (!closed) {
+            closed = true;
+            NativeCalls.destroy(lib.deregMr, mr, "ibv_dereg_mr", device, "a memory window may still be bound to the region");
         }
     }
 }

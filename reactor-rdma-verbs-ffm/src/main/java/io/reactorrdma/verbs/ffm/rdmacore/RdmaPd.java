@@ -108,20 +108,9 @@ public final class RdmaPd implements AutoCloseable {
     /** Deallocates the domain ({@code ibv_dealloc_pd}); later calls do nothing. */
     @Override
     public void close() {
-        if (closed) {
-            return;
-        }
-        closed = true;
-        try {
-            int rc = (int) lib.deallocPd.invokeExact(pd);
-            if (rc != 0) {
-                throw new IllegalStateException("ibv_dealloc_pd(" + device + ") failed with " + Errno.name(rc)
-                        + ": regions or queue pairs of the domain are still open");
-            }
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new IllegalStateException("calling ibv_dealloc_pd failed", t);
+        if (!closed) {
+            closed = true;
+            NativeCalls.destroy(lib.deallocPd, pd, "ibv_dealloc_pd", device, "regions or queue pairs of the domain are still open");
         }
     }
 }

@@ -131,21 +131,13 @@ public final class RdmaQp implements AutoCloseable {
     /** Destroys the queue pair ({@code ibv_destroy_qp}); later calls do nothing. */
     @Override
     public void close() {
-        if (closed) {
-            return;
-        }
-        closed = true;
-        try {
-            int rc = (int) lib.destroyQp.invokeExact(qp);
-            if (rc != 0) {
-                throw new IllegalStateException("ibv_destroy_qp(" + device.name() + ") failed with " + Errno.name(rc));
+        if (!closed) {
+            closed = true;
+            try {
+                NativeCalls.destroy(lib.destroyQp, qp, "ibv_destroy_qp", device.name(), "the device refused to destroy it");
+            } finally {
+                arena.close();
             }
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new IllegalStateException("calling ibv_destroy_qp failed", t);
-        } finally {
-            arena.close();
         }
     }
 

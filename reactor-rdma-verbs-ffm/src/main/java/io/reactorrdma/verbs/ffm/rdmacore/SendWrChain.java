@@ -89,14 +89,7 @@ public final class SendWrChain implements AutoCloseable {
 
     /** Links requests 0..n-1 and returns the first, for a post. */
     MemorySegment link(int n) {
-        if (n < 1 || n > capacity) {
-            throw new IllegalArgumentException("posting " + n + " requests of a chain of " + capacity);
-        }
-        for (int i = 0; i < n; i++) {
-            // a pointer written as a long (LP64): no segment object per post
-            wrs.set(ValueLayout.JAVA_LONG, i * WR + NEXT, i + 1 < n ? wrs.address() + (i + 1) * WR : 0L);
-        }
-        return wrs;
+        return NativeCalls.link(wrs, WR, NEXT, n, capacity);
     }
 
     /** Which request of this chain {@code address} is. */
