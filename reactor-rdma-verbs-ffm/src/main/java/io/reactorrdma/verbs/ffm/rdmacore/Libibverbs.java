@@ -171,6 +171,19 @@ public final class Libibverbs {
         return opened[0];
     }
 
+    /** The name of the device a context was opened on ({@code context->device}). */
+    String deviceNameOf(MemorySegment context) {
+        try {
+            MemorySegment device = context.get(ValueLayout.ADDRESS, 0); // struct ibv_context starts with its device
+            MemorySegment name = (MemorySegment) getDeviceName.invokeExact(device);
+            return name.reinterpret(Long.MAX_VALUE).getString(0);
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException("calling ibv_get_device_name failed", t);
+        }
+    }
+
     /** Something done with each device of the list, until it returns true. */
     private interface DeviceVisitor {
         boolean visit(String name, MemorySegment device);

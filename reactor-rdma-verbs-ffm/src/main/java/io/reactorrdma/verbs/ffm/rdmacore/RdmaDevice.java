@@ -28,10 +28,22 @@ public final class RdmaDevice implements AutoCloseable {
     final MethodHandle postSend;
     /** {@code context->ops.post_recv(qp, wr, bad_wr)}: verbs.h's inline {@code ibv_post_recv}. */
     final MethodHandle postRecv;
+    /** Whether closing it closes the device: false for the context of a CM id, which librdmacm owns. */
+    private final boolean owned;
     private boolean closed;
 
     RdmaDevice(Libibverbs lib, String name, MemorySegment context) {
+        this(lib, name, context, true);
+    }
+
+    /** The device of a CM id's context ({@code id->verbs}), which librdmacm opened and closes. */
+    static RdmaDevice borrowed(Libibverbs lib, MemorySegment context) {
+        return new RdmaDevice(lib, lib.deviceNameOf(context), context, false);
+    }
+
+    private RdmaDevice(Libibverbs lib, String name, MemorySegment context, boolean owned) {
         this.lib = lib;
+        this.owned = owned;
         this.name = name;
         this.context = context.reinterpret(ResourceLayouts.IBV_CONTEXT.byteSize());
         ValueLayout a = ValueLayout.ADDRESS;
@@ -170,12 +182,14 @@ public final class RdmaDevice implements AutoCloseable {
         }
     }
 
-    /** Closes the device ({@code ibv_close_device}); later calls do nothing. */
+    /** Closes the device ({@code ibv_close_device}; a CM id's device stays open); later calls do nothing. */
     @Override
     public void close() {
         if (!closed) {
             closed = true;
-            NativeCalls.destroy(lib.closeDevice, context, "ibv_close_device", name, "resources of the device were still open");
+            if (owned) {
+                NativeCalls.destroy(lib.closeDevice, context, "ibv_close_device", name, "resources of the device were still open");
+            }
         }
     }
 

@@ -41,15 +41,7 @@ public final class RdmaPd implements AutoCloseable {
             throw new IllegalStateException("protection domain of " + device + " is closed");
         }
         try (Arena call = Arena.ofConfined()) {
-            MemorySegment attr = call.allocate(AttributeLayouts.IBV_QP_INIT_ATTR);
-            attr.set(ValueLayout.ADDRESS, init("send_cq"), sendCq.segment());
-            attr.set(ValueLayout.ADDRESS, init("recv_cq"), recvCq.segment());
-            attr.set(ValueLayout.JAVA_INT, init("cap", "max_send_wr"), caps.maxSendWr());
-            attr.set(ValueLayout.JAVA_INT, init("cap", "max_recv_wr"), caps.maxRecvWr());
-            attr.set(ValueLayout.JAVA_INT, init("cap", "max_send_sge"), caps.maxSendSge());
-            attr.set(ValueLayout.JAVA_INT, init("cap", "max_recv_sge"), caps.maxRecvSge());
-            attr.set(ValueLayout.JAVA_INT, init("cap", "max_inline_data"), caps.maxInlineData());
-            attr.set(ValueLayout.JAVA_INT, init("qp_type"), VerbsConstants.IBV_QPT_RC);
+            MemorySegment attr = initAttr(call, sendCq, recvCq, caps);
             MemorySegment state = Libibverbs.callState(call);
             MemorySegment qp = (MemorySegment) lib.createQp.invokeExact(state, pd, attr);
             if (qp.address() == 0) {
@@ -59,12 +51,34 @@ public final class RdmaPd implements AutoCloseable {
                         ? ": the device supports less (see capabilities(): max_qp_wr, max_sge), or a CQ is missing"
                         : ": the device or the memlock limit ran out"));
             }
-            return new RdmaQp(owner, lib, qp.reinterpret(ResourceLayouts.IBV_QP.byteSize()));
+            return new RdmaQp(owner, lib, qp.reinterpret(ResourceLayouts.IBV_QP.byteSize()), null);
         } catch (RdmaCoreUnavailableException | Error e) {
             throw e;
         } catch (Throwable t) {
             throw new IllegalStateException("calling ibv_create_qp failed", t);
         }
+    }
+
+    MemorySegment segment() {
+        return pd;
+    }
+
+    RdmaDevice device() {
+        return owner;
+    }
+
+    /** A {@code struct ibv_qp_init_attr} for an RC queue pair. */
+    static MemorySegment initAttr(Arena arena, RdmaCq sendCq, RdmaCq recvCq, QpCapacities caps) {
+        MemorySegment attr = arena.allocate(AttributeLayouts.IBV_QP_INIT_ATTR);
+        attr.set(ValueLayout.ADDRESS, init("send_cq"), sendCq.segment());
+        attr.set(ValueLayout.ADDRESS, init("recv_cq"), recvCq.segment());
+        attr.set(ValueLayout.JAVA_INT, init("cap", "max_send_wr"), caps.maxSendWr());
+        attr.set(ValueLayout.JAVA_INT, init("cap", "max_recv_wr"), caps.maxRecvWr());
+        attr.set(ValueLayout.JAVA_INT, init("cap", "max_send_sge"), caps.maxSendSge());
+        attr.set(ValueLayout.JAVA_INT, init("cap", "max_recv_sge"), caps.maxRecvSge());
+        attr.set(ValueLayout.JAVA_INT, init("cap", "max_inline_data"), caps.maxInlineData());
+        attr.set(ValueLayout.JAVA_INT, init("qp_type"), VerbsConstants.IBV_QPT_RC);
+        return attr;
     }
 
     private static long init(String... path) {

@@ -30,10 +30,14 @@ public final class RdmaQp implements AutoCloseable {
     private final MemorySegment badWr = arena.allocate(ValueLayout.ADDRESS);
     private boolean closed;
 
-    RdmaQp(RdmaDevice device, Libibverbs lib, MemorySegment qp) {
+    /** How it is destroyed when not by {@code ibv_destroy_qp}: {@code rdma_destroy_qp} for a CM id's queue pair. */
+    private final Runnable destroyer;
+
+    RdmaQp(RdmaDevice device, Libibverbs lib, MemorySegment qp, Runnable destroyer) {
         this.device = device;
         this.lib = lib;
         this.qp = qp;
+        this.destroyer = destroyer;
     }
 
     /** Its number, which the peer names as its destination. */
@@ -134,7 +138,11 @@ public final class RdmaQp implements AutoCloseable {
         if (!closed) {
             closed = true;
             try {
-                NativeCalls.destroy(lib.destroyQp, qp, "ibv_destroy_qp", device.name(), "the device refused to destroy it");
+                if (destroyer != null) {
+                    destroyer.run();
+                } else {
+                    NativeCalls.destroy(lib.destroyQp, qp, "ibv_destroy_qp", device.name(), "the device refused to destroy it");
+                }
             } finally {
                 arena.close();
             }

@@ -12,10 +12,13 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
-/** Builds the emulated libibverbs ({@code src/test/c/emulated_ibverbs.c}) with gcc, one build per scenario. */
+/**
+ * Builds the emulated rdma-core ({@code src/test/c/emulated_rdma_core.c}: libibverbs and librdmacm in one library) with
+ * gcc, one build per scenario.
+ */
 final class EmulatedRdmaCore {
 
-    private static final Path SOURCE = Paths.get("src", "test", "c", "emulated_ibverbs.c");
+    private static final Path SOURCE = Paths.get("src", "test", "c", "emulated_rdma_core.c");
 
     private EmulatedRdmaCore() {
     }

@@ -18,7 +18,7 @@ import static org.assertj.core.api.Assumptions.assumeThat;
 
 /**
  * Opening libibverbs through FFM, listing and opening devices and querying them, against the emulated libibverbs
- * built here with gcc ({@code src/test/c/emulated_ibverbs.c}, one build per scenario) and against the host's own
+ * built here with gcc ({@code src/test/c/emulated_rdma_core.c}, one build per scenario) and against the host's own
  * rdma-core where it has one.
  */
 class LibibverbsTest {

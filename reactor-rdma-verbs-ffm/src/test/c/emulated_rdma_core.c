@@ -1,5 +1,6 @@
 /*
- * The emulated libibverbs the FFM provider's tests load by path instead of rdma-core's, built by the tests with
+ * The emulated rdma-core (libibverbs and librdmacm in one library) the FFM provider's tests load by path instead
+ * of rdma-core's, built by the tests with
  * gcc against rdma-core's headers. It grows with the provider: today the device list, opening a device,
  * what ibv_query_device / ibv_query_port report, protection domains and memory regions, completion channels and
  * completion queues, and reliable-connected queue pairs between two QPs of this process (polled, armed and
@@ -18,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+#include <netinet/in.h>
 
 #undef ibv_query_port
 
@@ -712,5 +715,378 @@ static int emu_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_s
                     wr->opcode == IBV_WR_RDMA_READ ? byte_len : 0, e->qp.qp_num, 0, 0, 0);
         }
     }
+    return 0;
+}
+
+/*
+ * The connection manager (librdmacm), in this process: every IPv4 address is the emulated device's, listeners are
+ * found by port, and each step answers at once with the event rdma-core would give, queued on the id's event
+ * channel (a pipe: one byte per event, so rdma_get_cm_event blocks on a real descriptor). The server side of a
+ * connection is a new id, announced by CONNECT_REQUEST with the client's private data; rdma_accept moves both queue
+ * pairs to RTS and gives both sides ESTABLISHED (the client's with the server's private data); rdma_reject gives the
+ * client REJECTED with the server's private data; a connect to a port nobody listens on gives UNREACHABLE;
+ * rdma_disconnect moves both queue pairs to ERR and gives each side DISCONNECTED once.
+ */
+#define MAX_PDATA 256
+#define MAX_LISTENERS 64
+
+struct emu_cm_channel {
+    struct rdma_event_channel channel; /* first: the provider sees a struct rdma_event_channel */
+    int write_fd;
+    pthread_mutex_t lock;
+    struct emu_cm_event *head;
+    struct emu_cm_event *tail;
+};
+
+struct emu_cm_event {
+    struct rdma_cm_event event; /* first */
+    struct emu_cm_event *next;
+    uint8_t pdata[MAX_PDATA];
+};
+
+struct emu_cm_id {
+    struct rdma_cm_id id; /* first */
+    int listening;
+    struct emu_cm_id *peer;
+    int connected;
+    int disconnected;
+    uint8_t pdata[MAX_PDATA];
+    uint8_t pdata_len;
+};
+
+static struct emu_cm_id *listeners[MAX_LISTENERS];
+static pthread_mutex_t cm_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint16_t next_port = 20000;
+static struct ibv_context *cm_context;
+
+static struct ibv_context *cm_verbs(void) {
+    pthread_mutex_lock(&cm_lock);
+    if (!cm_context) {
+        static struct emu_device cm_device;
+        snprintf(cm_device.device.name, sizeof(cm_device.device.name), "emu0");
+        cm_context = ibv_open_device(&cm_device.device);
+    }
+    pthread_mutex_unlock(&cm_lock);
+    return cm_context;
+}
+
+struct rdma_event_channel *rdma_create_event_channel(void) {
+    struct emu_cm_channel *c = calloc(1, sizeof(*c));
+    int fds[2];
+    if (!c) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    if (pipe(fds) != 0) {
+        free(c);
+        return NULL;
+    }
+    c->channel.fd = fds[0];
+    c->write_fd = fds[1];
+    pthread_mutex_init(&c->lock, NULL);
+    return &c->channel;
+}
+
+void rdma_destroy_event_channel(struct rdma_event_channel *channel) {
+    struct emu_cm_channel *c = (struct emu_cm_channel *) channel;
+    close(c->channel.fd);
+    close(c->write_fd);
+    while (c->head) {
+        struct emu_cm_event *e = c->head;
+        c->head = e->next;
+        free(e);
+    }
+    pthread_mutex_destroy(&c->lock);
+    free(c);
+}
+
+static void queue_event(struct emu_cm_id *id, enum rdma_cm_event_type type, int status, struct emu_cm_id *listen_id,
+                        const void *pdata, uint8_t pdata_len) {
+    struct emu_cm_channel *c = (struct emu_cm_channel *) id->id.channel;
+    struct emu_cm_event *e = calloc(1, sizeof(*e));
+    if (!e) {
+        return;
+    }
+    e->event.id = &id->id;
+    e->event.listen_id = listen_id ? &listen_id->id : NULL;
+    e->event.event = type;
+    e->event.status = status;
+    if (pdata_len) {
+        memcpy(e->pdata, pdata, pdata_len);
+        e->event.param.conn.private_data = e->pdata;
+        e->event.param.conn.private_data_len = pdata_len;
+    }
+    if (id->id.qp) {
+        e->event.param.conn.qp_num = id->id.qp->qp_num;
+    }
+    pthread_mutex_lock(&c->lock);
+    if (c->tail) {
+        c->tail->next = e;
+    } else {
+        c->head = e;
+    }
+    c->tail = e;
+    pthread_mutex_unlock(&c->lock);
+    char one = 1;
+    ssize_t w = write(c->write_fd, &one, 1);
+    (void) w;
+}
+
+int rdma_get_cm_event(struct rdma_event_channel *channel, struct rdma_cm_event **event) {
+    struct emu_cm_channel *c = (struct emu_cm_channel *) channel;
+    char one;
+    if (read(c->channel.fd, &one, 1) != 1) {
+        errno = EBADF;
+        return -1;
+    }
+    pthread_mutex_lock(&c->lock);
+    struct emu_cm_event *e = c->head;
+    c->head = e->next;
+    if (!c->head) {
+        c->tail = NULL;
+    }
+    pthread_mutex_unlock(&c->lock);
+    *event = &e->event;
+    return 0;
+}
+
+int rdma_ack_cm_event(struct rdma_cm_event *event) {
+    free(event);
+    return 0;
+}
+
+int rdma_create_id(struct rdma_event_channel *channel, struct rdma_cm_id **id, void *context, enum rdma_port_space ps) {
+    struct emu_cm_id *e = calloc(1, sizeof(*e));
+    if (!e) {
+        errno = ENOMEM;
+        return -1;
+    }
+    e->id.channel = channel;
+    e->id.context = context;
+    e->id.ps = ps;
+    e->id.qp_type = IBV_QPT_RC;
+    *id = &e->id;
+    return 0;
+}
+
+static uint16_t port_of(const struct sockaddr_in *sin) {
+    return ntohs(sin->sin_port);
+}
+
+int rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr) {
+    struct sockaddr_in *sin = (struct sockaddr_in *) addr;
+    if (sin->sin_family != AF_INET) {
+        errno = EAFNOSUPPORT;
+        return -1;
+    }
+    pthread_mutex_lock(&cm_lock);
+    uint16_t port = port_of(sin);
+    for (int i = 0; i < MAX_LISTENERS && port; i++) {
+        if (listeners[i] && port_of(&listeners[i]->id.route.addr.src_sin) == port) {
+            pthread_mutex_unlock(&cm_lock);
+            errno = EADDRINUSE;
+            return -1;
+        }
+    }
+    if (!port) {
+        port = next_port++;
+    }
+    pthread_mutex_unlock(&cm_lock);
+    id->route.addr.src_sin = *sin;
+    id->route.addr.src_sin.sin_port = htons(port);
+    id->verbs = cm_verbs();
+    id->port_num = 1;
+    return 0;
+}
+
+int rdma_listen(struct rdma_cm_id *id, int backlog) {
+    (void) backlog;
+    struct emu_cm_id *e = (struct emu_cm_id *) id;
+    pthread_mutex_lock(&cm_lock);
+    for (int i = 0; i < MAX_LISTENERS; i++) {
+        if (!listeners[i]) {
+            listeners[i] = e;
+            e->listening = 1;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&cm_lock);
+    if (!e->listening) {
+        errno = ENOMEM;
+        return -1;
+    }
+    return 0;
+}
+
+int rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr, struct sockaddr *dst_addr, int timeout_ms) {
+    (void) timeout_ms;
+    if (dst_addr->sa_family != AF_INET) {
+        errno = EAFNOSUPPORT;
+        return -1;
+    }
+    if (src_addr) {
+        id->route.addr.src_sin = *(struct sockaddr_in *) src_addr;
+    } else {
+        id->route.addr.src_sin.sin_family = AF_INET;
+        id->route.addr.src_sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    }
+    pthread_mutex_lock(&cm_lock);
+    id->route.addr.src_sin.sin_port = htons(next_port++);
+    pthread_mutex_unlock(&cm_lock);
+    id->route.addr.dst_sin = *(struct sockaddr_in *) dst_addr;
+    id->verbs = cm_verbs();
+    id->port_num = 1;
+    queue_event((struct emu_cm_id *) id, RDMA_CM_EVENT_ADDR_RESOLVED, 0, NULL, NULL, 0);
+    return 0;
+}
+
+int rdma_resolve_route(struct rdma_cm_id *id, int timeout_ms) {
+    (void) timeout_ms;
+    queue_event((struct emu_cm_id *) id, RDMA_CM_EVENT_ROUTE_RESOLVED, 0, NULL, NULL, 0);
+    return 0;
+}
+
+int rdma_create_qp(struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_qp_init_attr *attr) {
+    if (pd->context != id->verbs) {
+        errno = EINVAL; /* the PD must be of the id's device */
+        return -1;
+    }
+    struct ibv_qp *qp = ibv_create_qp(pd, attr);
+    if (!qp) {
+        return -1;
+    }
+    struct ibv_qp_attr a;
+    memset(&a, 0, sizeof(a));
+    a.qp_state = IBV_QPS_INIT;
+    a.port_num = 1;
+    a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+    ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+    id->qp = qp;
+    return 0;
+}
+
+void rdma_destroy_qp(struct rdma_cm_id *id) {
+    if (id->qp) {
+        ibv_destroy_qp(id->qp);
+        id->qp = NULL;
+    }
+}
+
+static void to_rts(struct ibv_qp *qp, uint32_t dest) {
+    struct ibv_qp_attr a;
+    memset(&a, 0, sizeof(a));
+    a.qp_state = IBV_QPS_RTR;
+    a.dest_qp_num = dest;
+    a.path_mtu = IBV_MTU_1024;
+    ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN
+                  | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
+    a.qp_state = IBV_QPS_RTS;
+    ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN
+                  | IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
+int rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *param) {
+    struct emu_cm_id *client = (struct emu_cm_id *) id;
+    if (!id->qp || (param && param->private_data_len > MAX_PDATA - 36)) {
+        errno = EINVAL;
+        return -1;
+    }
+    struct emu_cm_id *listener = NULL;
+    pthread_mutex_lock(&cm_lock);
+    for (int i = 0; i < MAX_LISTENERS; i++) {
+        if (listeners[i] && port_of(&listeners[i]->id.route.addr.src_sin) == port_of(&id->route.addr.dst_sin)) {
+            listener = listeners[i];
+        }
+    }
+    pthread_mutex_unlock(&cm_lock);
+    if (!listener) {
+        queue_event(client, RDMA_CM_EVENT_UNREACHABLE, -ETIMEDOUT, NULL, NULL, 0);
+        return 0;
+    }
+    struct emu_cm_id *server;
+    struct rdma_cm_id *sid;
+    if (rdma_create_id(listener->id.channel, &sid, listener->id.context, listener->id.ps) != 0) {
+        return -1;
+    }
+    server = (struct emu_cm_id *) sid;
+    server->id.verbs = listener->id.verbs;
+    server->id.port_num = 1;
+    server->id.route.addr.src_sin = listener->id.route.addr.src_sin;
+    server->id.route.addr.dst_sin = id->route.addr.src_sin;
+    server->peer = client;
+    client->peer = server;
+    uint8_t len = param ? param->private_data_len : 0;
+    queue_event(server, RDMA_CM_EVENT_CONNECT_REQUEST, 0, listener, param ? param->private_data : NULL, len);
+    return 0;
+}
+
+int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *param) {
+    struct emu_cm_id *server = (struct emu_cm_id *) id;
+    struct emu_cm_id *client = server->peer;
+    if (!id->qp || !client || !client->id.qp) {
+        errno = EINVAL;
+        return -1;
+    }
+    to_rts(id->qp, client->id.qp->qp_num);
+    to_rts(client->id.qp, id->qp->qp_num);
+    server->connected = client->connected = 1;
+    queue_event(client, RDMA_CM_EVENT_ESTABLISHED, 0, NULL, param ? param->private_data : NULL,
+                param ? param->private_data_len : 0);
+    queue_event(server, RDMA_CM_EVENT_ESTABLISHED, 0, NULL, NULL, 0);
+    return 0;
+}
+
+int rdma_reject(struct rdma_cm_id *id, const void *private_data, uint8_t private_data_len) {
+    struct emu_cm_id *server = (struct emu_cm_id *) id;
+    if (!server->peer) {
+        errno = EINVAL;
+        return -1;
+    }
+    queue_event(server->peer, RDMA_CM_EVENT_REJECTED, 28 /* IB_CM_REJ_CONSUMER_DEFINED */, NULL, private_data,
+                private_data_len);
+    server->peer->peer = NULL;
+    server->peer = NULL;
+    return 0;
+}
+
+static void disconnect_one(struct emu_cm_id *e) {
+    if (e->connected && !e->disconnected) {
+        e->disconnected = 1;
+        if (e->id.qp) {
+            struct ibv_qp_attr a;
+            memset(&a, 0, sizeof(a));
+            a.qp_state = IBV_QPS_ERR;
+            ibv_modify_qp(e->id.qp, &a, IBV_QP_STATE);
+        }
+        queue_event(e, RDMA_CM_EVENT_DISCONNECTED, 0, NULL, NULL, 0);
+    }
+}
+
+int rdma_disconnect(struct rdma_cm_id *id) {
+    struct emu_cm_id *e = (struct emu_cm_id *) id;
+    if (!e->connected) {
+        errno = EINVAL;
+        return -1;
+    }
+    disconnect_one(e);
+    if (e->peer) {
+        disconnect_one(e->peer);
+    }
+    return 0;
+}
+
+int rdma_destroy_id(struct rdma_cm_id *id) {
+    struct emu_cm_id *e = (struct emu_cm_id *) id;
+    pthread_mutex_lock(&cm_lock);
+    for (int i = 0; i < MAX_LISTENERS; i++) {
+        if (listeners[i] == e) {
+            listeners[i] = NULL;
+        }
+    }
+    if (e->peer) {
+        e->peer->peer = NULL;
+    }
+    pthread_mutex_unlock(&cm_lock);
+    free(e);
     return 0;
 }
