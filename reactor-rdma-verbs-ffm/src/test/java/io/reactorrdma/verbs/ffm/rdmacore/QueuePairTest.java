@@ -1,5 +1,6 @@
 package io.reactorrdma.verbs.ffm.rdmacore;
 
+import io.reactorrdma.verbs.ffm.testing.EmulatedRdmaCore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

@@ -1,4 +1,4 @@
-package io.reactorrdma.verbs.ffm.rdmacore;
+package io.reactorrdma.verbs.ffm.testing;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -16,7 +16,7 @@ import static org.assertj.core.api.Assumptions.assumeThat;
  * Builds the emulated rdma-core ({@code src/test/c/emulated_rdma_core.c}: libibverbs and librdmacm in one library) with
  * gcc, one build per scenario.
  */
-final class EmulatedRdmaCore {
+public final class EmulatedRdmaCore {
 
     private static final Path SOURCE = Paths.get("src", "test", "c", "emulated_rdma_core.c");
 
@@ -24,7 +24,7 @@ final class EmulatedRdmaCore {
     }
 
     /** Builds it into {@code dir} with these defines; skips the calling test when gcc or rdma-core's headers are missing. */
-    static Path build(Path dir, String... defines) throws IOException, InterruptedException {
+    public static Path build(Path dir, String... defines) throws IOException, InterruptedException {
         assumeThat(Files.exists(Paths.get("/usr/include/infiniband/verbs.h")))
                 .as("rdma-core's headers: install libibverbs-dev").isTrue();
         Path so = dir.resolve("libibverbs-emulated-" + String.join("", defines).replaceAll("[^A-Za-z0-9]", "") + ".so");
