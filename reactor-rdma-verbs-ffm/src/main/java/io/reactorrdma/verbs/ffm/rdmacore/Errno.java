@@ -1,7 +1,7 @@
 package io.reactorrdma.verbs.ffm.rdmacore;
 
 /** The errno values rdma-core reports that this provider explains (Linux numbering). */
-final class Errno {
+public final class Errno {
 
     static final int EPERM = 1;
     static final int ENOENT = 2;
@@ -15,7 +15,7 @@ final class Errno {
     }
 
     /** {@code "EACCES (13)"}, or {@code "errno 71"} for one not named here. */
-    static String name(int errno) {
+    public static String name(int errno) {
         String name = switch (errno) {
             case EPERM -> "EPERM";
             case ENOENT -> "ENOENT";

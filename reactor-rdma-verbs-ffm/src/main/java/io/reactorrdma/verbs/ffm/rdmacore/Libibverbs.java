@@ -92,12 +92,12 @@ public final class Libibverbs {
     }
 
     /** errno as a call with {@link #CAPTURE_ERRNO} left it in {@code state}. */
-    static int errno(MemorySegment state) {
+    public static int errno(MemorySegment state) {
         return (int) ERRNO.get(state, 0L);
     }
 
     /** A segment for {@link #CAPTURE_ERRNO}'s state. */
-    static MemorySegment callState(Arena arena) {
+    public static MemorySegment callState(Arena arena) {
         return arena.allocate(Linker.Option.captureStateLayout());
     }
 

@@ -5,7 +5,7 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 
 /** What the verbs objects share around their downcalls: destroying one, and linking work requests into a chain. */
-final class NativeCalls {
+public final class NativeCalls {
 
     private NativeCalls() {
     }
@@ -16,7 +16,7 @@ final class NativeCalls {
      *
      * @throws IllegalStateException with {@code whyNonZero} when it refuses
      */
-    static void destroy(MethodHandle destroy, MemorySegment object, String call, String device, String whyNonZero) {
+    public static void destroy(MethodHandle destroy, MemorySegment object, String call, String device, String whyNonZero) {
         int rc;
         try {
             rc = (int) destroy.invokeExact(object);

@@ -8,11 +8,11 @@ public final class RdmaCoreUnavailableException extends RuntimeException {
 
     private static final long serialVersionUID = 1L;
 
-    RdmaCoreUnavailableException(String message) {
+    public RdmaCoreUnavailableException(String message) {
         super(message);
     }
 
-    RdmaCoreUnavailableException(String message, Throwable cause) {
+    public RdmaCoreUnavailableException(String message, Throwable cause) {
         super(message, cause);
     }
 }

@@ -37,7 +37,7 @@ public final class RdmaDevice implements AutoCloseable {
     }
 
     /** The device of a CM id's context ({@code id->verbs}), which librdmacm opened and closes. */
-    static RdmaDevice borrowed(Libibverbs lib, MemorySegment context) {
+    public static RdmaDevice borrowed(Libibverbs lib, MemorySegment context) {
         return new RdmaDevice(lib, lib.deviceNameOf(context), context, false);
     }
 

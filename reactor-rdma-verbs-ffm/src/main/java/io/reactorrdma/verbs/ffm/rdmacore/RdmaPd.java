@@ -59,16 +59,17 @@ public final class RdmaPd implements AutoCloseable {
         }
     }
 
-    MemorySegment segment() {
+    /** The {@code struct ibv_pd}, for the connection manager's {@code rdma_create_qp}. */
+    public MemorySegment segment() {
         return pd;
     }
 
-    RdmaDevice device() {
+    public RdmaDevice device() {
         return owner;
     }
 
     /** A {@code struct ibv_qp_init_attr} for an RC queue pair. */
-    static MemorySegment initAttr(Arena arena, RdmaCq sendCq, RdmaCq recvCq, QpCapacities caps) {
+    public static MemorySegment initAttr(Arena arena, RdmaCq sendCq, RdmaCq recvCq, QpCapacities caps) {
         MemorySegment attr = arena.allocate(AttributeLayouts.IBV_QP_INIT_ATTR);
         attr.set(ValueLayout.ADDRESS, init("send_cq"), sendCq.segment());
         attr.set(ValueLayout.ADDRESS, init("recv_cq"), recvCq.segment());

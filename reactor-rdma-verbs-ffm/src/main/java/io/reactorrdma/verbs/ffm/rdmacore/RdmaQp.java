@@ -33,7 +33,8 @@ public final class RdmaQp implements AutoCloseable {
     /** How it is destroyed when not by {@code ibv_destroy_qp}: {@code rdma_destroy_qp} for a CM id's queue pair. */
     private final Runnable destroyer;
 
-    RdmaQp(RdmaDevice device, Libibverbs lib, MemorySegment qp, Runnable destroyer) {
+    /** A queue pair rdma-core created ({@code ibv_create_qp}, or {@code rdma_create_qp} with its own destroyer). */
+    public RdmaQp(RdmaDevice device, Libibverbs lib, MemorySegment qp, Runnable destroyer) {
         this.device = device;
         this.lib = lib;
         this.qp = qp;

@@ -1,5 +1,17 @@
-package io.reactorrdma.verbs.ffm.rdmacore;
+package io.reactorrdma.verbs.ffm.rdmacore.cm;
 
+import io.reactorrdma.verbs.ffm.rdmacore.Libibverbs;
+import io.reactorrdma.verbs.ffm.rdmacore.QpCapacities;
+import io.reactorrdma.verbs.ffm.rdmacore.RdmaCompletionChannel;
+import io.reactorrdma.verbs.ffm.rdmacore.RdmaCoreUnavailableException;
+import io.reactorrdma.verbs.ffm.rdmacore.RdmaCq;
+import io.reactorrdma.verbs.ffm.rdmacore.RdmaDevice;
+import io.reactorrdma.verbs.ffm.rdmacore.RdmaMr;
+import io.reactorrdma.verbs.ffm.rdmacore.RdmaPd;
+import io.reactorrdma.verbs.ffm.rdmacore.RdmaQp;
+import io.reactorrdma.verbs.ffm.rdmacore.RecvWrChain;
+import io.reactorrdma.verbs.ffm.rdmacore.SendWrChain;
+import io.reactorrdma.verbs.ffm.rdmacore.WorkCompletions;
 import io.reactorrdma.verbs.ffm.testing.EmulatedRdmaCore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

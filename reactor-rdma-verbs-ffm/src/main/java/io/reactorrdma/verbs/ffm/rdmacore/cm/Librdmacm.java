@@ -1,6 +1,9 @@
-package io.reactorrdma.verbs.ffm.rdmacore;
+package io.reactorrdma.verbs.ffm.rdmacore.cm;
 
 import io.reactorrdma.verbs.ffm.abi.CmLayouts;
+import io.reactorrdma.verbs.ffm.rdmacore.Errno;
+import io.reactorrdma.verbs.ffm.rdmacore.Libibverbs;
+import io.reactorrdma.verbs.ffm.rdmacore.RdmaCoreUnavailableException;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;

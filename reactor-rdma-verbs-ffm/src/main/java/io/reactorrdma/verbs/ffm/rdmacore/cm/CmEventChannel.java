@@ -1,6 +1,8 @@
-package io.reactorrdma.verbs.ffm.rdmacore;
+package io.reactorrdma.verbs.ffm.rdmacore.cm;
 
 import io.reactorrdma.verbs.ffm.abi.CmLayouts;
+import io.reactorrdma.verbs.ffm.rdmacore.Errno;
+import io.reactorrdma.verbs.ffm.rdmacore.Libibverbs;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemoryLayout;

@@ -1,8 +1,17 @@
-package io.reactorrdma.verbs.ffm.rdmacore;
+package io.reactorrdma.verbs.ffm.rdmacore.cm;
 
 import io.reactorrdma.verbs.ffm.abi.CmLayouts;
 import io.reactorrdma.verbs.ffm.abi.ResourceLayouts;
 import io.reactorrdma.verbs.ffm.abi.VerbsConstants;
+import io.reactorrdma.verbs.ffm.rdmacore.Errno;
+import io.reactorrdma.verbs.ffm.rdmacore.Libibverbs;
+import io.reactorrdma.verbs.ffm.rdmacore.NativeCalls;
+import io.reactorrdma.verbs.ffm.rdmacore.QpCapacities;
+import io.reactorrdma.verbs.ffm.rdmacore.RdmaCoreUnavailableException;
+import io.reactorrdma.verbs.ffm.rdmacore.RdmaCq;
+import io.reactorrdma.verbs.ffm.rdmacore.RdmaDevice;
+import io.reactorrdma.verbs.ffm.rdmacore.RdmaPd;
+import io.reactorrdma.verbs.ffm.rdmacore.RdmaQp;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemoryLayout;
