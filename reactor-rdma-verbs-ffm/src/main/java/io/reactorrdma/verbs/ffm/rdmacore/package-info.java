@@ -1,5 +1,6 @@
 /**
- * rdma-core's libibverbs called through FFM (its connection manager is in {@code cm}), one class per verbs object: {@link io.reactorrdma.verbs.ffm.rdmacore.Libibverbs}
+ * rdma-core's libibverbs called through FFM (its connection manager is in {@code cm}), one class per verbs object:
+ * {@link io.reactorrdma.verbs.ffm.rdmacore.Libibverbs}
  * (the library and its device list), {@link io.reactorrdma.verbs.ffm.rdmacore.RdmaDevice} (an opened device, its
  * capabilities and ports), {@link io.reactorrdma.verbs.ffm.rdmacore.RdmaPd} and {@link io.reactorrdma.verbs.ffm.rdmacore.RdmaMr}
  * (registered memory), {@link io.reactorrdma.verbs.ffm.rdmacore.RdmaCompletionChannel} and
