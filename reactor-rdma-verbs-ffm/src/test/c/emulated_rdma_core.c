@@ -388,6 +388,12 @@ static int cq_push(struct ibv_cq *cq, uint64_t wr_id, int status, int opcode, ui
     wc->opcode = (enum ibv_wc_opcode) opcode;
     wc->byte_len = byte_len;
     wc->qp_num = qp_num;
+    if (status != IBV_WC_SUCCESS) {
+        /* ibv_poll_cq(3): of a failed completion only wr_id, status, qp_num and vendor_err are valid; a real device
+           leaves the rest undefined, so the emulation fills them with junk a provider must not read */
+        wc->opcode = (enum ibv_wc_opcode) 0x5a;
+        wc->byte_len = 0xdeadbeef;
+    }
     if (with_imm) {
         wc->wc_flags = IBV_WC_WITH_IMM;
         wc->imm_data = imm;

@@ -22,6 +22,10 @@ import java.util.concurrent.TimeUnit;
  * waiting I/O thread blocks in {@code poll(2)} on the channel's descriptor and an eventfd, so {@link #wakeup()} wakes
  * it at once: no time slices, unlike the DiSNI provider, whose library cannot wake a thread blocked on the channel.
  *
+ * <p>A failed completion carries its work request id, status and queue-pair number only (ibv_poll_cq(3) leaves
+ * the rest undefined): its byte count is passed on as 0, and which request it was — send or receive, opcode — is
+ * for the queue pairs' own records of what they posted.
+ *
  * <p>Sizing as the DiSNI provider: the CQ holds twice {@link #capacity()}, room for the send depths and the receive
  * depths of its queue pairs, so it can never overrun.
  */
@@ -45,13 +49,18 @@ public final class FfmCompletionQueue implements CompletionQueue {
         }
         this.capacity = capacity;
         this.channel = device.createCompletionChannel();
+        RdmaCq created = null;
         try {
-            this.cq = device.createCq(2 * capacity, channel);
+            created = device.createCq(2 * capacity, channel);
+            this.waiter = Libc.waiter(channel.fd());
         } catch (RuntimeException e) {
+            if (created != null) {
+                created.close();
+            }
             channel.close();
             throw e;
         }
-        this.waiter = Libc.waiter(channel.fd());
+        this.cq = created;
     }
 
     RdmaCq cq() {
@@ -80,9 +89,12 @@ public final class FfmCompletionQueue implements CompletionQueue {
         int status = WorkCompletions.status(wcs, i);
         int opcode = WorkCompletions.opcode(wcs, i);
         WcStatus s = WcStatus.fromIbv(status);
-        WcOpcode op = WcOpcode.fromIbv(opcode);
+        boolean ok = s == WcStatus.SUCCESS;
+        // ibv_poll_cq(3): of a failed completion only wr_id, status, qp_num and vendor_err are valid; the opcode
+        // read then is whatever the device left, and which request it was is for the queue pair's own records.
+        WcOpcode op = ok ? WcOpcode.fromIbv(opcode) : null;
         wc.set(WorkCompletions.wrId(wcs, i), s == null ? WcStatus.GENERAL_ERR : s, op == null ? WcOpcode.SEND : op,
-                WorkCompletions.byteLen(wcs, i), WorkCompletions.qpNum(wcs, i));
+                ok ? WorkCompletions.byteLen(wcs, i) : 0, WorkCompletions.qpNum(wcs, i));
         if ((WorkCompletions.flags(wcs, i) & VerbsConstants.IBV_WC_WITH_IMM) != 0) {
             wc.setImmediate(WorkCompletions.immediate(wcs, i));
         }
@@ -106,7 +118,7 @@ public final class FfmCompletionQueue implements CompletionQueue {
         if (Thread.interrupted()) {
             throw new InterruptedException();
         }
-        long millis = unit.toMillis(timeout);
+        long millis = Math.max(0, unit.toMillis(timeout)); // poll(2) waits forever on a negative timeout
         int wait = (int) Math.min(Integer.MAX_VALUE, millis == 0 && timeout > 0 ? 1 : millis);
         Libc.Waiter.Ready ready = waiter.await(wait);
         if (ready == Libc.Waiter.Ready.FD) {
@@ -119,9 +131,7 @@ public final class FfmCompletionQueue implements CompletionQueue {
 
     @Override
     public void wakeup() {
-        if (!closed) {
-            waiter.wake();
-        }
+        waiter.wake(); // a no-op once closed
     }
 
     @Override
@@ -135,10 +145,13 @@ public final class FfmCompletionQueue implements CompletionQueue {
             closed = true;
             try {
                 cq.close();
-                channel.close();
             } finally {
-                waiter.close();
-                arena.close();
+                try {
+                    channel.close();
+                } finally {
+                    waiter.close();
+                    arena.close();
+                }
             }
         }
     }

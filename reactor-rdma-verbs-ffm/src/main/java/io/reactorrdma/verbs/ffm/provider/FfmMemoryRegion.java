@@ -6,6 +6,7 @@ import io.reactorrdma.verbs.ffm.rdmacore.RdmaMr;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 /**
@@ -22,7 +23,7 @@ final class FfmMemoryRegion implements MemoryRegion {
     private final ByteBuffer buffer;
     /** Tells the domain the region is gone. */
     private final Consumer<FfmMemoryRegion> forget;
-    private volatile boolean valid = true;
+    private final AtomicBoolean valid = new AtomicBoolean(true);
 
     FfmMemoryRegion(RdmaMr mr, MemorySegment memory, Arena owned, int access, Consumer<FfmMemoryRegion> forget) {
         this.mr = mr;
@@ -66,7 +67,7 @@ final class FfmMemoryRegion implements MemoryRegion {
 
     @Override
     public boolean isValid() {
-        return valid;
+        return valid.get();
     }
 
     MemorySegment segment() {
@@ -75,8 +76,7 @@ final class FfmMemoryRegion implements MemoryRegion {
 
     @Override
     public void close() {
-        if (valid) {
-            valid = false;
+        if (valid.compareAndSet(true, false)) { // the domain's close may race the owner's: deregister once
             forget.accept(this);
             try {
                 mr.close();

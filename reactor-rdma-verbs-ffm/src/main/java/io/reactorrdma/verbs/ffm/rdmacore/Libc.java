@@ -112,8 +112,14 @@ public final class Libc {
             return fds.get(ValueLayout.JAVA_SHORT, 6) != 0 ? Ready.FD : Ready.WAKEUP;
         }
 
-        /** Makes the current or the next {@link #await} return (any thread). */
-        public void wake() {
+        /**
+         * Makes the current or the next {@link #await} return (any thread). Synchronized with {@link #close()}: a wake
+         * must never write into a descriptor closed meanwhile, which the kernel may have given to a file or socket.
+         */
+        public synchronized void wake() {
+            if (closed) {
+                return;
+            }
             try {
                 long written = (long) WRITE.invokeExact(eventFd, one, 8L);
                 assert written == 8 : "eventfd write returned " + written;
@@ -123,7 +129,7 @@ public final class Libc {
         }
 
         @Override
-        public void close() {
+        public synchronized void close() {
             if (!closed) {
                 closed = true;
                 try {

@@ -43,6 +43,9 @@ public final class RdmaCq implements AutoCloseable {
      * @throws IllegalStateException when the device reports an error polling (the CQ is in error)
      */
     public int poll(MemorySegment wcs, int max) {
+        if (closed) {
+            throw new IllegalStateException("completion queue of " + device.name() + " is destroyed");
+        }
         int n;
         try {
             n = (int) device.pollCq.invokeExact(cq, max, wcs);

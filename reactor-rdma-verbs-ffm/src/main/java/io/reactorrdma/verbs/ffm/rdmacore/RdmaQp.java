@@ -14,7 +14,7 @@ import java.util.Arrays;
 /**
  * A reliable-connected queue pair ({@code struct ibv_qp}): its state transitions ({@code ibv_modify_qp}) and its data
  * path ({@link #postSend}, {@link #postRecv}, called through the device's operation table without allocating).
- * Posting is single-threaded per queue; close once.
+ * Posting, sends and receives alike, is single-threaded per queue pair; close once.
  */
 public final class RdmaQp implements AutoCloseable {
 
@@ -101,6 +101,7 @@ public final class RdmaQp implements AutoCloseable {
     public void postSend(SendWrChain chain, int n) {
         int rc;
         try {
+            badWr.set(ValueLayout.JAVA_LONG, 0, 0L); // so a refusal names the request the device set, not an older one
             rc = (int) device.postSend.invokeExact(qp, chain.link(n), badWr);
         } catch (Throwable t) {
             throw new IllegalStateException("calling post_send failed", t);
@@ -121,6 +122,7 @@ public final class RdmaQp implements AutoCloseable {
     public void postRecv(RecvWrChain chain, int n) {
         int rc;
         try {
+            badWr.set(ValueLayout.JAVA_LONG, 0, 0L);
             rc = (int) device.postRecv.invokeExact(qp, chain.link(n), badWr);
         } catch (Throwable t) {
             throw new IllegalStateException("calling post_recv failed", t);

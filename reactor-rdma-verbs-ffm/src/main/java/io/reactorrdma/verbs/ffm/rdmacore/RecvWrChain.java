@@ -54,6 +54,9 @@ public final class RecvWrChain implements AutoCloseable {
     }
 
     int indexOf(long address) {
+        if (address < wrs.address() || address >= wrs.address() + capacity * WR) {
+            return -1; // the device named none of this chain's requests
+        }
         return (int) ((address - wrs.address()) / WR);
     }
 

@@ -94,6 +94,9 @@ public final class SendWrChain implements AutoCloseable {
 
     /** Which request of this chain {@code address} is. */
     int indexOf(long address) {
+        if (address < wrs.address() || address >= wrs.address() + capacity * WR) {
+            return -1; // the device named none of this chain's requests
+        }
         return (int) ((address - wrs.address()) / WR);
     }
 

@@ -56,18 +56,21 @@ public final class CmEventChannel implements AutoCloseable {
                         + ": the event channel was closed");
             }
             MemorySegment event = out.get(ValueLayout.ADDRESS, 0).reinterpret(CmLayouts.RDMA_CM_EVENT.byteSize());
-            int length = Byte.toUnsignedInt(event.get(ValueLayout.JAVA_BYTE, PRIVATE_DATA_LEN));
-            MemorySegment data = event.get(ValueLayout.ADDRESS, PRIVATE_DATA);
-            byte[] privateData = length == 0 || data.address() == 0 ? new byte[0]
-                    : data.reinterpret(length).toArray(ValueLayout.JAVA_BYTE);
-            CmEvent copy = new CmEvent(event.get(ValueLayout.JAVA_INT, EVENT), event.get(ValueLayout.JAVA_INT, STATUS),
-                    event.get(ValueLayout.ADDRESS, ID).address(), event.get(ValueLayout.ADDRESS, LISTEN_ID).address(),
-                    privateData);
-            int ack = (int) cm.ackCmEvent.invokeExact(event);
-            if (ack != 0) {
-                throw new IllegalStateException("rdma_ack_cm_event failed with " + Errno.name(ack));
+            try {
+                int length = Byte.toUnsignedInt(event.get(ValueLayout.JAVA_BYTE, PRIVATE_DATA_LEN));
+                MemorySegment data = event.get(ValueLayout.ADDRESS, PRIVATE_DATA);
+                byte[] privateData = length == 0 || data.address() == 0 ? new byte[0]
+                        : data.reinterpret(length).toArray(ValueLayout.JAVA_BYTE);
+                return new CmEvent(event.get(ValueLayout.JAVA_INT, EVENT), event.get(ValueLayout.JAVA_INT, STATUS),
+                        event.get(ValueLayout.ADDRESS, ID).address(), event.get(ValueLayout.ADDRESS, LISTEN_ID).address(),
+                        privateData);
+            } finally {
+                // always acknowledged: rdma_destroy_id waits for its events' acknowledgements
+                int ack = (int) cm.ackCmEvent.invokeExact(event);
+                if (ack != 0) {
+                    throw new IllegalStateException("rdma_ack_cm_event failed with " + Errno.name(ack));
+                }
             }
-            return copy;
         } catch (RuntimeException | Error e) {
             throw e;
         } catch (Throwable t) {

@@ -41,6 +41,13 @@ public final class CmId implements AutoCloseable {
     private static final int SOCKADDR_IN = 16;
     private static final ValueLayout.OfShort NETWORK_SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
+    /** Private data a connect request carries at most (RDMA CM over InfiniBand and RoCE). */
+    public static final int MAX_CONNECT_PRIVATE_DATA = 56;
+    /** Private data an accept (REP) carries at most. */
+    public static final int MAX_ACCEPT_PRIVATE_DATA = 196;
+    /** Private data a reject carries at most. */
+    public static final int MAX_REJECT_PRIVATE_DATA = 148;
+
     private final Librdmacm cm;
     private final MemorySegment id;
     private boolean closed;
@@ -154,16 +161,19 @@ public final class CmId implements AutoCloseable {
      * {@code responderResources} and {@code initiatorDepth} are the READs each side lets the other have outstanding.
      */
     public void connect(byte[] privateData, int responderResources, int initiatorDepth) {
+        checkPrivateData(privateData, MAX_CONNECT_PRIVATE_DATA, "connect");
         connectOrAccept(cm.connect, "rdma_connect", privateData, responderResources, initiatorDepth);
     }
 
     /** Accepts a connection request ({@code rdma_accept}) with {@code privateData}; then ESTABLISHED on both sides. */
     public void accept(byte[] privateData, int responderResources, int initiatorDepth) {
+        checkPrivateData(privateData, MAX_ACCEPT_PRIVATE_DATA, "accept");
         connectOrAccept(cm.accept, "rdma_accept", privateData, responderResources, initiatorDepth);
     }
 
     /** Refuses a connection request ({@code rdma_reject}); the client gets REJECTED with {@code privateData}. */
     public void reject(byte[] privateData) {
+        checkPrivateData(privateData, MAX_REJECT_PRIVATE_DATA, "reject");
         try (Arena call = Arena.ofConfined()) {
             MemorySegment state = Libibverbs.callState(call);
             MemorySegment data = call.allocateFrom(ValueLayout.JAVA_BYTE, privateData);
@@ -238,6 +248,13 @@ public final class CmId implements AutoCloseable {
             throw e;
         } catch (Throwable t) {
             throw new IllegalStateException("calling " + name + " failed", t);
+        }
+    }
+
+    private static void checkPrivateData(byte[] privateData, int max, String what) {
+        if (privateData.length > max) {
+            throw new IllegalArgumentException("a " + what + " carries at most " + max + " bytes of private data (RDMA CM over"
+                    + " InfiniBand and RoCE), got " + privateData.length);
         }
     }
 

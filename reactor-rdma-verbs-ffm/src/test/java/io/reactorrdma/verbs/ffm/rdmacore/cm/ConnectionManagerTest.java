@@ -160,6 +160,20 @@ class ConnectionManagerTest {
     }
 
     @Test
+    void privateDataOverWhatTheCmCarriesIsRefusedBeforeAnythingIsSent() {
+        CmId client = own(CmId.create(clientEvents));
+        resolveAndCreateQp(client);
+        assertThatThrownBy(() -> client.connect(new byte[CmId.MAX_CONNECT_PRIVATE_DATA + 1], 1, 1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at most 56 bytes");
+        client.connect(new byte[CmId.MAX_CONNECT_PRIVATE_DATA], 1, 1);
+        CmEvent request = serverEvents.awaitEvent();
+        assertThat(request.privateData()).hasSize(CmId.MAX_CONNECT_PRIVATE_DATA);
+        CmId server = own(CmId.ofRequest(serverEvents, request));
+        assertThatThrownBy(() -> server.reject(new byte[CmId.MAX_REJECT_PRIVATE_DATA + 1]))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at most 148 bytes");
+    }
+
+    @Test
     void aPortTakenCannotBeBoundAndSaysWhy() {
         CmId second = own(CmId.create(serverEvents));
         assertThatThrownBy(() -> second.bind(listener.localAddress())).isInstanceOf(RdmaCoreUnavailableException.class)
