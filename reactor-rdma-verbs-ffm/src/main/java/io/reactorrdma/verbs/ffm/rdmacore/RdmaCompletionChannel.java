@@ -19,6 +19,11 @@ public final class RdmaCompletionChannel implements AutoCloseable {
     private final Libibverbs lib;
     private final String device;
     private final MemorySegment channel;
+    /** What {@link #awaitEvent} passes to ibv_get_cq_event, made once: a wake-up allocates nothing. */
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment state = Libibverbs.callState(arena);
+    private final MemorySegment cqOut = arena.allocate(ValueLayout.ADDRESS);
+    private final MemorySegment contextOut = arena.allocate(ValueLayout.ADDRESS);
     private boolean closed;
 
     RdmaCompletionChannel(Libibverbs lib, String device, MemorySegment channel) {
@@ -41,16 +46,13 @@ public final class RdmaCompletionChannel implements AutoCloseable {
      * address ({@link RdmaCq#address()}); the caller acknowledges it ({@link RdmaCq#ackEvents}) and re-arms the queue.
      */
     public long awaitEvent() {
-        try (Arena call = Arena.ofConfined()) {
-            MemorySegment state = Libibverbs.callState(call);
-            MemorySegment cqOut = call.allocate(ValueLayout.ADDRESS);
-            MemorySegment contextOut = call.allocate(ValueLayout.ADDRESS);
+        try {
             int rc = (int) lib.getCqEvent.invokeExact(state, channel, cqOut, contextOut);
             if (rc != 0) {
                 throw new IllegalStateException("ibv_get_cq_event(" + device + ") failed with "
                         + Errno.name(Libibverbs.errno(state)) + ": the channel was closed or the device removed");
             }
-            return cqOut.get(ValueLayout.ADDRESS, 0).address();
+            return cqOut.get(ValueLayout.JAVA_LONG, 0); // the pointer as a long (LP64): no segment object
         } catch (RuntimeException | Error e) {
             throw e;
         } catch (Throwable t) {
@@ -63,8 +65,12 @@ public final class RdmaCompletionChannel implements AutoCloseable {
     public void close() {
         if (!closed) {
             closed = true;
-            NativeCalls.destroy(lib.destroyCompChannel, channel, "ibv_destroy_comp_channel", device,
-                    "completion queues are still bound to it");
+            try {
+                NativeCalls.destroy(lib.destroyCompChannel, channel, "ibv_destroy_comp_channel", device,
+                        "completion queues are still bound to it");
+            } finally {
+                arena.close();
+            }
         }
     }
 }
