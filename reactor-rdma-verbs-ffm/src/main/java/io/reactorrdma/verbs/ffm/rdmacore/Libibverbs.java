@@ -107,15 +107,8 @@ public final class Libibverbs {
      * @throws RdmaCoreUnavailableException when the library cannot be opened or lacks a function
      */
     public static Libibverbs open(Optional<Path> file, Arena arena) {
-        SymbolLookup lib;
-        try {
-            lib = file.isPresent() ? SymbolLookup.libraryLookup(file.get(), arena) : SymbolLookup.libraryLookup(SONAME, arena);
-        } catch (IllegalArgumentException e) {
-            throw new RdmaCoreUnavailableException("rdma-core's " + file.map(Path::toString).orElse(SONAME)
-                    + " could not be loaded: install rdma-core (Debian/Ubuntu: apt-get install libibverbs1 ibverbs-providers"
-                    + " librdmacm1; Fedora/RHEL: dnf install rdma-core libibverbs), " + CHOOSE_SHM, e);
-        }
-        return new Libibverbs(lib);
+        return new Libibverbs(NativeCalls.library(file, SONAME, arena, "install rdma-core (Debian/Ubuntu: apt-get install"
+                + " libibverbs1 ibverbs-providers librdmacm1; Fedora/RHEL: dnf install rdma-core libibverbs), " + CHOOSE_SHM));
     }
 
     /**

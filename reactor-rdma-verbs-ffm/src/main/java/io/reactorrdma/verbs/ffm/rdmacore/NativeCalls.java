@@ -1,10 +1,14 @@
 package io.reactorrdma.verbs.ffm.rdmacore;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
+import java.nio.file.Path;
+import java.util.Optional;
 
-/** What the verbs objects share around their downcalls: destroying one, and linking work requests into a chain. */
+/** What the verbs objects share around their downcalls: loading a library, destroying an object, work-request chains. */
 public final class NativeCalls {
 
     private NativeCalls() {
@@ -26,6 +30,29 @@ public final class NativeCalls {
         if (rc != 0) {
             throw new IllegalStateException(call + "(" + device + ") failed with " + Errno.name(rc) + ": " + whyNonZero);
         }
+    }
+
+    /**
+     * Opens an rdma-core library: {@code file} when given (tests point at the emulation), else {@code soname} as the
+     * dynamic linker finds it; it stays loaded as long as {@code arena}.
+     *
+     * @throws RdmaCoreUnavailableException naming the library and {@code whatToDo} when it cannot be loaded
+     */
+    public static SymbolLookup library(Optional<Path> file, String soname, Arena arena, String whatToDo) {
+        try {
+            return file.isPresent() ? SymbolLookup.libraryLookup(file.get(), arena) : SymbolLookup.libraryLookup(soname, arena);
+        } catch (IllegalArgumentException e) {
+            throw new RdmaCoreUnavailableException("rdma-core's " + file.map(Path::toString).orElse(soname) + " could not be loaded: "
+                    + whatToDo, e);
+        }
+    }
+
+    /** Which request of a chain of {@code capacity} requests of {@code size} bytes at {@code wrs} {@code address} is; -1 for none. */
+    static int indexOf(MemorySegment wrs, long size, int capacity, long address) {
+        if (address < wrs.address() || address >= wrs.address() + capacity * size) {
+            return -1; // the device named none of this chain's requests
+        }
+        return (int) ((address - wrs.address()) / size);
     }
 
     /**

@@ -1,9 +1,9 @@
 package io.reactorrdma.verbs.ffm.rdmacore;
 
+import io.reactorrdma.verbs.ffm.abi.Offsets;
 import io.reactorrdma.verbs.ffm.abi.ResourceLayouts;
 
 import java.lang.foreign.Arena;
-import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
@@ -14,7 +14,7 @@ import java.lang.foreign.ValueLayout;
  */
 public final class RdmaCompletionChannel implements AutoCloseable {
 
-    private static final long FD = ResourceLayouts.IBV_COMP_CHANNEL.byteOffset(MemoryLayout.PathElement.groupElement("fd"));
+    private static final long FD = Offsets.of(ResourceLayouts.IBV_COMP_CHANNEL, "fd");
 
     private final Libibverbs lib;
     private final String device;

@@ -1,11 +1,11 @@
 package io.reactorrdma.verbs.ffm.rdmacore;
 
 import io.reactorrdma.verbs.ffm.abi.AttributeLayouts;
+import io.reactorrdma.verbs.ffm.abi.Offsets;
 import io.reactorrdma.verbs.ffm.abi.ResourceLayouts;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 import java.lang.foreign.ValueLayout;
@@ -56,8 +56,7 @@ public final class RdmaDevice implements AutoCloseable {
 
     /** The function pointer {@code op} of the context's operation table. */
     private MemorySegment op(String op) {
-        MemorySegment function = context.get(ValueLayout.ADDRESS, ResourceLayouts.IBV_CONTEXT.byteOffset(
-                MemoryLayout.PathElement.groupElement("ops"), MemoryLayout.PathElement.groupElement(op)));
+        MemorySegment function = context.get(ValueLayout.ADDRESS, Offsets.of(ResourceLayouts.IBV_CONTEXT, "ops", op));
         if (function.address() == 0) {
             throw new RdmaCoreUnavailableException("the driver of " + name + " has no " + op + " in its operation table:"
                     + " its rdma-core provider library (ibverbs-providers) may be too old or broken");
@@ -200,7 +199,7 @@ public final class RdmaDevice implements AutoCloseable {
     }
 
     private static long offset(StructLayout layout, String field) {
-        return layout.byteOffset(MemoryLayout.PathElement.groupElement(field));
+        return Offsets.of(layout, field);
     }
 
     private static int i32(MemorySegment s, StructLayout layout, String field) {

@@ -1,20 +1,19 @@
 package io.reactorrdma.verbs.ffm.rdmacore;
 
 import io.reactorrdma.verbs.ffm.abi.AttributeLayouts;
+import io.reactorrdma.verbs.ffm.abi.Offsets;
 import io.reactorrdma.verbs.ffm.abi.ResourceLayouts;
 import io.reactorrdma.verbs.ffm.abi.VerbsConstants;
 
 import java.lang.foreign.Arena;
-import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.Arrays;
 
 /** A protection domain ({@code struct ibv_pd}): registers memory. Not thread-safe; close once, after its regions. */
 public final class RdmaPd implements AutoCloseable {
 
-    private static final long LKEY = ResourceLayouts.IBV_MR.byteOffset(MemoryLayout.PathElement.groupElement("lkey"));
-    private static final long RKEY = ResourceLayouts.IBV_MR.byteOffset(MemoryLayout.PathElement.groupElement("rkey"));
+    private static final long LKEY = Offsets.of(ResourceLayouts.IBV_MR, "lkey");
+    private static final long RKEY = Offsets.of(ResourceLayouts.IBV_MR, "rkey");
     private static final int REMOTE = VerbsConstants.IBV_ACCESS_REMOTE_WRITE | VerbsConstants.IBV_ACCESS_REMOTE_READ;
 
     private final RdmaDevice owner;
@@ -83,8 +82,7 @@ public final class RdmaPd implements AutoCloseable {
     }
 
     private static long init(String... path) {
-        return AttributeLayouts.IBV_QP_INIT_ATTR.byteOffset(Arrays.stream(path)
-                .map(MemoryLayout.PathElement::groupElement).toArray(MemoryLayout.PathElement[]::new));
+        return Offsets.of(AttributeLayouts.IBV_QP_INIT_ATTR, path);
     }
 
     /**

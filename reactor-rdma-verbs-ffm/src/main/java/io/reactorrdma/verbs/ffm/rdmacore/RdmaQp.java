@@ -1,15 +1,14 @@
 package io.reactorrdma.verbs.ffm.rdmacore;
 
 import io.reactorrdma.verbs.ffm.abi.AttributeLayouts;
+import io.reactorrdma.verbs.ffm.abi.Offsets;
 import io.reactorrdma.verbs.ffm.abi.ResourceLayouts;
 import io.reactorrdma.verbs.ffm.abi.VerbsConstants;
 
 import java.lang.foreign.Arena;
-import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 import java.lang.foreign.ValueLayout;
-import java.util.Arrays;
 
 /**
  * A reliable-connected queue pair ({@code struct ibv_qp}): its state transitions ({@code ibv_modify_qp}) and its data
@@ -19,8 +18,8 @@ import java.util.Arrays;
 public final class RdmaQp implements AutoCloseable {
 
     private static final StructLayout ATTR = AttributeLayouts.IBV_QP_ATTR;
-    private static final long QP_NUM = ResourceLayouts.IBV_QP.byteOffset(MemoryLayout.PathElement.groupElement("qp_num"));
-    private static final long STATE = ResourceLayouts.IBV_QP.byteOffset(MemoryLayout.PathElement.groupElement("state"));
+    private static final long QP_NUM = Offsets.of(ResourceLayouts.IBV_QP, "qp_num");
+    private static final long STATE = Offsets.of(ResourceLayouts.IBV_QP, "state");
 
     private final RdmaDevice device;
     private final Libibverbs lib;
@@ -178,7 +177,6 @@ public final class RdmaQp implements AutoCloseable {
     }
 
     private static long offset(String... path) {
-        return ATTR.byteOffset(Arrays.stream(path).map(MemoryLayout.PathElement::groupElement)
-                .toArray(MemoryLayout.PathElement[]::new));
+        return Offsets.of(ATTR, path);
     }
 }

@@ -1,9 +1,9 @@
 package io.reactorrdma.verbs.ffm.rdmacore;
 
+import io.reactorrdma.verbs.ffm.abi.Offsets;
 import io.reactorrdma.verbs.ffm.abi.WorkRequestLayouts;
 
 import java.lang.foreign.Arena;
-import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
@@ -54,10 +54,7 @@ public final class RecvWrChain implements AutoCloseable {
     }
 
     int indexOf(long address) {
-        if (address < wrs.address() || address >= wrs.address() + capacity * WR) {
-            return -1; // the device named none of this chain's requests
-        }
-        return (int) ((address - wrs.address()) / WR);
+        return NativeCalls.indexOf(wrs, WR, capacity, address);
     }
 
     @Override
@@ -66,6 +63,6 @@ public final class RecvWrChain implements AutoCloseable {
     }
 
     private static long offset(String field) {
-        return WorkRequestLayouts.IBV_RECV_WR.byteOffset(MemoryLayout.PathElement.groupElement(field));
+        return Offsets.of(WorkRequestLayouts.IBV_RECV_WR, field);
     }
 }

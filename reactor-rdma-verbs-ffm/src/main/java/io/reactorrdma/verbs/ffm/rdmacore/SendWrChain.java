@@ -1,9 +1,9 @@
 package io.reactorrdma.verbs.ffm.rdmacore;
 
+import io.reactorrdma.verbs.ffm.abi.Offsets;
 import io.reactorrdma.verbs.ffm.abi.WorkRequestLayouts;
 
 import java.lang.foreign.Arena;
-import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
@@ -94,10 +94,7 @@ public final class SendWrChain implements AutoCloseable {
 
     /** Which request of this chain {@code address} is. */
     int indexOf(long address) {
-        if (address < wrs.address() || address >= wrs.address() + capacity * WR) {
-            return -1; // the device named none of this chain's requests
-        }
-        return (int) ((address - wrs.address()) / WR);
+        return NativeCalls.indexOf(wrs, WR, capacity, address);
     }
 
     @Override
@@ -106,10 +103,6 @@ public final class SendWrChain implements AutoCloseable {
     }
 
     private static long offset(String... path) {
-        MemoryLayout.PathElement[] p = new MemoryLayout.PathElement[path.length];
-        for (int i = 0; i < path.length; i++) {
-            p[i] = MemoryLayout.PathElement.groupElement(path[i]);
-        }
-        return WorkRequestLayouts.IBV_SEND_WR.byteOffset(p);
+        return Offsets.of(WorkRequestLayouts.IBV_SEND_WR, path);
     }
 }

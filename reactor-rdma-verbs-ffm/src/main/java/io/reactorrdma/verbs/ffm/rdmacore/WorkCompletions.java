@@ -1,8 +1,8 @@
 package io.reactorrdma.verbs.ffm.rdmacore;
 
+import io.reactorrdma.verbs.ffm.abi.Offsets;
 import io.reactorrdma.verbs.ffm.abi.WorkRequestLayouts;
 
-import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
@@ -16,8 +16,7 @@ public final class WorkCompletions {
     private static final long BYTE_LEN = offset("byte_len");
     private static final long QP_NUM = offset("qp_num");
     private static final long WC_FLAGS = offset("wc_flags");
-    private static final long IMM = WorkRequestLayouts.IBV_WC.byteOffset(MemoryLayout.PathElement.groupElement("imm"),
-            MemoryLayout.PathElement.groupElement("imm_data"));
+    private static final long IMM = Offsets.of(WorkRequestLayouts.IBV_WC, "imm", "imm_data");
 
     private WorkCompletions() {
     }
@@ -52,6 +51,6 @@ public final class WorkCompletions {
     }
 
     private static long offset(String field) {
-        return WorkRequestLayouts.IBV_WC.byteOffset(MemoryLayout.PathElement.groupElement(field));
+        return Offsets.of(WorkRequestLayouts.IBV_WC, field);
     }
 }

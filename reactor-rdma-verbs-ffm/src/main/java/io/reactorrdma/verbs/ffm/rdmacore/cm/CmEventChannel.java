@@ -1,11 +1,11 @@
 package io.reactorrdma.verbs.ffm.rdmacore.cm;
 
 import io.reactorrdma.verbs.ffm.abi.CmLayouts;
+import io.reactorrdma.verbs.ffm.abi.Offsets;
 import io.reactorrdma.verbs.ffm.rdmacore.Errno;
 import io.reactorrdma.verbs.ffm.rdmacore.Libibverbs;
 
 import java.lang.foreign.Arena;
-import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
@@ -15,7 +15,7 @@ import java.lang.foreign.ValueLayout;
  */
 public final class CmEventChannel implements AutoCloseable {
 
-    private static final long FD = CmLayouts.RDMA_EVENT_CHANNEL.byteOffset(MemoryLayout.PathElement.groupElement("fd"));
+    private static final long FD = Offsets.of(CmLayouts.RDMA_EVENT_CHANNEL, "fd");
     private static final long ID = offset("id");
     private static final long LISTEN_ID = offset("listen_id");
     private static final long EVENT = offset("event");
@@ -92,10 +92,6 @@ public final class CmEventChannel implements AutoCloseable {
     }
 
     private static long offset(String... path) {
-        MemoryLayout.PathElement[] p = new MemoryLayout.PathElement[path.length];
-        for (int i = 0; i < path.length; i++) {
-            p[i] = MemoryLayout.PathElement.groupElement(path[i]);
-        }
-        return CmLayouts.RDMA_CM_EVENT.byteOffset(p);
+        return Offsets.of(CmLayouts.RDMA_CM_EVENT, path);
     }
 }

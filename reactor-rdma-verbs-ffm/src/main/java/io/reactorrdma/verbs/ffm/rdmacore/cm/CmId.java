@@ -1,6 +1,7 @@
 package io.reactorrdma.verbs.ffm.rdmacore.cm;
 
 import io.reactorrdma.verbs.ffm.abi.CmLayouts;
+import io.reactorrdma.verbs.ffm.abi.Offsets;
 import io.reactorrdma.verbs.ffm.abi.ResourceLayouts;
 import io.reactorrdma.verbs.ffm.abi.VerbsConstants;
 import io.reactorrdma.verbs.ffm.rdmacore.Errno;
@@ -14,7 +15,6 @@ import io.reactorrdma.verbs.ffm.rdmacore.RdmaPd;
 import io.reactorrdma.verbs.ffm.rdmacore.RdmaQp;
 
 import java.lang.foreign.Arena;
-import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
@@ -287,10 +287,10 @@ public final class CmId implements AutoCloseable {
     }
 
     private static long offset(String field) {
-        return CmLayouts.RDMA_CM_ID.byteOffset(MemoryLayout.PathElement.groupElement(field));
+        return Offsets.of(CmLayouts.RDMA_CM_ID, field);
     }
 
     private static long param(String field) {
-        return CmLayouts.RDMA_CONN_PARAM.byteOffset(MemoryLayout.PathElement.groupElement(field));
+        return Offsets.of(CmLayouts.RDMA_CONN_PARAM, field);
     }
 }

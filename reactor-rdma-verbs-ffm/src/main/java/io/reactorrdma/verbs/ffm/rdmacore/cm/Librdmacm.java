@@ -3,6 +3,7 @@ package io.reactorrdma.verbs.ffm.rdmacore.cm;
 import io.reactorrdma.verbs.ffm.abi.CmLayouts;
 import io.reactorrdma.verbs.ffm.rdmacore.Errno;
 import io.reactorrdma.verbs.ffm.rdmacore.Libibverbs;
+import io.reactorrdma.verbs.ffm.rdmacore.NativeCalls;
 import io.reactorrdma.verbs.ffm.rdmacore.RdmaCoreUnavailableException;
 
 import java.lang.foreign.Arena;
@@ -73,15 +74,9 @@ public final class Librdmacm {
      * @throws RdmaCoreUnavailableException when the library cannot be opened or lacks a function
      */
     public static Librdmacm open(Optional<Path> file, Libibverbs verbs, Arena arena) {
-        SymbolLookup lib;
-        try {
-            lib = file.isPresent() ? SymbolLookup.libraryLookup(file.get(), arena) : SymbolLookup.libraryLookup(SONAME, arena);
-        } catch (IllegalArgumentException e) {
-            throw new RdmaCoreUnavailableException("rdma-core's " + file.map(Path::toString).orElse(SONAME)
-                    + " could not be loaded: install rdma-core's connection manager (Debian/Ubuntu: apt-get install"
-                    + " librdmacm1; Fedora/RHEL: dnf install librdmacm), or choose the shm provider on a host without RDMA", e);
-        }
-        return new Librdmacm(lib, verbs);
+        return new Librdmacm(NativeCalls.library(file, SONAME, arena, "install rdma-core's connection manager"
+                + " (Debian/Ubuntu: apt-get install librdmacm1; Fedora/RHEL: dnf install librdmacm), or choose the shm provider"
+                + " on a host without RDMA"), verbs);
     }
 
     /** Creates an event channel ({@code rdma_create_event_channel}): the descriptor the CM thread blocks on. */
