@@ -10,6 +10,8 @@
  *   -DOPEN_EACCES    ibv_open_device fails as when /dev/infiniband/uverbsN is not accessible (errno EACCES)
  *   -DPORT_DOWN      port 1 is DOWN
  *   -DINFINIBAND     port 1's link layer is InfiniBand (default Ethernet: RoCE)
+ * Tests reach two hooks by symbol: emu_complete (a completion as the hardware would add it) and
+ * emu_inject_cm_event (ADDR_CHANGE or DEVICE_REMOVAL on a connected id).
  */
 #include <errno.h>
 #include <pthread.h>
