@@ -10,6 +10,7 @@ import io.reactorrdma.verbs.QpAttributes;
 import io.reactorrdma.verbs.QueuePair;
 import io.reactorrdma.verbs.VerbsContext;
 import io.reactorrdma.verbs.VerbsException;
+import io.reactorrdma.verbs.ffm.abi.VerbsConstants;
 import io.reactorrdma.verbs.ffm.rdmacore.DeviceCapabilities;
 import io.reactorrdma.verbs.ffm.rdmacore.Libibverbs;
 import io.reactorrdma.verbs.ffm.rdmacore.PortAttributes;
@@ -81,6 +82,11 @@ public final class FfmContext implements VerbsContext {
                     + "): check its link (`ibv_devinfo -d " + device.name() + "`, `rdma link`), cable and switch port");
         }
         this.maxInline = settings.maxInline();
+        cm.register(deviceId.address(), event -> {
+            if (event.type() == VerbsConstants.RDMA_CM_EVENT_DEVICE_REMOVAL) {
+                deviceRemoved();
+            }
+        });
         this.capabilities = new ProviderCapabilities(limits.maxQpWr(), limits.maxSge(), limits.maxCqe(),
                 (int) Math.min(limits.maxMrSize(), Integer.MAX_VALUE - 8), MAX_MESSAGE_SIZE, MAX_PRIVATE_DATA, true);
     }

@@ -3,6 +3,7 @@ package io.reactorrdma.verbs.ffm.provider;
 import io.reactorrdma.verbs.CmListener;
 import io.reactorrdma.verbs.ConnectionRequest;
 import io.reactorrdma.verbs.VerbsException;
+import io.reactorrdma.verbs.ffm.abi.VerbsConstants;
 import io.reactorrdma.verbs.ffm.rdmacore.cm.CmEvent;
 import io.reactorrdma.verbs.ffm.rdmacore.cm.CmId;
 
@@ -34,7 +35,7 @@ final class FfmListener implements CmListener {
         try {
             id.bind(address);
             FfmListener l = new FfmListener(ctx, id);
-            ctx.cm().register(id.address(), l::onConnectRequest);
+            ctx.cm().register(id.address(), l::onEvent);
             id.listen(Math.max(1, backlog));
             return l;
         } catch (RuntimeException e) {
@@ -44,7 +45,15 @@ final class FfmListener implements CmListener {
         }
     }
 
-    /** CM thread. */
+    /** CM thread: a connect request for this listener, or the removal of its device. */
+    private void onEvent(CmEvent event) {
+        if (event.type() == VerbsConstants.RDMA_CM_EVENT_DEVICE_REMOVAL) {
+            ctx.deviceRemoved();
+        } else if (event.type() == VerbsConstants.RDMA_CM_EVENT_CONNECT_REQUEST) {
+            onConnectRequest(event);
+        }
+    }
+
     private void onConnectRequest(CmEvent event) {
         CmId request = CmId.ofRequest(ctx.channel(), event);
         if (closed) {
