@@ -244,7 +244,8 @@ int ibv_dereg_mr(struct ibv_mr *mr) {
  * (one 8-byte write, atomic), ibv_get_cq_event blocks reading one. A CQ is a ring of work completions with
  * RNIC arming rules: armed for any completion, the next one raises an event; armed solicited-only, only a
  * receive completion of a solicited SEND / WRITE_WITH_IMM or an error does; either way the arm is then spent.
- * Tests add completions through emu_complete until the emulated queue pairs produce them.
+ * Tests add completions through emu_complete until the emulated queue pairs produce them. A completion that finds
+ * the CQ full overruns it: polling fails from then on.
  */
 struct emu_cq {
     struct ibv_cq cq; /* first: the provider sees a struct ibv_cq */
@@ -321,6 +322,11 @@ static int emu_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc) {
     struct emu_cq *e = (struct emu_cq *) cq;
     int n = 0;
     pthread_mutex_lock(&e->lock);
+    if (e->overrun) {
+        /* a completion found the CQ full: the CQ is in error from then on, as on an RNIC (IBV_EVENT_CQ_ERR) */
+        pthread_mutex_unlock(&e->lock);
+        return -1;
+    }
     while (n < num_entries && e->count > 0) {
         wc[n++] = e->ring[e->head];
         e->head = (e->head + 1) % e->capacity;

@@ -106,7 +106,9 @@ public final class FfmCompletionQueue implements CompletionQueue {
         try {
             got = cq.poll(wcs, n);
         } catch (IllegalStateException e) {
-            throw new VerbsException(e.getMessage(), e);
+            throw new VerbsException(e.getMessage() + "; the completions of its queue pairs are lost. This provider reserves "
+                    + "room for every queue pair's depths, so an overrun means more completions came than were posted: "
+                    + "a device failure, or a bug to report", e);
         }
         int filled = 0;
         for (int i = 0; i < got; i++) {

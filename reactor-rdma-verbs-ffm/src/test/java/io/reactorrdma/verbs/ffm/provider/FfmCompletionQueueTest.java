@@ -1,5 +1,6 @@
 package io.reactorrdma.verbs.ffm.provider;
 
+import io.reactorrdma.verbs.VerbsException;
 import io.reactorrdma.verbs.ffm.abi.VerbsConstants;
 import io.reactorrdma.verbs.ffm.rdmacore.Libibverbs;
 import io.reactorrdma.verbs.ffm.rdmacore.RdmaDevice;
@@ -103,6 +104,21 @@ class FfmCompletionQueueTest {
         table.remove(qp);
         add(token, VerbsConstants.IBV_WC_WR_FLUSH_ERR, VerbsConstants.IBV_WC_RECV, 0, false);
         assertThat(cq.poll(new WorkCompletion[]{new WorkCompletion()}, 1)).isZero();
+    }
+
+    @Test
+    void anOverrunQueueFailsItsPollsSayingWhat() throws Throwable {
+        try (FfmCompletionQueue small = new FfmCompletionQueue(device, 1, new CompletionDecoder(table), gone -> { })) {
+            MemorySegment raw = MemorySegment.ofAddress(small.cq().address());
+            for (int i = 0; i < 2; i++) { // the native queue holds twice the capacity
+                assertThat((int) complete.invokeExact(raw, (long) i, VerbsConstants.IBV_WC_SUCCESS, VerbsConstants.IBV_WC_SEND,
+                        0, 9, 0)).isZero();
+            }
+            assertThat((int) complete.invokeExact(raw, 2L, VerbsConstants.IBV_WC_SUCCESS, VerbsConstants.IBV_WC_SEND, 0, 9, 0))
+                    .as("ENOSPC: the third overruns it").isEqualTo(28);
+            assertThatThrownBy(() -> small.poll(new WorkCompletion[]{new WorkCompletion()}, 1)).isInstanceOf(VerbsException.class)
+                    .hasMessageContaining("overrun").hasMessageContaining("are lost");
+        }
     }
 
     @Test
