@@ -6,7 +6,6 @@ import io.reactorrdma.verbs.ffm.rdmacore.cm.CmEvent;
 import io.reactorrdma.verbs.ffm.rdmacore.cm.CmEventChannel;
 
 import java.util.Map;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -59,13 +58,9 @@ final class FfmCmLoop implements AutoCloseable {
      */
     CompletableFuture<Void> submit(ThrowingRunnable task) {
         CompletableFuture<Void> done = new CompletableFuture<>();
-        Callable<Void> call = () -> {
-            task.run();
-            return null;
-        };
         tasks.add(() -> {
             try {
-                call.call();
+                task.run();
                 done.complete(null);
             } catch (Exception | Error e) {
                 done.completeExceptionally(e);
@@ -112,7 +107,14 @@ final class FfmCmLoop implements AutoCloseable {
             }
             runTasks();
             if (ready == Libc.Waiter.Ready.FD) {
-                dispatch(channel.awaitEvent()); // readable: does not block
+                CmEvent event;
+                try {
+                    event = channel.awaitEvent(); // readable: does not block
+                } catch (RuntimeException e) {
+                    LOG.error("the CM thread cannot take events from its channel any more; connections of this context stop", e);
+                    return;
+                }
+                dispatch(event);
             }
         }
     }

@@ -41,6 +41,7 @@ final class FfmConnection implements CmConnection {
     /** CM thread. ADDR_CHANGE (a bonding failover, say) leaves the connection up, as rdma_cm does. */
     void onCmEvent(CmEvent event) {
         if (event.type() == VerbsConstants.RDMA_CM_EVENT_DEVICE_REMOVAL) {
+            context.markRemoved(); // before the future completes: whoever it wakes finds the context saying so
             end("the RDMA device " + context.deviceName() + " was removed (" + event.typeName() + "); the connection to "
                     + remote + " is gone and the provider must be opened again once the device is back");
             context.deviceRemoved();

@@ -183,8 +183,14 @@ public final class FfmContext implements VerbsContext {
         return qp.attributes().maxRdAtomic();
     }
 
-    /** The device is gone ({@code RDMA_CM_EVENT_DEVICE_REMOVAL}). CM thread. */
+    /** The device is gone ({@code RDMA_CM_EVENT_DEVICE_REMOVAL}): {@link #markRemoved()}, then close. CM thread. */
     void deviceRemoved() {
+        markRemoved();
+        close(); // rdma_cm requires every id of the device to be destroyed, and its verbs objects with them
+    }
+
+    /** From now on every call says the device is gone; its queue pairs fail with that cause. */
+    void markRemoved() {
         if (removed != null || closed) {
             return;
         }
@@ -195,7 +201,6 @@ public final class FfmContext implements VerbsContext {
                 qp.fail(removed);
             }
         }
-        close(); // rdma_cm requires every id of the device to be destroyed, and its verbs objects with them
     }
 
     void forget(AutoCloseable c) {
