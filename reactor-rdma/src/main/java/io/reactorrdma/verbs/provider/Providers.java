@@ -137,14 +137,18 @@ public final class Providers {
      * classes are compiled for Java 22, so on an older JVM its registration names a class this JVM cannot load.
      */
     private static List<VerbsProviderFactory> registered() {
+        return loadable(ServiceLoader.load(VerbsProviderFactory.class, Providers.class.getClassLoader()).iterator());
+    }
+
+    /** The factories {@code registered} yields, leaving out each one it fails to load. */
+    static List<VerbsProviderFactory> loadable(Iterator<VerbsProviderFactory> registered) {
         List<VerbsProviderFactory> factories = new ArrayList<>();
-        Iterator<VerbsProviderFactory> it = ServiceLoader.load(VerbsProviderFactory.class, Providers.class.getClassLoader()).iterator();
         while (true) {
             try {
-                if (!it.hasNext()) {
+                if (!registered.hasNext()) {
                     break;
                 }
-                factories.add(it.next());
+                factories.add(registered.next());
             } catch (ServiceConfigurationError e) {
                 LOG.debug("a registered verbs provider cannot be loaded on this JVM ({}), left out", e.getMessage());
             }
