@@ -22,7 +22,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /**
  * The ffm provider as Providers finds it, and what it says when rdma-core fails it: registered under {@code ffm} and
  * preferred by {@code auto}; its probe and its opening on the emulated rdma-core, and on one without kernel support,
- * without a library, or with a memlock limit that refuses registration.
+ * without a device, without a library, or with a memlock limit that refuses registration.
  */
 class FfmProviderTest {
 
@@ -70,6 +70,16 @@ class FfmProviderTest {
         assertThatThrownBy(() -> factory.open("ffm", ProviderConfig.fromSystemProperties()))
                 .isInstanceOf(ProviderUnavailableException.class).hasMessageContaining("provider 'ffm' is unavailable")
                 .hasMessageContaining("no RDMA support in this kernel").hasMessageContaining("'shm'");
+    }
+
+    @Test
+    void aHostWithoutADeviceIsAClearUnavailability() throws Exception {
+        FfmSettings settings = settings(EmulatedRdmaCore.build(dir, "-DDEVICES=0"));
+        FfmProviderFactory factory = new FfmProviderFactory(() -> settings);
+        assertThat(factory.probe(ProviderConfig.fromSystemProperties()).usable()).isFalse();
+        assertThatThrownBy(() -> factory.open("ffm", ProviderConfig.fromSystemProperties()))
+                .isInstanceOf(ProviderUnavailableException.class).hasMessageContaining("sees no RDMA device")
+                .hasMessageContaining("ibv_devices");
     }
 
     @Test
