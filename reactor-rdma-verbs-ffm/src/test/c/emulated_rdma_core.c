@@ -10,6 +10,8 @@
  *   -DOPEN_EACCES    ibv_open_device fails as when /dev/infiniband/uverbsN is not accessible (errno EACCES)
  *   -DPORT_DOWN      port 1 is DOWN
  *   -DINFINIBAND     port 1's link layer is InfiniBand (default Ethernet: RoCE)
+ * Tests reach two hooks by symbol: emu_complete (a completion as the hardware would add it) and
+ * emu_inject_cm_event (ADDR_CHANGE or DEVICE_REMOVAL on a connected id).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -242,7 +244,8 @@ int ibv_dereg_mr(struct ibv_mr *mr) {
  * (one 8-byte write, atomic), ibv_get_cq_event blocks reading one. A CQ is a ring of work completions with
  * RNIC arming rules: armed for any completion, the next one raises an event; armed solicited-only, only a
  * receive completion of a solicited SEND / WRITE_WITH_IMM or an error does; either way the arm is then spent.
- * Tests add completions through emu_complete until the emulated queue pairs produce them.
+ * Tests add completions through emu_complete until the emulated queue pairs produce them. A completion that finds
+ * the CQ full overruns it: polling fails from then on.
  */
 struct emu_cq {
     struct ibv_cq cq; /* first: the provider sees a struct ibv_cq */
@@ -319,6 +322,11 @@ static int emu_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc) {
     struct emu_cq *e = (struct emu_cq *) cq;
     int n = 0;
     pthread_mutex_lock(&e->lock);
+    if (e->overrun) {
+        /* a completion found the CQ full: the CQ is in error from then on, as on an RNIC (IBV_EVENT_CQ_ERR) */
+        pthread_mutex_unlock(&e->lock);
+        return -1;
+    }
     while (n < num_entries && e->count > 0) {
         wc[n++] = e->ring[e->head];
         e->head = (e->head + 1) % e->capacity;
@@ -418,9 +426,13 @@ static int cq_push(struct ibv_cq *cq, uint64_t wr_id, int status, int opcode, ui
  * work request at once, as a NIC with an infinitely fast wire would: a SEND (or WRITE_WITH_IMM) consumes the peer's
  * oldest posted receive, a WRITE or READ checks the rkey, range and access of the peer's region, and completions go
  * to both CQs (a sender's only when signaled, or on error). Errors are an RNIC's: no receive posted is
- * RNR_RETRY_EXC_ERR (rnr_retry counts as exhausted at once), a receive too small is LOC_LEN_ERR at the receiver and
- * REM_INV_REQ_ERR at the sender, a bad rkey or range REM_ACCESS_ERR, a bad lkey LOC_PROT_ERR; the QP that failed
- * enters ERR and flushes its posted receives (WR_FLUSH_ERR), and later posts complete flushed too.
+ * RNR_RETRY_EXC_ERR when rnr_retry is finite (its retries count as exhausted at once); with rnr_retry 7 (retry
+ * forever) the send waits, and the sends behind it, until the peer posts a receive (a deferred completion; waiting
+ * sends count against max_send_wr: a post beyond it is ENOMEM). A receive too small is LOC_LEN_ERR at the receiver and
+ * REM_INV_REQ_ERR at the sender, a bad rkey or range REM_ACCESS_ERR (the responder enters ERR too), a bad lkey
+ * LOC_PROT_ERR; the QP that failed enters ERR and flushes its posted receives and waiting sends (WR_FLUSH_ERR), and
+ * later posts complete flushed too. rdma_cm applies the rnr_retry_count of a connect to the server's QP and that of
+ * an accept to the client's, as the IB CM does.
  */
 #define MAX_QPS 1024
 #define QPN_BASE 0x40
@@ -431,6 +443,15 @@ struct emu_recv {
     struct ibv_sge sge[8];
 };
 
+/* A send waiting for the peer's receive (rnr_retry 7: the requester retries forever), with its own copy of the
+   request: the caller may reuse its work request, and an inline payload, as soon as the post returns. */
+struct emu_pending {
+    struct ibv_send_wr wr;
+    struct ibv_sge sge[30];
+    uint8_t *inline_data;
+    struct emu_pending *next;
+};
+
 struct emu_qp {
     struct ibv_qp qp; /* first: the provider sees a struct ibv_qp */
     pthread_mutex_t lock;
@@ -438,13 +459,20 @@ struct emu_qp {
     int sq_sig_all;
     uint32_t dest_qp_num;
     int access;
+    int rnr_retry;
     struct emu_recv *rq;
     int rq_head;
     int rq_count;
+    pthread_mutex_t pending_lock; /* taken before a peer's lock, never while holding this QP's own lock */
+    struct emu_pending *pending_head;
+    struct emu_pending *pending_tail;
+    int pending_count;
 };
 
 static struct emu_qp *qps[MAX_QPS];
 static pthread_mutex_t qps_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void drain_pending(struct emu_qp *e);
 
 struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr) {
     if (attr->qp_type != IBV_QPT_RC || !attr->send_cq || !attr->recv_cq || attr->srq
@@ -460,6 +488,7 @@ struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr) {
         return NULL;
     }
     pthread_mutex_init(&e->lock, NULL);
+    pthread_mutex_init(&e->pending_lock, NULL);
     e->cap = attr->cap;
     e->sq_sig_all = attr->sq_sig_all;
     e->qp.context = pd->context;
@@ -504,6 +533,13 @@ int ibv_destroy_qp(struct ibv_qp *qp) {
     pthread_mutex_lock(&qps_lock);
     qps[qp->qp_num - QPN_BASE] = NULL;
     pthread_mutex_unlock(&qps_lock);
+    while (e->pending_head) {
+        struct emu_pending *p = e->pending_head;
+        e->pending_head = p->next;
+        free(p->inline_data);
+        free(p);
+    }
+    pthread_mutex_destroy(&e->pending_lock);
     pthread_mutex_destroy(&e->lock);
     free(e->rq);
     free(e);
@@ -546,11 +582,16 @@ int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask) {
     } else if (e->qp.state == IBV_QPS_RTR && attr->qp_state == IBV_QPS_RTS
             && REQUIRE(mask, IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN
                        | IBV_QP_MAX_QP_RD_ATOMIC)) {
+        e->rnr_retry = attr->rnr_retry;
         e->qp.state = IBV_QPS_RTS;
     } else {
         rc = EINVAL;
     }
+    int flush = e->qp.state == IBV_QPS_ERR && e->pending_head;
     pthread_mutex_unlock(&e->lock);
+    if (flush) {
+        drain_pending(e);
+    }
     return rc;
 }
 
@@ -575,7 +616,12 @@ static int emu_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_r
         memcpy(r->sge, wr->sg_list, sizeof(struct ibv_sge) * (size_t) wr->num_sge);
         e->rq_count++;
     }
+    uint32_t dest = e->qp.state == IBV_QPS_RTR || e->qp.state == IBV_QPS_RTS ? e->dest_qp_num : 0;
     pthread_mutex_unlock(&e->lock);
+    struct emu_qp *sender = dest ? qp_by_num(dest) : NULL;
+    if (sender && sender->pending_head) {
+        drain_pending(sender); /* the peer's RNR retry finds the receive */
+    }
     return rc;
 }
 
@@ -608,7 +654,19 @@ static int scatter(struct emu_recv *r, const uint8_t *in, uint32_t len) {
     return done == len;
 }
 
-/* Executes one request of a QP in RTS; returns the sender's completion status. Called with no lock held. */
+/* What execute returns for a SEND that found no receive while its QP retries RNR forever: it waits. */
+#define RNR_WAIT (-1)
+
+/* A responder that detects a remote access violation NAKs the request and enters ERR itself (IB spec, C9-xx). */
+static int responder_fails(struct emu_qp *responder, int status) {
+    pthread_mutex_lock(&responder->lock);
+    enter_error(responder);
+    pthread_mutex_unlock(&responder->lock);
+    return status;
+}
+
+/* Executes one request of a QP in RTS; returns the sender's completion status, or RNR_WAIT. Called with no QP lock
+   held (the sender's pending_lock may be). */
 static int execute(struct emu_qp *e, struct ibv_send_wr *wr, uint32_t *byte_len) {
     static __thread uint8_t *buf;
     if (!buf && !(buf = malloc(1U << 24))) {
@@ -629,7 +687,7 @@ static int execute(struct emu_qp *e, struct ibv_send_wr *wr, uint32_t *byte_len)
             total += wr->sg_list[i].length;
         }
         if (!mr_allows(peer->qp.pd, wr->wr.rdma.rkey, 1, wr->wr.rdma.remote_addr, total, IBV_ACCESS_REMOTE_READ)) {
-            return IBV_WC_REM_ACCESS_ERR;
+            return responder_fails(peer, IBV_WC_REM_ACCESS_ERR);
         }
         uint64_t at = wr->wr.rdma.remote_addr;
         for (int i = 0; i < wr->num_sge; i++) {
@@ -647,7 +705,7 @@ static int execute(struct emu_qp *e, struct ibv_send_wr *wr, uint32_t *byte_len)
     *byte_len = len;
     if (wr->opcode == IBV_WR_RDMA_WRITE || wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM) {
         if (!mr_allows(peer->qp.pd, wr->wr.rdma.rkey, 1, wr->wr.rdma.remote_addr, len, IBV_ACCESS_REMOTE_WRITE)) {
-            return IBV_WC_REM_ACCESS_ERR;
+            return responder_fails(peer, IBV_WC_REM_ACCESS_ERR);
         }
         memcpy((void *) (uintptr_t) wr->wr.rdma.remote_addr, buf, len);
         if (wr->opcode == IBV_WR_RDMA_WRITE) {
@@ -660,7 +718,8 @@ static int execute(struct emu_qp *e, struct ibv_send_wr *wr, uint32_t *byte_len)
     int status = IBV_WC_SUCCESS;
     pthread_mutex_lock(&peer->lock);
     if (peer->rq_count == 0) {
-        status = IBV_WC_RNR_RETRY_EXC_ERR;
+        /* rnr_retry 7 retries forever: the send waits for a receive; a finite count runs out at once here */
+        status = e->rnr_retry == 7 ? RNR_WAIT : IBV_WC_RNR_RETRY_EXC_ERR;
     } else {
         struct emu_recv *r = &peer->rq[peer->rq_head];
         peer->rq_head = (peer->rq_head + 1) % (int) peer->cap.max_recv_wr;
@@ -692,6 +751,82 @@ static int send_opcode_wc(int opcode) {
     }
 }
 
+/* The sender's completion of a request that ran (or was flushed): errors always complete and put the QP in ERR. */
+static void complete_send(struct emu_qp *e, struct ibv_send_wr *wr, int status, uint32_t byte_len) {
+    int signaled = e->sq_sig_all || (wr->send_flags & IBV_SEND_SIGNALED);
+    if (status == IBV_WC_WR_FLUSH_ERR) {
+        cq_push(e->qp.send_cq, wr->wr_id, status, send_opcode_wc(wr->opcode), 0, e->qp.qp_num, 0, 0, 0);
+    } else if (status != IBV_WC_SUCCESS) {
+        pthread_mutex_lock(&e->lock);
+        cq_push(e->qp.send_cq, wr->wr_id, status, send_opcode_wc(wr->opcode), 0, e->qp.qp_num, 0, 0, 0);
+        enter_error(e);
+        pthread_mutex_unlock(&e->lock);
+    } else if (signaled) {
+        cq_push(e->qp.send_cq, wr->wr_id, IBV_WC_SUCCESS, send_opcode_wc(wr->opcode),
+                wr->opcode == IBV_WR_RDMA_READ ? byte_len : 0, e->qp.qp_num, 0, 0, 0);
+    }
+}
+
+/* Queues a copy of wr behind the sends already waiting. Called with e->pending_lock held. */
+static void enqueue(struct emu_qp *e, struct ibv_send_wr *wr) {
+    struct emu_pending *p = calloc(1, sizeof(*p));
+    if (!p) {
+        return;
+    }
+    p->wr = *wr;
+    p->wr.next = NULL;
+    p->wr.sg_list = p->sge;
+    memcpy(p->sge, wr->sg_list, sizeof(struct ibv_sge) * (size_t) wr->num_sge);
+    if (wr->send_flags & IBV_SEND_INLINE) {
+        /* inline: the caller may reuse its buffer once the post returns, so the bytes are taken now */
+        uint32_t len = 0;
+        for (int i = 0; i < wr->num_sge; i++) {
+            len += wr->sg_list[i].length;
+        }
+        p->inline_data = malloc(len > 0 ? len : 1);
+        uint32_t at = 0;
+        for (int i = 0; i < wr->num_sge && p->inline_data; i++) {
+            memcpy(p->inline_data + at, (void *) (uintptr_t) wr->sg_list[i].addr, wr->sg_list[i].length);
+            at += wr->sg_list[i].length;
+        }
+        p->wr.num_sge = 1;
+        p->sge[0].addr = (uintptr_t) p->inline_data;
+        p->sge[0].length = len;
+    }
+    if (e->pending_tail) {
+        e->pending_tail->next = p;
+    } else {
+        e->pending_head = p;
+    }
+    e->pending_tail = p;
+    e->pending_count++;
+}
+
+/* Runs the sends waiting for the peer's receives, in order, as far as its receives go; flushes them once in ERR. */
+static void drain_pending(struct emu_qp *e) {
+    pthread_mutex_lock(&e->pending_lock);
+    while (e->pending_head) {
+        struct emu_pending *p = e->pending_head;
+        uint32_t byte_len = 0;
+        int status = IBV_WC_WR_FLUSH_ERR;
+        if (e->qp.state != IBV_QPS_ERR) {
+            status = execute(e, &p->wr, &byte_len);
+            if (status == RNR_WAIT) {
+                break;
+            }
+        }
+        e->pending_head = p->next;
+        if (!e->pending_head) {
+            e->pending_tail = NULL;
+        }
+        e->pending_count--;
+        complete_send(e, &p->wr, status, byte_len);
+        free(p->inline_data);
+        free(p);
+    }
+    pthread_mutex_unlock(&e->pending_lock);
+}
+
 static int emu_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr) {
     struct emu_qp *e = (struct emu_qp *) qp;
     for (; wr; wr = wr->next) {
@@ -704,22 +839,33 @@ static int emu_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_s
             *bad_wr = wr;
             return EINVAL;
         }
-        int signaled = e->sq_sig_all || (wr->send_flags & IBV_SEND_SIGNALED);
+        pthread_mutex_lock(&e->pending_lock);
+        if (e->pending_count >= (int) e->cap.max_send_wr) {
+            /* the send queue holds max_send_wr requests not yet completed: the waiting ones are */
+            pthread_mutex_unlock(&e->pending_lock);
+            *bad_wr = wr;
+            return ENOMEM;
+        }
+        if (e->pending_head) {
+            enqueue(e, wr); /* RC keeps order: behind the sends that wait */
+            pthread_mutex_unlock(&e->pending_lock);
+            continue;
+        }
+        pthread_mutex_unlock(&e->pending_lock);
         if (e->qp.state == IBV_QPS_ERR) {
-            cq_push(e->qp.send_cq, wr->wr_id, IBV_WC_WR_FLUSH_ERR, send_opcode_wc(wr->opcode), 0, e->qp.qp_num, 0, 0, 0);
+            complete_send(e, wr, IBV_WC_WR_FLUSH_ERR, 0);
             continue;
         }
         uint32_t byte_len = 0;
         int status = execute(e, wr, &byte_len);
-        if (status != IBV_WC_SUCCESS) {
-            pthread_mutex_lock(&e->lock);
-            cq_push(e->qp.send_cq, wr->wr_id, status, send_opcode_wc(wr->opcode), 0, e->qp.qp_num, 0, 0, 0);
-            enter_error(e);
-            pthread_mutex_unlock(&e->lock);
-        } else if (signaled) {
-            cq_push(e->qp.send_cq, wr->wr_id, IBV_WC_SUCCESS, send_opcode_wc(wr->opcode),
-                    wr->opcode == IBV_WR_RDMA_READ ? byte_len : 0, e->qp.qp_num, 0, 0, 0);
+        if (status == RNR_WAIT) {
+            pthread_mutex_lock(&e->pending_lock);
+            enqueue(e, wr);
+            pthread_mutex_unlock(&e->pending_lock);
+            drain_pending(e); /* a receive the peer posted meanwhile found nothing waiting yet */
+            continue;
         }
+        complete_send(e, wr, status, byte_len);
     }
     return 0;
 }
@@ -753,6 +899,7 @@ struct emu_cm_event {
 struct emu_cm_id {
     struct rdma_cm_id id; /* first */
     int listening;
+    uint8_t connect_rnr_retry; /* of the client's rdma_connect: the server's queue pair retries RNR that often */
     struct emu_cm_id *peer;
     int connected;
     int disconnected;
@@ -978,9 +1125,10 @@ void rdma_destroy_qp(struct rdma_cm_id *id) {
     }
 }
 
-static void to_rts(struct ibv_qp *qp, uint32_t dest) {
+static void to_rts(struct ibv_qp *qp, uint32_t dest, uint8_t rnr_retry) {
     struct ibv_qp_attr a;
     memset(&a, 0, sizeof(a));
+    a.rnr_retry = rnr_retry;
     a.qp_state = IBV_QPS_RTR;
     a.dest_qp_num = dest;
     a.path_mtu = IBV_MTU_1024;
@@ -1021,6 +1169,7 @@ int rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *param) {
     server->id.route.addr.dst_sin = id->route.addr.src_sin;
     server->peer = client;
     client->peer = server;
+    client->connect_rnr_retry = param ? param->rnr_retry_count : 7;
     uint8_t len = param ? param->private_data_len : 0;
     queue_event(server, RDMA_CM_EVENT_CONNECT_REQUEST, 0, listener, param ? param->private_data : NULL, len);
     return 0;
@@ -1033,8 +1182,10 @@ int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *param) {
         errno = EINVAL;
         return -1;
     }
-    to_rts(id->qp, client->id.qp->qp_num);
-    to_rts(client->id.qp, id->qp->qp_num);
+    /* rdma_connect(3): rnr_retry_count is for "a send operation from the remote peer": the connect's configures the
+       server's queue pair, the accept's the client's */
+    to_rts(id->qp, client->id.qp->qp_num, client->connect_rnr_retry);
+    to_rts(client->id.qp, id->qp->qp_num, param ? param->rnr_retry_count : 7);
     server->connected = client->connected = 1;
     queue_event(client, RDMA_CM_EVENT_ESTABLISHED, 0, NULL, param ? param->private_data : NULL,
                 param ? param->private_data_len : 0);
@@ -1094,5 +1245,25 @@ int rdma_destroy_id(struct rdma_cm_id *id) {
     }
     pthread_mutex_unlock(&cm_lock);
     free(e);
+    return 0;
+}
+
+/*
+ * Injects an event on a connected id as the kernel would raise it: RDMA_CM_EVENT_ADDR_CHANGE (the address moved,
+ * say a bonding failover; the connection stays up) or RDMA_CM_EVENT_DEVICE_REMOVAL (the device is going: its queue
+ * pair enters ERR, and the application must destroy its ids). Returns 0, or EINVAL for another event.
+ */
+int emu_inject_cm_event(struct rdma_cm_id *id, int type) {
+    struct emu_cm_id *e = (struct emu_cm_id *) id;
+    if (type != RDMA_CM_EVENT_ADDR_CHANGE && type != RDMA_CM_EVENT_DEVICE_REMOVAL) {
+        return EINVAL;
+    }
+    if (type == RDMA_CM_EVENT_DEVICE_REMOVAL && id->qp) {
+        struct ibv_qp_attr a;
+        memset(&a, 0, sizeof(a));
+        a.qp_state = IBV_QPS_ERR;
+        ibv_modify_qp(id->qp, &a, IBV_QP_STATE);
+    }
+    queue_event(e, (enum rdma_cm_event_type) type, 0, NULL, NULL, 0);
     return 0;
 }

@@ -9,8 +9,9 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
 /**
  * The layering of reactor-rdma as rules on its imports (README, "Layering"): from the bottom, the
- * settings ({@code config}) and the verbs SPI ({@code verbs}, {@code verbs.work}, {@code verbs.provider}),
- * the providers beside each other (each with its lower sub-packages), the allocator,
+ * settings ({@code config}) and the verbs SPI ({@code verbs}, {@code verbs.work}, {@code verbs.provider}; with
+ * {@code verbs.work.tracking}, the hardware providers' shared bookkeeping of posted work), the providers beside
+ * each other (each with its lower sub-packages), the allocator,
  * the engine, the public API on top; backpressure beside them with no RDMA types. A wrong import
  * fails the build here, naming the class and the dependency.
  */
@@ -68,6 +69,12 @@ class LayeringTest {
             .should().dependOnClassesThat().resideInAPackage("io.reactorrdma.verbs.disni")
             .because("the DiSNI provider's cached calls, work bookkeeping and rdma_cm plumbing sit below its native seam "
                     + "(context, queue pairs, listener, connector), which uses them");
+
+    @ArchTest
+    static final ArchRule workTrackingNamesNoProvider = noClasses().that().resideInAPackage("io.reactorrdma.verbs.work.tracking..")
+            .should().dependOnClassesThat().resideInAnyPackage(SOFT, DISNI, "com.ibm.disni..")
+            .because("the bookkeeping of posted work is shared by the hardware providers: it reads completions field by field "
+                    + "and knows no provider's or native library's types");
 
     @ArchTest
     static final ArchRule theAllocatorKnowsNoEngine = noClasses().that().resideInAPackage(MEMORY)

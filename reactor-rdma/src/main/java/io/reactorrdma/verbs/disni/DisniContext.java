@@ -22,8 +22,8 @@ import io.reactorrdma.verbs.disni.cm.CmEventLoop;
 import io.reactorrdma.verbs.disni.cm.CmEvents;
 import io.reactorrdma.verbs.disni.cm.SideChannel;
 import io.reactorrdma.verbs.disni.work.CompletionMapper;
-import io.reactorrdma.verbs.disni.work.QpRecord;
-import io.reactorrdma.verbs.disni.work.QpTable;
+import io.reactorrdma.verbs.work.tracking.QpRecord;
+import io.reactorrdma.verbs.work.tracking.QpTable;
 
 import java.io.IOException;
 import java.net.InetAddress;

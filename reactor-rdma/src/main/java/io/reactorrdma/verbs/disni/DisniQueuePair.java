@@ -14,8 +14,8 @@ import io.reactorrdma.verbs.VerbsException;
 import io.reactorrdma.verbs.disni.calls.RecvCallCache;
 import io.reactorrdma.verbs.disni.calls.SendCallCache;
 import io.reactorrdma.verbs.disni.cm.CmEventLoop;
-import io.reactorrdma.verbs.disni.work.PostedWork;
-import io.reactorrdma.verbs.disni.work.QpRecord;
+import io.reactorrdma.verbs.work.tracking.PostedWork;
+import io.reactorrdma.verbs.work.tracking.QpRecord;
 
 import java.io.IOException;
 import java.util.ArrayList;

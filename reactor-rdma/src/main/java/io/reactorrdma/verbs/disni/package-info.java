@@ -14,8 +14,9 @@
  * <p>Below it, unit-tested without the native library and knowing nothing of this package:
  * {@code verbs.disni.calls} (the cached DiSNI post and notify calls, {@code SVCPostSend}/{@code SVCPostRecv}
  * per batch shape patched through DiSNI's setters, and {@code DisniCodes}: access flags, opcodes,
- * statuses, immediate byte order); {@code verbs.disni.work} (the provider's wr_id tokens, what each
- * queue pair has outstanding, and {@code IbvWC} → {@code WorkCompletion}); {@code verbs.disni.cm}
+ * statuses, immediate byte order); {@code verbs.disni.work} ({@code IbvWC} → {@code WorkCompletion}
+ * through the wr_id tokens and posted-work records of {@code verbs.work.tracking}, which the FFM
+ * provider shares); {@code verbs.disni.cm}
  * (the one thread DiSNI's event channel allows, the routing of its events, and the private-data
  * side channel stock libdisni cannot carry).
  */

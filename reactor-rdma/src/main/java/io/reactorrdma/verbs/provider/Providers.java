@@ -7,9 +7,11 @@ import io.reactorrdma.verbs.VerbsContext;
 
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.ServiceConfigurationError;
 import java.util.ServiceLoader;
 
 import reactor.util.Logger;
@@ -19,12 +21,14 @@ import reactor.util.Loggers;
  * Opens a verbs provider by name. The providers register themselves
  * ({@link VerbsProviderFactory}, found with {@link ServiceLoader}); those of reactor-rdma are:
  * <ul>
- *   <li>{@code auto} (the default) — {@code disni} where libdisni loads and an RDMA device is present,
- *       else {@code shm};</li>
+ *   <li>{@code auto} (the default) — {@code ffm} (module reactor-rdma-verbs-ffm, on JDK 22+) where rdma-core loads and
+ *       an RDMA device is present, else {@code disni} where libdisni loads and a device is present, else {@code shm};</li>
  *   <li>{@code soft} — the software RNIC on its default fabric, {@code shm};</li>
  *   <li>{@code shm} — the software RNIC across processes on one host (memory-mapped files under /dev/shm);</li>
  *   <li>{@code loopback} — the software RNIC within one JVM;</li>
- *   <li>{@code disni} — RoCE/InfiniBand hardware through DiSNI.</li>
+ *   <li>{@code disni} — RoCE/InfiniBand hardware through DiSNI;</li>
+ *   <li>{@code ffm} — RoCE/InfiniBand hardware through rdma-core and the JDK's FFM API, when reactor-rdma-verbs-ffm is on
+ *       the class path and the JVM is 22 or later.</li>
  * </ul>
  * A provider that cannot be used here is a {@link ProviderUnavailableException} saying why.
  * The name may also come from the system property {@code reactor.rdma.provider}.
@@ -128,10 +132,26 @@ public final class Providers {
         return List.copyOf(names);
     }
 
+    /**
+     * The registered factories. One that cannot be loaded here is left out with a log line: the ffm provider's
+     * classes are compiled for Java 22, so on an older JVM its registration names a class this JVM cannot load.
+     */
     private static List<VerbsProviderFactory> registered() {
+        return loadable(ServiceLoader.load(VerbsProviderFactory.class, Providers.class.getClassLoader()).iterator());
+    }
+
+    /** The factories {@code registered} yields, leaving out each one it fails to load. */
+    static List<VerbsProviderFactory> loadable(Iterator<VerbsProviderFactory> registered) {
         List<VerbsProviderFactory> factories = new ArrayList<>();
-        for (VerbsProviderFactory f : ServiceLoader.load(VerbsProviderFactory.class, Providers.class.getClassLoader())) {
-            factories.add(f);
+        while (true) {
+            try {
+                if (!registered.hasNext()) {
+                    break;
+                }
+                factories.add(registered.next());
+            } catch (ServiceConfigurationError e) {
+                LOG.debug("a registered verbs provider cannot be loaded on this JVM ({}), left out", e.getMessage());
+            }
         }
         return factories;
     }

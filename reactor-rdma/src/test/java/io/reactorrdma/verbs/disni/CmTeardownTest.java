@@ -6,7 +6,7 @@ import io.reactorrdma.verbs.QpAttributes;
 import io.reactorrdma.verbs.QpState;
 import io.reactorrdma.verbs.work.WorkCompletion;
 import io.reactorrdma.verbs.disni.cm.CmEventLoop;
-import io.reactorrdma.verbs.disni.work.QpTable;
+import io.reactorrdma.verbs.work.tracking.QpTable;
 import org.junit.jupiter.api.Test;
 
 import java.net.InetSocketAddress;

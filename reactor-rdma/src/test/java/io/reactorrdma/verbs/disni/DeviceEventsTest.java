@@ -7,7 +7,7 @@ import io.reactorrdma.verbs.VerbsException;
 import io.reactorrdma.verbs.disni.cm.CmEventLoop;
 import io.reactorrdma.verbs.disni.cm.CmEvents;
 import io.reactorrdma.verbs.disni.cm.ListenerCmEvents;
-import io.reactorrdma.verbs.disni.work.QpTable;
+import io.reactorrdma.verbs.work.tracking.QpTable;
 import org.junit.jupiter.api.Test;
 
 import java.net.InetSocketAddress;

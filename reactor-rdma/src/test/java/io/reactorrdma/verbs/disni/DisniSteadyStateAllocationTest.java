@@ -11,8 +11,8 @@ import io.reactorrdma.verbs.disni.calls.FakeCalls;
 import io.reactorrdma.verbs.disni.calls.RecvCallCache;
 import io.reactorrdma.verbs.disni.calls.SendCallCache;
 import io.reactorrdma.verbs.disni.work.CompletionMapper;
-import io.reactorrdma.verbs.disni.work.QpRecord;
-import io.reactorrdma.verbs.disni.work.QpTable;
+import io.reactorrdma.verbs.work.tracking.QpRecord;
+import io.reactorrdma.verbs.work.tracking.QpTable;
 import org.junit.jupiter.api.Test;
 
 import java.lang.management.ManagementFactory;

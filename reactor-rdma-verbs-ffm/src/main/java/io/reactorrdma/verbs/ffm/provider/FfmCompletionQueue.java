@@ -8,23 +8,24 @@ import io.reactorrdma.verbs.ffm.rdmacore.RdmaCompletionChannel;
 import io.reactorrdma.verbs.ffm.rdmacore.RdmaCq;
 import io.reactorrdma.verbs.ffm.rdmacore.RdmaDevice;
 import io.reactorrdma.verbs.ffm.rdmacore.WorkCompletions;
-import io.reactorrdma.verbs.work.WcOpcode;
-import io.reactorrdma.verbs.work.WcStatus;
 import io.reactorrdma.verbs.work.WorkCompletion;
+import io.reactorrdma.verbs.work.tracking.CompletionDecoder;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * The SPI's completion queue over rdma-core: a CQ with a completion channel of its own, polled through the device's
- * operation table into a native buffer and copied into the caller's {@link WorkCompletion}s (no allocation). A
+ * operation table into a native buffer and decoded into the caller's {@link WorkCompletion}s (no allocation): each
+ * {@code wr_id} is a token of the context's queue-pair table, which gives back the caller's id. A
  * waiting I/O thread blocks in {@code poll(2)} on the channel's descriptor and an eventfd, so {@link #wakeup()} wakes
  * it at once: no time slices, unlike the DiSNI provider, whose library cannot wake a thread blocked on the channel.
  *
  * <p>A failed completion carries its work request id, status and queue-pair number only (ibv_poll_cq(3) leaves
- * the rest undefined): its byte count is passed on as 0, and which request it was — send or receive, opcode — is
- * for the queue pairs' own records of what they posted.
+ * the rest undefined): its byte count is passed on as 0, and which request it was — send or receive, opcode — comes
+ * from the queue pairs' own records of what they posted ({@link CompletionDecoder}).
  *
  * <p>Sizing as the DiSNI provider: the CQ holds twice {@link #capacity()}, room for the send depths and the receive
  * depths of its queue pairs, so it can never overrun.
@@ -35,19 +36,26 @@ public final class FfmCompletionQueue implements CompletionQueue {
     static final int MAX_POLL = 64;
 
     private final int capacity;
+    private final CompletionDecoder decoder;
+    /** Tells the context the queue is gone. */
+    private final Consumer<? super FfmCompletionQueue> forget;
     private final RdmaCompletionChannel channel;
     private final RdmaCq cq;
     private final Libc.Waiter waiter;
     private final Arena arena = Arena.ofShared();
     private final MemorySegment wcs = RdmaCq.completions(arena, MAX_POLL);
     private volatile boolean closed;
+    private int reservedSend;
+    private int reservedRecv;
 
-    /** A queue of {@code capacity} completions on {@code device}. */
-    public FfmCompletionQueue(RdmaDevice device, int capacity) {
+    /** A queue of {@code capacity} completions on {@code device}, whose tokens {@code decoder} reads. */
+    FfmCompletionQueue(RdmaDevice device, int capacity, CompletionDecoder decoder, Consumer<? super FfmCompletionQueue> forget) {
         if (capacity < 1) {
             throw new IllegalArgumentException("a completion queue holds at least one completion, got " + capacity);
         }
         this.capacity = capacity;
+        this.decoder = decoder;
+        this.forget = forget;
         this.channel = device.createCompletionChannel();
         RdmaCq created = null;
         try {
@@ -67,6 +75,27 @@ public final class FfmCompletionQueue implements CompletionQueue {
         return cq;
     }
 
+    /** Takes room for a queue pair's send and receive depths; refused when they would not fit. */
+    synchronized void reserve(int sendDepth, int recvDepth) {
+        if (closed) {
+            throw new IllegalStateException("completion queue is closed");
+        }
+        if ((long) reservedSend + sendDepth > capacity || (long) reservedRecv + recvDepth > capacity) {
+            throw new IllegalArgumentException("completion queue holds " + capacity + " completions and its queue pairs already "
+                    + "take " + reservedSend + " send and " + reservedRecv + " receive slots; a queue pair of depths " + sendDepth + "/"
+                    + recvDepth + " does not fit. Create a larger completion queue (at least the sum of the send-queue depths, "
+                    + "and of the receive-queue depths)");
+        }
+        reservedSend += sendDepth;
+        reservedRecv += recvDepth;
+    }
+
+    /** Gives back what {@link #reserve} took, once the queue pair is destroyed. */
+    synchronized void release(int sendDepth, int recvDepth) {
+        reservedSend -= sendDepth;
+        reservedRecv -= recvDepth;
+    }
+
     @Override
     public int poll(WorkCompletion[] out, int max) {
         int n = Math.min(Math.min(max, out.length), MAX_POLL);
@@ -77,30 +106,21 @@ public final class FfmCompletionQueue implements CompletionQueue {
         try {
             got = cq.poll(wcs, n);
         } catch (IllegalStateException e) {
-            throw new VerbsException(e.getMessage(), e);
+            throw new VerbsException(e.getMessage() + "; the completions of its queue pairs are lost. This provider reserves "
+                    + "room for every queue pair's depths, so an overrun means more completions came than were posted: "
+                    + "a device failure, or a bug to report", e);
         }
+        int filled = 0;
         for (int i = 0; i < got; i++) {
-            map(i, out[i]);
+            boolean withImm = (WorkCompletions.flags(wcs, i) & VerbsConstants.IBV_WC_WITH_IMM) != 0;
+            // imm_data is big-endian on the wire (__be32): the peer wrote htonl(value)
+            if (decoder.decode(WorkCompletions.wrId(wcs, i), WorkCompletions.status(wcs, i), WorkCompletions.opcode(wcs, i),
+                    WorkCompletions.byteLen(wcs, i), WorkCompletions.qpNum(wcs, i), withImm,
+                    withImm ? Immediates.fromWire(WorkCompletions.immediate(wcs, i)) : 0, out[filled])) {
+                filled++;
+            }
         }
-        return got;
-    }
-
-    private void map(int i, WorkCompletion wc) {
-        int status = WorkCompletions.status(wcs, i);
-        int opcode = WorkCompletions.opcode(wcs, i);
-        WcStatus s = WcStatus.fromIbv(status);
-        boolean ok = s == WcStatus.SUCCESS;
-        // ibv_poll_cq(3): of a failed completion only wr_id, status, qp_num and vendor_err are valid; the opcode
-        // read then is whatever the device left, and which request it was is for the queue pair's own records.
-        WcOpcode op = ok ? WcOpcode.fromIbv(opcode) : null;
-        wc.set(WorkCompletions.wrId(wcs, i), s == null ? WcStatus.GENERAL_ERR : s, op == null ? WcOpcode.SEND : op,
-                ok ? WorkCompletions.byteLen(wcs, i) : 0, WorkCompletions.qpNum(wcs, i));
-        if ((WorkCompletions.flags(wcs, i) & VerbsConstants.IBV_WC_WITH_IMM) != 0) {
-            wc.setImmediate(WorkCompletions.immediate(wcs, i));
-        }
-        if (s == null) {
-            wc.setErrorDetail("the device reported ibv_wc_status " + status + ", which this provider does not know");
-        }
+        return filled;
     }
 
     @Override
@@ -151,6 +171,7 @@ public final class FfmCompletionQueue implements CompletionQueue {
                 } finally {
                     waiter.close();
                     arena.close();
+                    forget.accept(this);
                 }
             }
         }

@@ -14,6 +14,7 @@ import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 
 /**
  * The SPI's protection domain over rdma-core: allocates page-aligned native memory and registers it, or registers a
@@ -27,11 +28,15 @@ final class FfmProtectionDomain implements ProtectionDomain {
     private final RdmaPd pd;
     private final long maxRegionSize;
     private final Set<FfmMemoryRegion> regions = ConcurrentHashMap.newKeySet();
+    private final RegionBounds bounds = new RegionBounds();
+    /** Tells the context the domain is gone. */
+    private final Consumer<? super FfmProtectionDomain> forget;
     private volatile boolean closed;
 
-    FfmProtectionDomain(RdmaPd pd, long maxRegionSize) {
+    FfmProtectionDomain(RdmaPd pd, long maxRegionSize, Consumer<? super FfmProtectionDomain> forget) {
         this.pd = pd;
         this.maxRegionSize = maxRegionSize;
+        this.forget = forget;
     }
 
     RdmaPd pd() {
@@ -44,7 +49,7 @@ final class FfmProtectionDomain implements ProtectionDomain {
         Arena arena = Arena.ofShared();
         try {
             MemorySegment memory = arena.allocate(size, PAGE);
-            return track(new FfmMemoryRegion(pd.register(memory, ibvAccess(access)), memory, arena, access, regions::remove));
+            return track(new FfmMemoryRegion(pd.register(memory, ibvAccess(access)), memory, arena, access, this::untrack));
         } catch (RuntimeException e) {
             arena.close();
             throw rethrow(e, size);
@@ -59,7 +64,7 @@ final class FfmProtectionDomain implements ProtectionDomain {
         check(directBuffer.remaining(), access);
         MemorySegment memory = MemorySegment.ofBuffer(directBuffer);
         try {
-            return track(new FfmMemoryRegion(pd.register(memory, ibvAccess(access)), memory, null, access, regions::remove));
+            return track(new FfmMemoryRegion(pd.register(memory, ibvAccess(access)), memory, null, access, this::untrack));
         } catch (RuntimeException e) {
             throw rethrow(e, directBuffer.remaining());
         }
@@ -77,7 +82,18 @@ final class FfmProtectionDomain implements ProtectionDomain {
 
     private FfmMemoryRegion track(FfmMemoryRegion region) {
         regions.add(region);
+        bounds.add(region.lkey(), region.address(), region.length());
         return region;
+    }
+
+    private void untrack(FfmMemoryRegion region) {
+        bounds.remove(region.lkey());
+        regions.remove(region);
+    }
+
+    /** The domain's regions by lkey, for the inline check of a post. */
+    RegionBounds bounds() {
+        return bounds;
     }
 
     /** The SPI's flags as {@code IBV_ACCESS_*} (the same bits, named apart so neither side assumes the other). */
@@ -104,10 +120,14 @@ final class FfmProtectionDomain implements ProtectionDomain {
     public void close() {
         if (!closed) {
             closed = true;
-            for (FfmMemoryRegion r : List.copyOf(regions)) {
-                r.close();
+            try {
+                for (FfmMemoryRegion r : List.copyOf(regions)) {
+                    r.close();
+                }
+                pd.close();
+            } finally {
+                forget.accept(this);
             }
-            pd.close();
         }
     }
 }

@@ -64,6 +64,11 @@ public final class RdmaDevice implements AutoCloseable {
         return function;
     }
 
+    /** The address of its {@code struct ibv_context}: two handles of one opened device have the same. */
+    public long contextAddress() {
+        return context.address();
+    }
+
     public String name() {
         return name;
     }

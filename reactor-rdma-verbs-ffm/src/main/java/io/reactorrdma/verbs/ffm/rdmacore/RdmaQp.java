@@ -75,14 +75,19 @@ public final class RdmaQp implements AutoCloseable {
                 });
     }
 
-    /** RTR to RTS (ready to send), with up to {@code maxRdAtomic} of its own READs outstanding. */
+    /** RTR to RTS (ready to send), with up to {@code maxRdAtomic} of its own READs outstanding; RNR retried forever. */
     public void toRts(int maxRdAtomic) {
+        toRts(maxRdAtomic, 7);
+    }
+
+    /** As {@link #toRts(int)}, retrying a send the peer has no receive for {@code rnrRetry} times (0..7, 7: forever). */
+    public void toRts(int maxRdAtomic, int rnrRetry) {
         modify(VerbsConstants.IBV_QPS_RTS, VerbsConstants.IBV_QP_STATE | VerbsConstants.IBV_QP_TIMEOUT
                 | VerbsConstants.IBV_QP_RETRY_CNT | VerbsConstants.IBV_QP_RNR_RETRY | VerbsConstants.IBV_QP_SQ_PSN
                 | VerbsConstants.IBV_QP_MAX_QP_RD_ATOMIC, attr -> {
                     attr.set(ValueLayout.JAVA_BYTE, offset("timeout"), (byte) 14);
                     attr.set(ValueLayout.JAVA_BYTE, offset("retry_cnt"), (byte) 7);
-                    attr.set(ValueLayout.JAVA_BYTE, offset("rnr_retry"), (byte) 7);
+                    attr.set(ValueLayout.JAVA_BYTE, offset("rnr_retry"), (byte) rnrRetry);
                     attr.set(ValueLayout.JAVA_BYTE, offset("max_rd_atomic"), (byte) maxRdAtomic);
                 });
     }

@@ -22,29 +22,58 @@ public final class RecvWrChain implements AutoCloseable {
 
     private final Arena arena = Arena.ofShared();
     private final int capacity;
+    private final int maxSge;
     private final MemorySegment wrs;
     private final MemorySegment sges;
 
     /** Room for {@code capacity} receives of one entry each (the engine posts one buffer per receive). */
     public RecvWrChain(int capacity) {
-        if (capacity < 1) {
-            throw new IllegalArgumentException("a chain holds at least one request, got " + capacity);
+        this(capacity, 1);
+    }
+
+    /** Room for {@code capacity} receives of up to {@code maxSge} entries each. */
+    public RecvWrChain(int capacity, int maxSge) {
+        if (capacity < 1 || maxSge < 1) {
+            throw new IllegalArgumentException("a chain holds at least one request of one entry, got " + capacity + " x " + maxSge);
         }
         this.capacity = capacity;
+        this.maxSge = maxSge;
         this.wrs = arena.allocate(WR * capacity, 8);
-        this.sges = arena.allocate(SGE * capacity, 8);
+        this.sges = arena.allocate(SGE * capacity * maxSge, 8);
         for (int i = 0; i < capacity; i++) {
-            wrs.set(ValueLayout.ADDRESS, i * WR + SG_LIST, sges.asSlice(i * SGE));
+            wrs.set(ValueLayout.ADDRESS, i * WR + SG_LIST, sges.asSlice(i * maxSge * SGE));
             wrs.set(ValueLayout.JAVA_INT, i * WR + NUM_SGE, 1);
         }
     }
 
-    /** Receive {@code i}: its id and the buffer it lands in. */
+    public int capacity() {
+        return capacity;
+    }
+
+    /** Receive {@code i}: its id and the one buffer it lands in. */
     public RecvWrChain receive(int i, long wrId, long address, int length, int lkey) {
+        return request(i, wrId).sge(i, address, length, lkey);
+    }
+
+    /** Receive {@code i}: its id; no entries until {@link #sge}. */
+    public RecvWrChain request(int i, long wrId) {
         wrs.set(ValueLayout.JAVA_LONG, i * WR + WR_ID, wrId);
-        sges.set(ValueLayout.JAVA_LONG, i * SGE, address);
-        sges.set(ValueLayout.JAVA_INT, i * SGE + 8, length);
-        sges.set(ValueLayout.JAVA_INT, i * SGE + 12, lkey);
+        wrs.set(ValueLayout.JAVA_INT, i * WR + NUM_SGE, 0);
+        return this;
+    }
+
+    /** Appends a scatter/gather entry to receive {@code i}. */
+    public RecvWrChain sge(int i, long address, int length, int lkey) {
+        long at = i * WR;
+        int n = wrs.get(ValueLayout.JAVA_INT, at + NUM_SGE);
+        if (n == maxSge) {
+            throw new IllegalArgumentException("receive " + i + " already has its " + maxSge + " entries");
+        }
+        long s = (i * (long) maxSge + n) * SGE;
+        sges.set(ValueLayout.JAVA_LONG, s, address);
+        sges.set(ValueLayout.JAVA_INT, s + 8, length);
+        sges.set(ValueLayout.JAVA_INT, s + 12, lkey);
+        wrs.set(ValueLayout.JAVA_INT, at + NUM_SGE, n + 1);
         return this;
     }
 

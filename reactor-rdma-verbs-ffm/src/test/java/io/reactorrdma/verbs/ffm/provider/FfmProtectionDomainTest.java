@@ -26,7 +26,7 @@ class FfmProtectionDomainTest {
     @Test
     void allocatedAndRegisteredMemoryHaveKeysAndBuffersAndCloseWithTheDomain() throws Exception {
         try (Arena arena = Arena.ofShared(); RdmaDevice device = open(arena)) {
-            FfmProtectionDomain pd = new FfmProtectionDomain(device.allocatePd(), 1 << 30);
+            FfmProtectionDomain pd = new FfmProtectionDomain(device.allocatePd(), 1 << 30, gone -> { });
             MemoryRegion a = pd.allocate(64 * 1024, AccessFlags.ALL);
             assertThat(a.address() % 4096).as("page aligned").isZero();
             assertThat(a.length()).isEqualTo(64 * 1024);
@@ -50,7 +50,7 @@ class FfmProtectionDomainTest {
     @Test
     void badRequestsAreRefusedSayingWhy() throws Exception {
         try (Arena arena = Arena.ofShared(); RdmaDevice device = open(arena)) {
-            FfmProtectionDomain pd = new FfmProtectionDomain(device.allocatePd(), 1 << 20);
+            FfmProtectionDomain pd = new FfmProtectionDomain(device.allocatePd(), 1 << 20, gone -> { });
             assertThatThrownBy(() -> pd.allocate(2 << 20, AccessFlags.ALL)).isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("1..1048576");
             assertThatThrownBy(() -> pd.register(ByteBuffer.allocate(64), AccessFlags.ALL)).isInstanceOf(IllegalArgumentException.class)
@@ -64,7 +64,7 @@ class FfmProtectionDomainTest {
     @Test
     void aRegistrationOverTheMemlockLimitIsAVerbsExceptionNamingIt() throws Exception {
         try (Arena arena = Arena.ofShared(); RdmaDevice device = open(arena, "-DREG_ENOMEM")) {
-            FfmProtectionDomain pd = new FfmProtectionDomain(device.allocatePd(), 1 << 30);
+            FfmProtectionDomain pd = new FfmProtectionDomain(device.allocatePd(), 1 << 30, gone -> { });
             assertThatThrownBy(() -> pd.allocate(1 << 20, AccessFlags.ALL)).isInstanceOf(VerbsException.class)
                     .hasMessageContaining("registering 1048576 bytes").hasMessageContaining("memlock");
             pd.close();

@@ -1,5 +1,6 @@
 package io.reactorrdma.verbs.ffm.rdmacore;
 
+import io.reactorrdma.verbs.ffm.abi.VerbsConstants;
 import io.reactorrdma.verbs.ffm.testing.EmulatedRdmaCore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -80,7 +81,7 @@ class QueuePairTest {
         for (RdmaQp[] pair : new RdmaQp[][]{{a, b}, {b, a}}) {
             pair[0].toInit(ALL);
             pair[0].toRtr(pair[1].qpNum(), IBV_MTU_1024, 4);
-            pair[0].toRts(4);
+            pair[0].toRts(4, 0); // RNR fails at once: the emulation waits only for rnr_retry 7
         }
         memory = arena.allocate(REGION, 4096);
         mr = pd.register(memory, ALL);
@@ -167,6 +168,28 @@ class QueuePairTest {
         a.postSend(sends, 1);
         assertThat(cq.poll(wcs, 16)).isEqualTo(1);
         assertThat(failed(0)).isEqualTo(new int[]{IBV_WC_WR_FLUSH_ERR, a.qpNum()});
+    }
+
+    @Test
+    void withRnrRetriedForeverASendWaitsForAReceiveAndTheSendsBehindItWaitToo() {
+        QpCapacities caps = new QpCapacities(32, 32, 4, 1, 64);
+        try (RdmaQp c = pd.createQp(cq, cq, caps); RdmaQp d = pd.createQp(cq, cq, caps)) {
+            for (RdmaQp[] pair : new RdmaQp[][]{{c, d}, {d, c}}) {
+                pair[0].toInit(ALL);
+                pair[0].toRtr(pair[1].qpNum(), IBV_MTU_1024, 4);
+                pair[0].toRts(4, 7);
+            }
+            sends.request(0, 1, IBV_WR_SEND, IBV_SEND_SIGNALED).sge(0, address(0), 64, mr.lkey());
+            sends.request(1, 2, IBV_WR_SEND, IBV_SEND_SIGNALED | IBV_SEND_INLINE).sge(1, address(64), 8, mr.lkey());
+            c.postSend(sends, 2);
+            assertThat(cq.poll(wcs, 16)).as("both wait: the first for a receive, the second behind it").isZero();
+            d.postRecv(recvs.receive(0, 10, address(4096), 64, mr.lkey()), 1);
+            assertThat(cq.poll(wcs, 16)).as("the first ran: its receive and its send").isEqualTo(2);
+            d.postRecv(recvs.receive(0, 11, address(8192), 64, mr.lkey()), 1);
+            assertThat(cq.poll(wcs, 16)).isEqualTo(2);
+            assertThat(WorkCompletions.status(wcs, 0)).isEqualTo(VerbsConstants.IBV_WC_SUCCESS);
+            assertThat(WorkCompletions.byteLen(wcs, 0)).as("the inline payload, copied when it was posted").isEqualTo(8);
+        }
     }
 
     @Test

@@ -8,6 +8,7 @@ import io.reactorrdma.verbs.AccessFlags;
 import io.reactorrdma.verbs.work.ScatterGatherList;
 import io.reactorrdma.verbs.work.WcStatus;
 import io.reactorrdma.verbs.work.WrOpcode;
+import io.reactorrdma.verbs.work.tracking.WcStatusText;
 
 import java.nio.ByteOrder;
 import java.util.LinkedList;
@@ -74,14 +75,9 @@ public final class DisniCodes {
         return (signaled ? IbvSendWR.IBV_SEND_SIGNALED : 0) | (solicited ? IbvSendWR.IBV_SEND_SOLICITED : 0);
     }
 
-    /**
-     * The SPI status of an {@code ibv_wc_status} value. Statuses an RC queue pair without atomics
-     * does not list in the SPI (BAD_RESP, LOC_ACCESS, REM_ABORT, FATAL, RESP_TIMEOUT, ...) become
-     * {@link WcStatus#GENERAL_ERR}; {@link #ibvStatusName} keeps the original for the error detail.
-     */
+    /** The SPI status of an {@code ibv_wc_status} value ({@link WcStatusText#status}). */
     public static WcStatus status(int ibvStatus) {
-        WcStatus s = WcStatus.fromIbv(ibvStatus);
-        return s != null ? s : WcStatus.GENERAL_ERR;
+        return WcStatusText.status(ibvStatus);
     }
 
     /** {@code IBV_WC_…} name of a status value, or its number when DiSNI does not know it. */
@@ -90,18 +86,11 @@ public final class DisniCodes {
     }
 
     /**
-     * What an error status means for the request that got it, for {@code WorkCompletion.errorDetail}.
-     * DiSNI copies no {@code vendor_err} for failed completions, so the status is all the NIC tells.
+     * What an error status means for the request that got it ({@link WcStatusText#hint}). DiSNI copies no
+     * {@code vendor_err} for failed completions, so the status is all the NIC tells.
      */
     public static String errorHint(int ibvStatus) {
-        WcStatus s = WcStatus.fromIbv(ibvStatus);
-        if (s == WcStatus.LOC_PROT_ERR) {
-            return "a local scatter/gather entry lies outside its registered region, names an unknown lkey, or lacks LOCAL_WRITE";
-        }
-        if (s != null) {
-            return s.description();
-        }
-        return "a status the SPI does not list (reported as GENERAL_ERR)";
+        return WcStatusText.hint(ibvStatus);
     }
 
     /** {@code htonl}: immediate data is big-endian on the wire, and DiSNI writes it in native order. */

@@ -18,7 +18,7 @@ import java.util.List;
  * straight into the call's native {@code ibv_recv_wr}/{@code ibv_sge} array ({@link CommandBuffers},
  * verified against the requests the call was built from), and the key is the shape: batch length
  * and each request's SGE count. The native {@code wr_id} is the queue pair's constant receive
- * token (receives complete in order, so {@link io.reactorrdma.verbs.disni.work.PostedWork} maps them back to the caller's wrIds).
+ * token (receives complete in order, so {@link io.reactorrdma.verbs.work.tracking.PostedWork} maps them back to the caller's wrIds).
  * Where the native array cannot be verified (another DiSNI build), the key falls back to the
  * SGEs themselves: reposting the same buffers hits, fresh buffers build one small call per batch.
  * Entries are evicted least recently used.

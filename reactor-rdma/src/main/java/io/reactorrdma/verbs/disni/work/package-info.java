@@ -1,9 +1,7 @@
 /**
- * The hardware provider's bookkeeping of posted work: the wr_id tokens it hands DiSNI
- * ({@link io.reactorrdma.verbs.disni.work.WrTokens}), what each queue pair has outstanding
- * ({@link io.reactorrdma.verbs.disni.work.PostedWork}, {@link io.reactorrdma.verbs.disni.work.QpRecord},
- * {@link io.reactorrdma.verbs.disni.work.QpTable}), and the translation of a polled {@code IbvWC}
- * into the SPI's {@code WorkCompletion} ({@link io.reactorrdma.verbs.disni.work.CompletionMapper}).
+ * The DiSNI provider's reading of polled completions: {@link io.reactorrdma.verbs.disni.work.CompletionMapper}
+ * turns an {@code IbvWC} into the SPI's {@code WorkCompletion} through the bookkeeping shared with the other
+ * hardware provider ({@code io.reactorrdma.verbs.work.tracking}).
  *
  * <p>Internal to the DiSNI provider: public only so that {@code io.reactorrdma.verbs.disni} can use
  * it; no API. Unit-tested without the native library.

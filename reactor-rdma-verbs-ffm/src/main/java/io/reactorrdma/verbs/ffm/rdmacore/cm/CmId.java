@@ -161,14 +161,28 @@ public final class CmId implements AutoCloseable {
      * {@code responderResources} and {@code initiatorDepth} are the READs each side lets the other have outstanding.
      */
     public void connect(byte[] privateData, int responderResources, int initiatorDepth) {
+        connect(privateData, responderResources, initiatorDepth, 7);
+    }
+
+    /**
+     * As {@link #connect(byte[], int, int)}, with {@code rnrRetryCount} (0..7, 7 retries forever): rdma_cm applies
+     * the value of a connect to the passive side's queue pair and that of an accept to the active side's
+     * (rdma_connect(3): "a send operation from the remote peer").
+     */
+    public void connect(byte[] privateData, int responderResources, int initiatorDepth, int rnrRetryCount) {
         checkPrivateData(privateData, MAX_CONNECT_PRIVATE_DATA, "connect");
-        connectOrAccept(cm.connect, "rdma_connect", privateData, responderResources, initiatorDepth);
+        connectOrAccept(cm.connect, "rdma_connect", privateData, responderResources, initiatorDepth, rnrRetryCount);
     }
 
     /** Accepts a connection request ({@code rdma_accept}) with {@code privateData}; then ESTABLISHED on both sides. */
     public void accept(byte[] privateData, int responderResources, int initiatorDepth) {
+        accept(privateData, responderResources, initiatorDepth, 7);
+    }
+
+    /** As {@link #accept(byte[], int, int)}, with {@code rnrRetryCount} as {@link #connect(byte[], int, int, int)} says. */
+    public void accept(byte[] privateData, int responderResources, int initiatorDepth, int rnrRetryCount) {
         checkPrivateData(privateData, MAX_ACCEPT_PRIVATE_DATA, "accept");
-        connectOrAccept(cm.accept, "rdma_accept", privateData, responderResources, initiatorDepth);
+        connectOrAccept(cm.accept, "rdma_accept", privateData, responderResources, initiatorDepth, rnrRetryCount);
     }
 
     /** Refuses a connection request ({@code rdma_reject}); the client gets REJECTED with {@code privateData}. */
@@ -219,7 +233,7 @@ public final class CmId implements AutoCloseable {
     }
 
     private void connectOrAccept(MethodHandle call, String name, byte[] privateData, int responderResources,
-                                 int initiatorDepth) {
+                                 int initiatorDepth, int rnrRetryCount) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment param = arena.allocate(CmLayouts.RDMA_CONN_PARAM);
             param.set(ValueLayout.ADDRESS, param("private_data"), arena.allocateFrom(ValueLayout.JAVA_BYTE, privateData));
@@ -227,7 +241,7 @@ public final class CmId implements AutoCloseable {
             param.set(ValueLayout.JAVA_BYTE, param("responder_resources"), (byte) responderResources);
             param.set(ValueLayout.JAVA_BYTE, param("initiator_depth"), (byte) initiatorDepth);
             param.set(ValueLayout.JAVA_BYTE, param("retry_count"), (byte) 7);
-            param.set(ValueLayout.JAVA_BYTE, param("rnr_retry_count"), (byte) 7);
+            param.set(ValueLayout.JAVA_BYTE, param("rnr_retry_count"), (byte) rnrRetryCount);
             MemorySegment state = Libibverbs.callState(arena);
             int rc = (int) call.invokeExact(state, id, param);
             check(rc, state, name, "the id needs its queue pair first (createQp), and private data fits 56 bytes on a"

@@ -1,11 +1,12 @@
-package io.reactorrdma.verbs.disni.work;
+package io.reactorrdma.verbs.work.tracking;
 
 import io.reactorrdma.verbs.QpState;
 
 /**
  * The provider-side state of one queue pair that completions need: its slot in the
- * {@link QpTable}, its posted work, number, state and first error. DiSNI never updates
- * {@code IbvQP.getState()}, so the provider tracks the state itself.
+ * {@link QpTable}, its posted work, number, state and first error. The provider tracks the state
+ * itself: DiSNI never updates {@code IbvQP.getState()}, and rdma-core's {@code ibv_qp.state} is only what
+ * the library last set, not what the device did (an error completion does not change it).
  */
 public final class QpRecord {
 

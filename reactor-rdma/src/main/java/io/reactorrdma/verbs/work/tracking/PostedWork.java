@@ -1,4 +1,4 @@
-package io.reactorrdma.verbs.disni.work;
+package io.reactorrdma.verbs.work.tracking;
 
 import io.reactorrdma.verbs.work.SendWr;
 import io.reactorrdma.verbs.work.WrOpcode;

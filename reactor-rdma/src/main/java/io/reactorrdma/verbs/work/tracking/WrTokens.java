@@ -1,11 +1,12 @@
-package io.reactorrdma.verbs.disni.work;
+package io.reactorrdma.verbs.work.tracking;
 
 /**
  * The {@code wr_id} the provider gives the NIC instead of the caller's: it names the queue pair
  * (index and generation in the context's {@link QpTable}), whether the request is a send, and for
- * sends its slot in the send ring. DiSNI drops {@code qp_num} on error completions, so only the
- * token can tell which queue pair a failed completion belongs to; the slot lets a signaled
- * completion retire every unsignaled request before it.
+ * sends its slot in the send ring. Of a failed completion only {@code wr_id} and the status can be
+ * relied on (DiSNI drops {@code qp_num}; ibv_poll_cq(3) leaves opcode and length undefined), so only the
+ * token can tell which queue pair and which request a failed completion belongs to; the slot lets a
+ * signaled completion retire every unsignaled request before it.
  *
  * <pre>
  *  63   62 ......... 48 47 .......... 24 23 ........ 0

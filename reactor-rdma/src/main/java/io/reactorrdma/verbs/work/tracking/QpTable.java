@@ -1,4 +1,4 @@
-package io.reactorrdma.verbs.disni.work;
+package io.reactorrdma.verbs.work.tracking;
 
 import java.util.ArrayDeque;
 

@@ -1,0 +1,347 @@
+package io.reactorrdma.verbs.ffm.provider;
+
+import io.reactorrdma.verbs.QpAttributes;
+import io.reactorrdma.verbs.QpState;
+import io.reactorrdma.verbs.QueuePair;
+import io.reactorrdma.verbs.VerbsException;
+import io.reactorrdma.verbs.ffm.abi.VerbsConstants;
+import io.reactorrdma.verbs.ffm.rdmacore.QpCapacities;
+import io.reactorrdma.verbs.ffm.rdmacore.RdmaQp;
+import io.reactorrdma.verbs.ffm.rdmacore.RecvWrChain;
+import io.reactorrdma.verbs.ffm.rdmacore.SendWrChain;
+import io.reactorrdma.verbs.ffm.rdmacore.cm.CmId;
+import io.reactorrdma.verbs.work.RecvWr;
+import io.reactorrdma.verbs.work.SendWr;
+import io.reactorrdma.verbs.work.WrOpcode;
+import io.reactorrdma.verbs.work.tracking.PostedWork;
+import io.reactorrdma.verbs.work.tracking.QpRecord;
+
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * An RC queue pair over rdma-core. rdma_cm creates the native queue pair on a CM id that has a device (the client's
+ * after route resolution, the server's of the request), so until {@link #attach} this one only records its attributes;
+ * receives posted before are written into the receive chain and posted by attach in one call.
+ *
+ * <p>Posting checks everything before the native call (free slots, SGE counts, state), because {@code ibv_post_send}
+ * may post a prefix of a batch. Each post patches the chains built once in native memory: no allocation per post. One
+ * thread posts (sends and receives); the completion queues' poller retires what completed through the shared records.
+ */
+final class FfmQueuePair implements QueuePair {
+
+    private final FfmContext context;
+    private final FfmProtectionDomain pd;
+    private final QpAttributes attributes;
+    private final FfmCompletionQueue sendCq;
+    private final FfmCompletionQueue recvCq;
+    private final int maxInline;
+    final QpRecord record;
+    private final SendWrChain sends;
+    private final RecvWrChain recvs;
+    private final long[] recvWrIds;
+    /** Receives written into {@link #recvs} before there was a native queue pair to post them to. */
+    private int early;
+    private volatile CmId id;
+    private volatile RdmaQp qp;
+    private volatile boolean closing;
+    private volatile CompletableFuture<Void> teardown = CompletableFuture.completedFuture(null);
+
+    FfmQueuePair(FfmContext context, FfmProtectionDomain pd, QpAttributes attributes, FfmCompletionQueue sendCq,
+                 FfmCompletionQueue recvCq, int maxInline, QpRecord record) {
+        this.context = context;
+        this.pd = pd;
+        this.attributes = attributes;
+        this.sendCq = sendCq;
+        this.recvCq = recvCq;
+        this.maxInline = maxInline;
+        this.record = record;
+        this.sends = new SendWrChain(attributes.maxSendWr(), attributes.maxSendSge());
+        this.recvs = new RecvWrChain(attributes.maxRecvWr(), attributes.maxRecvSge());
+        this.recvWrIds = new long[attributes.maxRecvWr()];
+    }
+
+    /** Creates the native queue pair on {@code cmId} and posts the receives given so far (connect or accept). */
+    void attach(CmId cmId) {
+        if (closing) {
+            throw new VerbsException("queue pair " + qpNum() + " is destroyed; create a new one");
+        }
+        if (id != null) {
+            throw new VerbsException("queue pair " + qpNum() + " was already given to a connection; create a new queue pair "
+                    + "per connection");
+        }
+        RdmaQp created;
+        try {
+            created = cmId.createQp(pd.pd(), sendCq.cq(), recvCq.cq(), new QpCapacities(attributes.maxSendWr(),
+                    attributes.maxRecvWr(), attributes.maxSendSge(), attributes.maxRecvSge(), maxInline));
+        } catch (RuntimeException e) {
+            throw new VerbsException(e.getMessage() + " (queue pair " + attributes + "; the device's limits are in "
+                    + "capabilities(), and a low locked-memory limit, ulimit -l, shows as ENOMEM)", e);
+        }
+        record.qpNum(created.qpNum());
+        this.id = cmId;
+        synchronized (this) {
+            // the early receives go first; only then may postRecv post directly (receives complete in posting order)
+            try {
+                if (early > 0) {
+                    created.postRecv(recvs, early);
+                }
+            } catch (IllegalStateException e) {
+                record.fail(e.getMessage());
+                throw new VerbsException(e.getMessage(), e);
+            } finally {
+                early = 0;
+                this.qp = created;
+            }
+        }
+    }
+
+    CmId cmId() {
+        return id;
+    }
+
+    /** Whether {@link #close()} began: its teardown destroys the id, so nobody else may use it from then on. */
+    boolean isClosing() {
+        return closing;
+    }
+
+    void established() {
+        record.established();
+    }
+
+    /** The queue pair failed outside a completion (disconnect, CM event); the device flushes later work. */
+    void fail(String cause) {
+        record.fail(cause);
+    }
+
+    @Override
+    public int qpNum() {
+        return record.qpNum();
+    }
+
+    @Override
+    public QpState state() {
+        return record.state();
+    }
+
+    @Override
+    public QpAttributes attributes() {
+        return attributes;
+    }
+
+    @Override
+    public void postSend(SendWr[] wrs, int from, int count) {
+        checkRange(wrs.length, from, count);
+        QpState s = record.state();
+        if (s == QpState.DESTROYED || closing) {
+            throw new VerbsException("queue pair " + qpNum() + " is destroyed; create a new one");
+        }
+        RdmaQp q = qp;
+        if (q == null || s == QpState.INIT) {
+            throw new VerbsException("queue pair " + qpNum() + " is not connected; post sends after connect() or accept()");
+        }
+        PostedWork work = record.work;
+        int free = work.freeSendSlots();
+        if (count > free) {
+            throw new VerbsException("send queue of queue pair " + qpNum() + " is full: " + free + " of " + attributes.maxSendWr()
+                    + " slots free, " + count + " requests given; nothing was posted. Poll completions to free slots");
+        }
+        for (int i = 0; i < count; i++) {
+            SendWr wr = wrs[from + i];
+            if (wr.numSge() > attributes.maxSendSge()) {
+                throw new VerbsException("send request " + wr + " has " + wr.numSge() + " scatter/gather entries; queue pair "
+                        + qpNum() + " allows " + attributes.maxSendSge() + "; nothing was posted");
+            }
+        }
+        if (count == 0) {
+            return;
+        }
+        for (int i = 0; i < count; i++) {
+            patch(i, wrs[from + i], record.sendToken(work.nextSendSlot(i)));
+        }
+        work.recordSends(wrs, from, count);
+        work.publishSends(count);
+        try {
+            q.postSend(sends, count);
+        } catch (IllegalStateException e) {
+            String cause = e.getMessage();
+            record.fail(cause);
+            throw new VerbsException(cause + "; part of the batch may have been posted, so queue pair " + qpNum()
+                    + " is treated as failed", e);
+        }
+    }
+
+    /** Writes request {@code wr} into slot {@code i} of the send chain under {@code token}. */
+    private void patch(int i, SendWr wr, long token) {
+        WrOpcode op = wr.opcode();
+        int flags = (wr.signaled() ? VerbsConstants.IBV_SEND_SIGNALED : 0) | (wr.solicited() ? VerbsConstants.IBV_SEND_SOLICITED : 0);
+        // small payloads are copied into the request at post time: no DMA read of the buffer, one round trip less
+        if (maxInline > 0 && op != WrOpcode.READ && wr.numSge() > 0 && wr.totalLength() <= maxInline && inRegions(wr)) {
+            flags |= VerbsConstants.IBV_SEND_INLINE;
+        }
+        sends.request(i, token, opcode(op), flags);
+        for (int j = 0; j < wr.numSge(); j++) {
+            sends.sge(i, wr.sgeAddress(j), wr.sgeLength(j), wr.sgeLkey(j));
+        }
+        if (op == WrOpcode.WRITE || op == WrOpcode.WRITE_WITH_IMM || op == WrOpcode.READ) {
+            sends.remote(i, wr.remoteAddress(), wr.rkey());
+        }
+        if (op == WrOpcode.SEND_WITH_IMM || op == WrOpcode.WRITE_WITH_IMM) {
+            sends.immediate(i, Immediates.toWire(wr.immData()));
+        }
+    }
+
+    /** Whether every entry lies in a region of the domain: the CPU copies inline data, and no device checks its lkey. */
+    private boolean inRegions(SendWr wr) {
+        RegionBounds bounds = pd.bounds();
+        for (int j = 0; j < wr.numSge(); j++) {
+            if (!bounds.contains(wr.sgeLkey(j), wr.sgeAddress(j), wr.sgeLength(j))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static int opcode(WrOpcode op) {
+        return switch (op) {
+            case SEND -> VerbsConstants.IBV_WR_SEND;
+            case SEND_WITH_IMM -> VerbsConstants.IBV_WR_SEND_WITH_IMM;
+            case WRITE -> VerbsConstants.IBV_WR_RDMA_WRITE;
+            case WRITE_WITH_IMM -> VerbsConstants.IBV_WR_RDMA_WRITE_WITH_IMM;
+            case READ -> VerbsConstants.IBV_WR_RDMA_READ;
+        };
+    }
+
+    @Override
+    public void postRecv(RecvWr[] wrs, int from, int count) {
+        checkRange(wrs.length, from, count);
+        if (record.state() == QpState.DESTROYED || closing) {
+            throw new VerbsException("queue pair " + qpNum() + " is destroyed; create a new one");
+        }
+        PostedWork work = record.work;
+        int free = work.freeRecvSlots();
+        if (count > free) {
+            throw new VerbsException("receive queue of queue pair " + qpNum() + " is full: " + free + " of "
+                    + attributes.maxRecvWr() + " slots free, " + count + " requests given; nothing was posted");
+        }
+        for (int i = 0; i < count; i++) {
+            RecvWr wr = wrs[from + i];
+            if (wr.numSge() > attributes.maxRecvSge()) {
+                throw new VerbsException("receive request " + wr + " has " + wr.numSge() + " scatter/gather entries; queue pair "
+                        + qpNum() + " allows " + attributes.maxRecvSge() + "; nothing was posted");
+            }
+            recvWrIds[i] = wr.wrId();
+        }
+        if (count == 0) {
+            return;
+        }
+        if (qp == null) {
+            synchronized (this) {
+                if (qp == null) {
+                    // free slots bound the receives outstanding, so the early ones fit the chain after each other
+                    write(wrs, from, count, early);
+                    early += count;
+                    work.recordRecvs(recvWrIds, count);
+                    return;
+                }
+            }
+        }
+        write(wrs, from, count, 0);
+        work.recordRecvs(recvWrIds, count);
+        try {
+            qp.postRecv(recvs, count);
+        } catch (IllegalStateException e) {
+            String cause = e.getMessage();
+            record.fail(cause);
+            throw new VerbsException(cause + "; queue pair " + qpNum() + " is treated as failed", e);
+        }
+    }
+
+    private void write(RecvWr[] wrs, int from, int count, int at) {
+        long token = record.recvToken();
+        for (int i = 0; i < count; i++) {
+            RecvWr wr = wrs[from + i];
+            recvs.request(at + i, token);
+            for (int j = 0; j < wr.numSge(); j++) {
+                recvs.sge(at + i, wr.sgeAddress(j), wr.sgeLength(j), wr.sgeLkey(j));
+            }
+        }
+    }
+
+    private static void checkRange(int length, int from, int count) {
+        if (from < 0 || count < 0 || from + count > length) {
+            throw new IndexOutOfBoundsException("batch [" + from + ", " + (from + count) + ") outside an array of " + length);
+        }
+    }
+
+    @Override
+    public int freeSendSlots() {
+        return record.work.freeSendSlots();
+    }
+
+    @Override
+    public int freeRecvSlots() {
+        return record.work.freeRecvSlots();
+    }
+
+    @Override
+    public String errorCause() {
+        return record.errorCause();
+    }
+
+    /**
+     * Fails the queue pair and hands its destruction ({@code rdma_disconnect}, {@code rdma_destroy_qp},
+     * {@code rdma_destroy_id}) to the CM thread without waiting: I/O threads call this (Engine.fail), and destroying
+     * an id may wait for the kernel. Posting fails from here on; the completion queues stay reserved until the native
+     * queue pair is gone ({@link #teardown()} completes then).
+     */
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (closing) {
+                return;
+            }
+            closing = true;
+        }
+        record.fail("queue pair destroyed");
+        CmId cm = id;
+        RdmaQp q = qp;
+        if (cm == null) {
+            released();
+            return;
+        }
+        teardown = context.cm().submit(() -> {
+            context.cm().unregister(cm.address());
+            try {
+                cm.disconnect(); // may be disconnected already: then it just fails
+            } catch (RuntimeException ignored) {
+                // destroying the queue pair and the id is what matters
+            }
+            try {
+                if (q != null) {
+                    q.close();
+                }
+            } finally {
+                cm.close();
+            }
+        }).handle((ok, e) -> {
+            // even when the CM thread could not destroy them (context closed): the queue pair is unusable, and its
+            // completion queues must not stay reserved by it forever
+            released();
+            return null;
+        });
+    }
+
+    /** Completes once the native teardown ran on the CM thread (at once if the queue pair never connected). */
+    CompletableFuture<Void> teardown() {
+        return teardown;
+    }
+
+    private void released() {
+        record.destroyed();
+        sends.close();
+        recvs.close();
+        sendCq.release(attributes.maxSendWr(), 0);
+        recvCq.release(0, attributes.maxRecvWr());
+        context.forget(this);
+    }
+}
