@@ -13,6 +13,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.ServiceConfigurationError;
 import java.util.ServiceLoader;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 import reactor.util.Logger;
 import reactor.util.Loggers;
@@ -92,7 +94,8 @@ public final class Providers {
                 return f.open(name, config);
             }
         }
-        throw new ProviderUnavailableException("unknown provider '" + name + "'; use one of " + names(factories));
+        throw new ProviderUnavailableException("unknown provider '" + name + "'; use one of " + names(factories)
+                + (TOLD.isEmpty() ? "" : " (left out because this JVM cannot load them: " + String.join("; ", TOLD) + ")"));
     }
 
     private static VerbsContext openAuto(ProviderConfig config, List<VerbsProviderFactory> factories) {
@@ -133,24 +136,39 @@ public final class Providers {
     }
 
     /**
-     * The registered factories. One that cannot be loaded here is left out with a log line: the ffm provider's
+     * The registered factories. One that cannot be loaded here is left out, said once at WARN: the ffm provider's
      * classes are compiled for Java 22, so on an older JVM its registration names a class this JVM cannot load.
      */
     private static List<VerbsProviderFactory> registered() {
         return loadable(ServiceLoader.load(VerbsProviderFactory.class, Providers.class.getClassLoader()).iterator());
     }
 
-    /** The factories {@code registered} yields, leaving out each one it fails to load. */
+    /** What was left out, once per reason, so the log says it once per JVM. */
+    private static final Set<String> TOLD = ConcurrentHashMap.newKeySet();
+    /** At most this many registrations that fail to load are passed over (an iterator that keeps failing ends the list). */
+    private static final int MAX_UNLOADABLE = 64;
+
+    /**
+     * The factories {@code registered} yields, leaving out each one it fails to load. On the class path a class this JVM
+     * cannot load comes out of {@code hasNext} as the raw error (an {@link UnsupportedClassVersionError}); on the module
+     * path it comes wrapped in a {@link ServiceConfigurationError}. Either way the iterator has moved past it.
+     */
     static List<VerbsProviderFactory> loadable(Iterator<VerbsProviderFactory> registered) {
         List<VerbsProviderFactory> factories = new ArrayList<>();
-        while (true) {
+        int failures = 0;
+        while (failures < MAX_UNLOADABLE) {
             try {
                 if (!registered.hasNext()) {
                     break;
                 }
                 factories.add(registered.next());
-            } catch (ServiceConfigurationError e) {
-                LOG.debug("a registered verbs provider cannot be loaded on this JVM ({}), left out", e.getMessage());
+            } catch (ServiceConfigurationError | LinkageError e) {
+                failures++;
+                String why = e.getCause() != null && !(e instanceof LinkageError) ? e.getMessage() + ": " + e.getCause() : e.toString();
+                if (TOLD.add(why)) {
+                    LOG.warn("a registered verbs provider cannot be loaded on this JVM (Java {}), left out: {}; the ffm provider needs"
+                            + " Java 22 or later", Runtime.version().feature(), why);
+                }
             }
         }
         return factories;
