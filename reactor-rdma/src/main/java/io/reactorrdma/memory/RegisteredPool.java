@@ -67,6 +67,7 @@ public final class RegisteredPool implements AutoCloseable {
      *                     releases empty blocks beyond the bound only in {@link #trim()}
      */
     RegisteredPool(String name, ProtectionDomain pd, int access, AllocatorConfig config, boolean threadCaches, Runnable onReleased) {
+        DirectMemoryAccess.require();
         this.name = name;
         this.onReleased = onReleased;
         this.pd = pd;
