@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 import reactor.util.Logger;
@@ -32,6 +33,8 @@ final class FfmCmLoop implements AutoCloseable {
     private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
     private final Thread thread;
     private volatile boolean closed;
+    /** Taken by the one {@link #close} that runs. */
+    private final AtomicBoolean closing = new AtomicBoolean();
     /** What must wait until the thread is out of rdma-core (unloading it), when close ran on the thread itself. */
     private volatile Runnable afterStop;
 
@@ -151,7 +154,7 @@ final class FfmCmLoop implements AutoCloseable {
      * if this is the thread itself; never if the thread is stuck (the library must then stay loaded).
      */
     void close(Runnable release) {
-        if (closed) {
+        if (!closing.compareAndSet(false, true)) {
             return;
         }
         if (isCmThread()) {

@@ -106,6 +106,9 @@ public final class FfmCompletionQueue implements CompletionQueue {
         try {
             got = cq.poll(wcs, n);
         } catch (IllegalStateException e) {
+            if (closed) {
+                throw new VerbsException(e.getMessage(), e);
+            }
             throw new VerbsException(e.getMessage() + "; the completions of its queue pairs are lost. This provider reserves "
                     + "room for every queue pair's depths, so an overrun means more completions came than were posted: "
                     + "a device failure, or a bug to report", e);
@@ -163,15 +166,22 @@ public final class FfmCompletionQueue implements CompletionQueue {
     public void close() {
         if (!closed) {
             closed = true;
+            waiter.wake(); // a poller blocked in poll(2) returns now: closing a polled descriptor does not wake it
             try {
                 cq.close();
             } finally {
                 try {
                     channel.close();
                 } finally {
-                    waiter.close();
-                    arena.close();
-                    forget.accept(this);
+                    try {
+                        waiter.close();
+                    } finally {
+                        try {
+                            arena.close();
+                        } finally {
+                            forget.accept(this);
+                        }
+                    }
                 }
             }
         }

@@ -70,8 +70,14 @@ final class FfmConnectionRequest implements ConnectionRequest {
             throw e instanceof VerbsException ? e : new VerbsException("accepting " + peer + " failed: " + e.getMessage(), e);
         } finally {
             if (!done) {
-                q.fail("accepting " + peer + " failed");
-                FfmConnector.abandon(ctx, id, q);
+                if (q.cmId() == id) {
+                    q.fail("accepting " + peer + " failed");
+                    FfmConnector.abandon(ctx, id, q);
+                } else {
+                    // the queue pair was refused (destroyed, or another connection's): leave it alone, tell the client
+                    ctx.cm().unregister(id.address());
+                    refuse(id);
+                }
             }
         }
     }

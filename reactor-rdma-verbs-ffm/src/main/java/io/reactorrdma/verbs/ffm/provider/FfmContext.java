@@ -37,6 +37,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Predicate;
 
 /**
@@ -67,6 +68,8 @@ public final class FfmContext implements VerbsContext {
     private final CompletionDecoder decoder = new CompletionDecoder(table);
     private final Set<AutoCloseable> owned = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
+    /** Taken by the one {@link #close()} that runs (a device removal on the CM thread may race the user's). */
+    private final AtomicBoolean closing = new AtomicBoolean();
     private volatile String removed;
 
     private FfmContext(Arena arena, CmEventChannel channel, FfmCmLoop cm, CmId deviceId, FfmSettings settings) {
@@ -329,7 +332,7 @@ public final class FfmContext implements VerbsContext {
      *  regions' domains and queues, the context's own id, the CM thread and the channel; idempotent. */
     @Override
     public void close() {
-        if (closed) {
+        if (!closing.compareAndSet(false, true)) {
             return;
         }
         closed = true;

@@ -44,6 +44,8 @@ final class FfmQueuePair implements QueuePair {
     private volatile CmId id;
     private volatile RdmaQp qp;
     private volatile boolean closing;
+    /** Set by the first {@link #attach}: a queue pair serves one connection. */
+    private boolean claimed;
     private volatile CompletableFuture<Void> teardown = CompletableFuture.completedFuture(null);
 
     FfmQueuePair(FfmContext context, FfmProtectionDomain pd, QpAttributes attributes, FfmCompletionQueue sendCq,
@@ -62,12 +64,15 @@ final class FfmQueuePair implements QueuePair {
 
     /** Creates the native queue pair on {@code cmId} and posts the receives given so far (connect or accept). */
     void attach(CmId cmId) {
-        if (closing) {
-            throw new VerbsException("queue pair " + qpNum() + " is destroyed; create a new one");
-        }
-        if (id != null) {
-            throw new VerbsException("queue pair " + qpNum() + " was already given to a connection; create a new queue pair "
-                    + "per connection");
+        synchronized (this) {
+            if (closing) {
+                throw new VerbsException("queue pair " + qpNum() + " is destroyed; create a new one");
+            }
+            if (claimed) {
+                throw new VerbsException("queue pair " + qpNum() + " was already given to a connection; create a new queue pair "
+                        + "per connection");
+            }
+            claimed = true;
         }
         RdmaQp created;
         try {
@@ -77,9 +82,15 @@ final class FfmQueuePair implements QueuePair {
             throw new VerbsException(e.getMessage() + " (queue pair " + attributes + "; the device's limits are in "
                     + "capabilities(), and a low locked-memory limit, ulimit -l, shows as ENOMEM)", e);
         }
-        record.qpNum(created.qpNum());
-        this.id = cmId;
         synchronized (this) {
+            if (closing) {
+                // close() ran meanwhile, saw no id and released the chains: this queue pair is the only thing left of it
+                created.close();
+                throw new VerbsException("queue pair " + qpNum() + " was destroyed while it was being connected");
+            }
+            // id and qp are published together, under the lock close() reads them with
+            record.qpNum(created.qpNum());
+            this.id = cmId;
             // the early receives go first; only then may postRecv post directly (receives complete in posting order)
             try {
                 if (early > 0) {
@@ -296,15 +307,17 @@ final class FfmQueuePair implements QueuePair {
      */
     @Override
     public void close() {
+        CmId cm;
+        RdmaQp q;
         synchronized (this) {
             if (closing) {
                 return;
             }
             closing = true;
+            cm = id;
+            q = qp;
         }
         record.fail("queue pair destroyed");
-        CmId cm = id;
-        RdmaQp q = qp;
         if (cm == null) {
             released();
             return;

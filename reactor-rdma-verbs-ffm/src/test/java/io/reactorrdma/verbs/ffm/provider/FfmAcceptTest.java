@@ -1,0 +1,54 @@
+package io.reactorrdma.verbs.ffm.provider;
+
+import io.reactorrdma.verbs.CmListener;
+import io.reactorrdma.verbs.ConnectionRejectedException;
+import io.reactorrdma.verbs.ConnectionRequest;
+import io.reactorrdma.verbs.QpAttributes;
+import io.reactorrdma.verbs.QueuePair;
+import io.reactorrdma.verbs.VerbsContext;
+import io.reactorrdma.verbs.VerbsException;
+import io.reactorrdma.verbs.VerbsFixture;
+import io.reactorrdma.verbs.ffm.testing.EmulatedRdmaCore;
+import io.reactorrdma.verbs.work.WcStatus;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Accepting a request with a queue pair that already serves a connection. */
+class FfmAcceptTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    @Timeout(120)
+    void acceptingWithAQueuePairThatServesAConnectionRefusesTheClientAndLeavesTheConnectionAlone() throws Exception {
+        Path so = EmulatedRdmaCore.build(dir);
+        FfmSettings settings = new FfmSettings(Optional.of(so), Optional.of(so), "127.0.0.1", FfmSettings.DEFAULT_MAX_INLINE);
+        try (VerbsContext a = FfmContext.open(settings); VerbsContext b = FfmContext.open(settings);
+             VerbsContext c = FfmContext.open(settings)) {
+            VerbsFixture f = VerbsFixture.connected(a, b);
+            QueuePair other = c.createQp(c.allocPd(), QpAttributes.create(c.createCq(64)));
+            try (CmListener listener = b.listen(new java.net.InetSocketAddress("127.0.0.1", 0), 1)) {
+                CompletableFuture<Void> client = CompletableFuture.runAsync(
+                        () -> c.connect(listener.localAddress(), other, null, VerbsFixture.TIMEOUT));
+                ConnectionRequest request = listener.poll(VerbsFixture.TIMEOUT);
+                assertThat(request).isNotNull();
+                assertThatThrownBy(() -> request.accept(f.qpB, null)).isInstanceOf(VerbsException.class)
+                        .hasMessageContaining("already given to a connection");
+                assertThatThrownBy(client::join).hasCauseInstanceOf(ConnectionRejectedException.class);
+            }
+            assertThat(f.qpB.errorCause()).as("the connection the queue pair serves").isNull();
+            f.postRecv(f.qpB, f.mrB, 1, 0, 64);
+            VerbsFixture.post(f.qpA, VerbsFixture.send(2, f.mrA, 0, 8));
+            assertThat(f.awaitOne(f.cqB).status()).as("the first connection still carries data").isEqualTo(WcStatus.SUCCESS);
+        }
+    }
+}
