@@ -42,8 +42,7 @@ public final class DoctorCommand implements Callable<Integer> {
     boolean help;
 
     @Option(names = "--provider", paramLabel = "auto|disni|shm|ffm", order = 1, converter = Provider.Converter.class,
-            description = "the provider to judge (default auto: what reactor.rdma.provider=auto opens here); ffm is planned,"
-                    + " not in this release")
+            description = "the provider to judge (default auto: what reactor.rdma.provider=auto opens here)")
     Provider provider = Provider.AUTO;
 
     @Option(names = "--root", paramLabel = "DIR", hidden = true, description = "read the host's files under DIR (tests)")

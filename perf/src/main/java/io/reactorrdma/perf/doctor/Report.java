@@ -2,7 +2,6 @@ package io.reactorrdma.perf.doctor;
 
 import io.reactorrdma.perf.doctor.checks.Finding;
 import io.reactorrdma.perf.doctor.checks.Fixes;
-import io.reactorrdma.perf.doctor.checks.JdkCheck;
 import io.reactorrdma.perf.doctor.checks.Provider;
 
 import java.io.PrintStream;
@@ -18,6 +17,8 @@ public final class Report {
     private static final String INDENT = " ".repeat(6 + TOPIC_WIDTH);
     private static final String DISNI_START = "start the JVM with --add-exports java.base/sun.nio.ch=ALL-UNNAMED and"
             + " -Djava.library.path=<libdisni's directory>, org.slf4j:slf4j-api on the class path";
+    private static final String FFM_START = "put reactor-rdma-verbs-ffm on the class path and start the JVM with"
+            + " --enable-native-access=ALL-UNNAMED";
 
     private Report() {
     }
@@ -46,12 +47,8 @@ public final class Report {
     }
 
     private static String provider(Verdict v, Provider p) {
-        if (!p.inRelease()) {
-            return "planned, not in this release: it will call rdma-core directly on JDK " + JdkCheck.FFM_FEATURE
-                    + "+ (no libdisni to build); until then use disni on RDMA hardware";
-        }
         if (v.canRun(p)) {
-            return "can run" + (p == Provider.DISNI ? ": " + DISNI_START : "");
+            return "can run" + (p == Provider.DISNI ? ": " + DISNI_START : p == Provider.FFM ? ": " + FFM_START : "");
         }
         return "cannot run: fix " + String.join(", ", v.blockers().get(p)) + " (FAIL above)";
     }
@@ -62,9 +59,6 @@ public final class Report {
             String then = v.canRun() ? ""
                     : "; fix the FAIL lines above, or run the soft provider on purpose: " + Fixes.USE_SHM;
             return "auto opens " + v.chosen().id() + " here (" + v.why() + "): " + v.chosen().id() + " " + status + then;
-        }
-        if (!v.judged().inRelease()) {
-            return v.judged().id() + " is planned, not in this release (exit 1); judge disni or shm (--provider disni|shm)";
         }
         return v.judged().id() + " " + status + (v.canRun() ? "; select it with reactor.rdma.provider=" + v.judged().id()
                 + (v.judged() == Provider.SHM ? " (auto picks it where no RDMA hardware is set up)" : " (or auto)")

@@ -1,6 +1,9 @@
 package io.reactorrdma.perf.doctor;
 
 import io.reactorrdma.perf.doctor.checks.Finding;
+import io.reactorrdma.perf.doctor.checks.JdkCheck;
+import io.reactorrdma.perf.doctor.checks.RdmaCoreCheck;
+import io.reactorrdma.perf.doctor.host.LibraryDirs;
 import io.reactorrdma.perf.doctor.checks.LibdisniCheck;
 import io.reactorrdma.perf.doctor.checks.Provider;
 import io.reactorrdma.perf.doctor.host.Host;
@@ -14,9 +17,11 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Which providers can run, from the findings: a provider of this release can run when no FAIL blocks it; {@code auto}
- * opens what the provider selection would (disni where libdisni is on java.library.path and sysfs lists a device, else
- * shm) and can run when that provider can: with hardware present, a problem of disni is an error, not a fall-back.
+ * Which providers can run, from the findings: a provider can run when no FAIL blocks it; {@code auto} opens what the
+ * provider selection would (ffm where the JDK is 22+, rdma-core's libraries are found and sysfs lists a device; then
+ * disni where libdisni is on java.library.path and sysfs lists a device; else shm) and can run when that provider can:
+ * with hardware present, a problem of the hardware provider is an error, not a fall-back. ffm is judged as if the
+ * reactor-rdma-verbs-ffm jar were on the application's class path (without it, auto skips ffm).
  *
  * @param judged   the provider asked about ({@code --provider})
  * @param chosen   the provider that would open: {@code judged}, or what {@code auto} picks
@@ -48,6 +53,11 @@ public record Verdict(Provider judged, Provider chosen, String why, Map<Provider
             return new Verdict(judged, judged, "", blockers);
         }
         boolean device = !RdmaPorts.devices(host.paths()).isEmpty();
+        boolean rdmaCore = RdmaCoreCheck.LIBRARIES.stream().allMatch(lib -> LibraryDirs.find(host, lib).isPresent());
+        if (device && rdmaCore && host.jvm().feature() >= JdkCheck.FFM_FEATURE) {
+            return new Verdict(judged, Provider.FFM, "JDK " + host.jvm().feature() + ", rdma-core's libraries and an RDMA device"
+                    + " are present; with reactor-rdma-verbs-ffm on the class path", blockers);
+        }
         boolean libdisni = LibdisniCheck.onLibraryPath(host).isPresent();
         if (device && libdisni) {
             return new Verdict(judged, Provider.DISNI, "libdisni is on java.library.path and sysfs lists an RDMA device", blockers);
@@ -58,7 +68,7 @@ public record Verdict(Provider judged, Provider chosen, String why, Map<Provider
 
     /** Whether {@code p} (not auto) can run here. */
     public boolean canRun(Provider p) {
-        return p.inRelease() && blockers.getOrDefault(p, List.of()).isEmpty();
+        return blockers.getOrDefault(p, List.of()).isEmpty();
     }
 
     /** Whether the judged provider can run: the exit status follows it. */

@@ -32,19 +32,29 @@ class DoctorFakeHostTest {
         assertThat(auto.line("shm")).contains("/dev/shm/reactor-rdma-test (created at first use): tmpfs");
         assertThat(auto.line("roce mlx5_0/1")).contains("default ToS 106, mode RoCE v2");
         assertThat(auto.line("pfc eth0")).contains("Priority 3: enabled");
-        assertThat(auto.out()).contains("auto opens disni here (libdisni is on java.library.path and sysfs lists an RDMA device)"
-                + ": disni can run (exit 0)");
-        assertThat(auto.out()).contains("disni  can run: start the JVM with --add-exports java.base/sun.nio.ch=ALL-UNNAMED");
+        assertThat(auto.line("jdk")).contains("25+36 (test): runs shm, disni and ffm");
+        assertThat(auto.out()).contains("auto opens ffm here (JDK 25, rdma-core's libraries and an RDMA device are present;"
+                + " with reactor-rdma-verbs-ffm on the class path): ffm can run (exit 0)");
+        assertThat(auto.out()).contains("disni  can run: start the JVM with --add-exports java.base/sun.nio.ch=ALL-UNNAMED",
+                "ffm    can run: put reactor-rdma-verbs-ffm on the class path and start the JVM with --enable-native-access=ALL-UNNAMED");
         assertThat(host.doctor("--provider", "disni").exit()).isZero();
         assertThat(host.doctor("--provider", "shm").exit()).isZero();
         FakeHost.Run ffm = host.doctor("--provider", "ffm");
-        assertThat(ffm.exit()).isEqualTo(1);
-        assertThat(ffm.out()).contains("ffm is planned, not in this release (exit 1)");
+        assertThat(ffm.exit()).as(ffm.out()).isZero();
+        assertThat(ffm.out()).contains("ffm can run (exit 0); select it with reactor.rdma.provider=ffm (or auto)");
+
+        // the same host on JDK 17: auto opens disni, ffm alone cannot run
+        host.jvm = host.jvm.withJdk(17, "17.0.15");
+        FakeHost.Run auto17 = host.doctor();
+        assertThat(auto17.out()).contains("auto opens disni here (libdisni is on java.library.path and sysfs lists an RDMA device)"
+                + ": disni can run (exit 0)");
+        assertThat(auto17.exit()).isZero();
     }
 
     @Test
     void withoutLibdisniDisniFailsAndAutoFallsBackToShm() {
         FakeHost host = new FakeHost(root).delete("usr/local/lib/libdisni.so");
+        host.jvm = host.jvm.withJdk(17, "17.0.15"); // on 22+ auto would open ffm here
         FakeHost.Run disni = host.doctor("--provider", "disni");
         assertThat(disni.exit()).isEqualTo(1);
         assertThat(disni.line("libdisni")).startsWith("FAIL").contains("no libdisni.so on java.library.path (/usr/local/lib)");
@@ -68,6 +78,7 @@ class DoctorFakeHostTest {
     @Test
     void aDownPortFailsTheHardwareProvidersUnlessAnotherPortIsActive() {
         FakeHost host = new FakeHost(root).port("mlx5_0", 1, "1: DOWN", "3: Disabled", "Ethernet");
+        host.jvm = host.jvm.withJdk(17, "17.0.15"); // auto opens disni, as on 22+ it would open ffm (both blocked alike)
         FakeHost.Run down = host.doctor("--provider", "disni");
         assertThat(down.exit()).isEqualTo(1);
         assertThat(down.line("port mlx5_0/1")).startsWith("FAIL").contains("DOWN (Disabled)");
@@ -127,14 +138,14 @@ class DoctorFakeHostTest {
     }
 
     @Test
-    void roceV2OnlyForIpv6FailsDisniWhichIsIpv4Only() {
+    void roceV2OnlyForIpv6FailsDisniAndFfmWhichAreIpv4Only() {
         FakeHost host = new FakeHost(root).noGids("mlx5_0", 1)
                 .gid("mlx5_0", 1, 1, "fd00:0000:0000:0000:0000:0000:0000:0001", "RoCE v2", "eth0");
         FakeHost.Run run = host.doctor("--provider", "disni");
         assertThat(run.exit()).isEqualTo(1);
         assertThat(run.line("gids mlx5_0/1")).startsWith("FAIL").contains("RoCE v2 only for IPv6 addresses");
-        assertThat(run.fix("gids mlx5_0/1")).contains("disni is IPv4 only");
-        assertThat(run.out()).contains("disni  cannot run: fix gids mlx5_0/1");
+        assertThat(run.fix("gids mlx5_0/1")).contains("disni and ffm are IPv4 only");
+        assertThat(run.out()).contains("disni  cannot run: fix gids mlx5_0/1", "ffm    cannot run: fix gids mlx5_0/1");
     }
 
     @Test
@@ -237,11 +248,30 @@ class DoctorFakeHostTest {
     }
 
     @Test
-    void jdk17IsEnoughAndThePlannedFfmProviderIsOnlyMentioned() {
+    void jdk17RunsShmAndDisniAndBlocksFfmAlone() {
         FakeHost host = new FakeHost(root);
         host.jvm = host.jvm.withJdk(17, "17.0.15");
         FakeHost.Run run = host.doctor();
-        assertThat(run.line("jdk")).startsWith("OK").contains("17.0.15: runs shm and disni", "planned ffm provider", "JDK 22+");
+        assertThat(run.line("jdk")).startsWith("FAIL").contains("17.0.15: runs shm and disni; ffm needs JDK 22+");
+        assertThat(run.fix("jdk")).contains("run on a JDK 22 or later to use ffm");
         assertThat(run.exit()).isZero();
+        assertThat(run.out()).contains("ffm    cannot run: fix jdk (FAIL above)", "disni  can run");
+        FakeHost.Run ffm = host.doctor("--provider", "ffm");
+        assertThat(ffm.exit()).isEqualTo(1);
+        assertThat(ffm.out()).contains("ffm cannot run (exit 1): fix the FAIL lines above");
+    }
+
+    @Test
+    void withoutNettysDirectMemoryAccessNoProviderCanRun() {
+        FakeHost host = new FakeHost(root);
+        host.jvm = host.jvm.withDirectMemoryAccess(false);
+        FakeHost.Run run = host.doctor("--provider", "shm");
+        assertThat(run.exit()).isEqualTo(1);
+        assertThat(run.line("netty memory")).startsWith("FAIL").contains("Netty's direct memory access (sun.misc.Unsafe) is off");
+        assertThat(run.fix("netty memory")).contains("--sun-misc-unsafe-memory-access=allow", "-Dio.netty.noUnsafe=false");
+        assertThat(run.out()).contains("shm    cannot run: fix netty memory", "disni  cannot run: fix netty memory",
+                "ffm    cannot run: fix netty memory");
+        host.jvm = host.jvm.withJdk(17, "17.0.15");
+        assertThat(host.doctor("--provider", "shm").fix("netty memory")).contains("without -Dio.netty.noUnsafe=true");
     }
 }

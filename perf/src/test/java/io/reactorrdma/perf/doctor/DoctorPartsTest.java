@@ -8,6 +8,7 @@ import io.reactorrdma.perf.doctor.checks.Status;
 import io.reactorrdma.perf.doctor.host.Bytes;
 import io.reactorrdma.perf.doctor.host.Gid;
 import io.reactorrdma.perf.doctor.host.HostPaths;
+import io.reactorrdma.perf.doctor.host.JvmFacts;
 import io.reactorrdma.perf.doctor.host.MemlockLimit;
 import io.reactorrdma.perf.doctor.host.PoolNeed;
 
@@ -95,5 +96,17 @@ class DoctorPartsTest {
         assertThat(fail.asWarning().status()).isEqualTo(Status.WARN);
         assertThat(fail.asWarning().blocks()).isEmpty();
         assertThat(fail.asWarning().fix()).isEqualTo("raise it");
+    }
+
+    @Test
+    void nettysDirectMemoryAccessIsJudgedAsNettyDecides() {
+        assertThat(JvmFacts.directMemoryAccess(17, null, null)).isTrue();
+        assertThat(JvmFacts.directMemoryAccess(24, null, null)).isTrue();
+        assertThat(JvmFacts.directMemoryAccess(25, null, null)).as("off by default on 25+").isFalse();
+        assertThat(JvmFacts.directMemoryAccess(25, null, "allow")).isTrue();
+        assertThat(JvmFacts.directMemoryAccess(25, "false", null)).isTrue();
+        assertThat(JvmFacts.directMemoryAccess(25, "false", "deny")).as("the JVM denies it whatever Netty is told").isFalse();
+        assertThat(JvmFacts.directMemoryAccess(17, "true", null)).isFalse();
+        assertThat(JvmFacts.directMemoryAccess(17, "", null)).as("-Dio.netty.noUnsafe alone means true").isFalse();
     }
 }

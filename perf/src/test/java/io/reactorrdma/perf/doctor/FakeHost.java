@@ -30,7 +30,7 @@ final class FakeHost {
 
     final Path root;
     JvmFacts jvm = new JvmFacts(25, "25+36 (test)", List.of("/usr/local/lib"), List.of(), 64L << 20, "/dev/shm/reactor-rdma-test",
-            "amd64");
+            "amd64", true);
 
     FakeHost(Path root) {
         this.root = root;

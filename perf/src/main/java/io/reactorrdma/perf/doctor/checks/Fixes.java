@@ -6,7 +6,7 @@ import java.util.Set;
 /** What the report tells users to do where several checks say the same; and the providers that need RDMA hardware. */
 public final class Fixes {
 
-    /** The providers that drive an RDMA device (ffm: planned). */
+    /** The providers that drive an RDMA device. */
     public static final Set<Provider> HARDWARE = EnumSet.of(Provider.DISNI, Provider.FFM);
 
     /** rdma-core's user-space libraries, drivers and tools. */

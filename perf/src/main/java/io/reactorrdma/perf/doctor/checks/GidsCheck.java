@@ -6,7 +6,6 @@ import io.reactorrdma.perf.doctor.host.RdmaPort;
 import io.reactorrdma.perf.doctor.host.RdmaPorts;
 
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.stream.Collectors;
 
@@ -46,8 +45,8 @@ public final class GidsCheck implements Check {
             return Finding.ok(topic, "RoCE v2: " + list(v2Ipv4));
         }
         if (!v2.isEmpty()) {
-            return Finding.fail(topic, "RoCE v2 only for IPv6 addresses: " + list(v2), "disni is IPv4 only: " + addAddress,
-                    EnumSet.of(Provider.DISNI));
+            return Finding.fail(topic, "RoCE v2 only for IPv6 addresses: " + list(v2), "disni and ffm are IPv4 only: " + addAddress,
+                    Fixes.HARDWARE);
         }
         List<Gid> ipv4 = port.gids().stream().filter(Gid::isIpv4).toList();
         return Finding.warn(topic, "no RoCE v2 GID, only " + (port.gids().get(0).type().isEmpty() ? "GIDs of unknown type" : "RoCE v1")

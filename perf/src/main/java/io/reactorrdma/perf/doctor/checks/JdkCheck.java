@@ -3,24 +3,33 @@ package io.reactorrdma.perf.doctor.checks;
 import io.reactorrdma.perf.doctor.host.Host;
 import io.reactorrdma.perf.doctor.host.JvmFacts;
 
+import java.util.EnumSet;
 import java.util.List;
 
 /**
- * The JDK: 17+ runs shm and disni; the planned ffm provider will need 22+ (the Foreign Function &amp; Memory API). Only
- * said, never a warning: nothing of this release needs more than 17 (the doctor itself needs 17 to run).
+ * The JDK: 17+ runs shm and disni; ffm needs 22+ (the Foreign Function &amp; Memory API), so an older JDK blocks ffm
+ * alone. And on any JDK, Netty's direct memory access, which every provider's registered buffers need: Netty 4.2
+ * turns it off by default on Java 25+ unless the JVM allows {@code sun.misc.Unsafe} memory access.
  */
 public final class JdkCheck implements Check {
 
-    /** The JDK release the ffm provider will need. */
+    /** The JDK release the ffm provider needs. */
     public static final int FFM_FEATURE = 22;
 
     @Override
     public List<Finding> run(Host host) {
         JvmFacts jvm = host.jvm();
-        if (jvm.feature() >= FFM_FEATURE) {
-            return List.of(Finding.ok("jdk", jvm.version() + ": runs shm and disni, and is new enough for the planned ffm provider"));
+        Finding jdk = jvm.feature() >= FFM_FEATURE
+                ? Finding.ok("jdk", jvm.version() + ": runs shm, disni and ffm")
+                : Finding.fail("jdk", jvm.version() + ": runs shm and disni; ffm needs JDK " + FFM_FEATURE + "+",
+                        "run on a JDK " + FFM_FEATURE + " or later to use ffm (shm and disni run on this one)", EnumSet.of(Provider.FFM));
+        if (jvm.directMemoryAccess()) {
+            return List.of(jdk);
         }
-        return List.of(Finding.ok("jdk", jvm.version() + ": runs shm and disni; the planned ffm provider (not in this release)"
-                + " will need JDK " + FFM_FEATURE + "+"));
+        return List.of(jdk, Finding.fail("netty memory", "Netty's direct memory access (sun.misc.Unsafe) is off in this JVM: "
+                        + "registered buffers need it",
+                jvm.feature() >= 25 ? "start the JVM with --sun-misc-unsafe-memory-access=allow (or -Dio.netty.noUnsafe=false)"
+                        : "start the JVM without -Dio.netty.noUnsafe=true",
+                EnumSet.of(Provider.SHM, Provider.DISNI, Provider.FFM)));
     }
 }

@@ -9,29 +9,24 @@ import java.util.stream.Collectors;
 
 /** The providers the doctor judges ({@code --provider}); their names are those of {@code reactor.rdma.provider}. */
 public enum Provider {
-    /** What {@code auto} opens: disni where libdisni and a device are present, else shm. */
-    AUTO(true),
+    /**
+     * What {@code auto} opens: ffm where the JDK is 22+ and rdma-core and a device are present, then disni where libdisni
+     * and a device are, else shm.
+     */
+    AUTO,
     /** RoCE and InfiniBand through DiSNI's libdisni (JDK 17+). */
-    DISNI(true),
+    DISNI,
     /** The software RNIC across processes on one host, through files under /dev/shm. */
-    SHM(true),
-    /** rdma-core through the JDK's Foreign Function &amp; Memory API (JDK 22+): planned, not in this release. */
-    FFM(false);
-
-    private final boolean inRelease;
-
-    Provider(boolean inRelease) {
-        this.inRelease = inRelease;
-    }
+    SHM,
+    /**
+     * RoCE and InfiniBand through rdma-core, called with the JDK's Foreign Function &amp; Memory API (JDK 22+, the
+     * reactor-rdma-verbs-ffm jar).
+     */
+    FFM;
 
     /** The name as {@code reactor.rdma.provider} and {@code --provider} write it. */
     public String id() {
         return name().toLowerCase(Locale.ROOT);
-    }
-
-    /** Whether this release has the provider. */
-    public boolean inRelease() {
-        return inRelease;
     }
 
     public static String ids() {

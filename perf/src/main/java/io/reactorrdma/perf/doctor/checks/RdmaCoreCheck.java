@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * rdma-core's libraries, which libdisni links and the planned ffm provider will call: {@code libibverbs.so.1},
+ * rdma-core's libraries, which libdisni links and the ffm provider calls: {@code libibverbs.so.1},
  * {@code librdmacm.so.1}, and libibverbs' driver plugins ({@code libibverbs/lib*-rdmav*.so} beside it), without which
  * it lists no device.
  */

@@ -20,9 +20,10 @@ import java.util.List;
  * @param minMemlock    the locked-memory floor the disni provider checks, in bytes
  * @param shmDirectory  the shm provider's directory, a host path
  * @param arch          {@code os.arch} (which multiarch library directory to look in)
+ * @param directMemoryAccess whether Netty's direct memory access ({@code sun.misc.Unsafe}) is on: registered buffers need it
  */
 public record JvmFacts(int feature, String version, List<String> libraryPath, List<String> ldLibraryPath, long minMemlock,
-                       String shmDirectory, String arch) {
+                       String shmDirectory, String arch, boolean directMemoryAccess) {
 
     /** The locked-memory floor of the disni provider when its property is unset: {@link DisniConfig#DEFAULT_MIN_MEMLOCK}. */
     public static final long DEFAULT_MIN_MEMLOCK = DisniConfig.DEFAULT_MIN_MEMLOCK;
@@ -39,22 +40,45 @@ public record JvmFacts(int feature, String version, List<String> libraryPath, Li
         return new JvmFacts(v.feature(), v + (vendor.isEmpty() ? "" : " (" + vendor + ")"),
                 split(System.getProperty("java.library.path", "")), split(System.getenv().getOrDefault("LD_LIBRARY_PATH", "")),
                 Long.getLong(DisniConfig.MIN_MEMLOCK_PROPERTY, DEFAULT_MIN_MEMLOCK),
-                SoftConfig.fromSystemProperties().shmDirectory().toString(), System.getProperty("os.arch", ""));
+                SoftConfig.fromSystemProperties().shmDirectory().toString(), System.getProperty("os.arch", ""),
+                directMemoryAccess(v.feature(), System.getProperty("io.netty.noUnsafe"),
+                        System.getProperty("sun.misc.unsafe.memory.access")));
     }
 
     /** A copy with {@code java.library.path} set to {@code dirs}. */
     public JvmFacts withLibraryPath(List<String> dirs) {
-        return new JvmFacts(feature, version, dirs, ldLibraryPath, minMemlock, shmDirectory, arch);
+        return new JvmFacts(feature, version, dirs, ldLibraryPath, minMemlock, shmDirectory, arch, directMemoryAccess);
     }
 
     /** A copy with another shm directory. */
     public JvmFacts withShmDirectory(String dir) {
-        return new JvmFacts(feature, version, libraryPath, ldLibraryPath, minMemlock, dir, arch);
+        return new JvmFacts(feature, version, libraryPath, ldLibraryPath, minMemlock, dir, arch, directMemoryAccess);
     }
 
     /** A copy with another JDK. */
     public JvmFacts withJdk(int feature, String version) {
-        return new JvmFacts(feature, version, libraryPath, ldLibraryPath, minMemlock, shmDirectory, arch);
+        return new JvmFacts(feature, version, libraryPath, ldLibraryPath, minMemlock, shmDirectory, arch, directMemoryAccess);
+    }
+
+    /** A copy with Netty's direct memory access on or off. */
+    public JvmFacts withDirectMemoryAccess(boolean on) {
+        return new JvmFacts(feature, version, libraryPath, ldLibraryPath, minMemlock, shmDirectory, arch, on);
+    }
+
+    /**
+     * Whether Netty 4.2 keeps its direct memory access on, decided from the options as Netty decides (the doctor loads
+     * nothing of Netty): off where {@code io.netty.noUnsafe} is true; off where the JVM restricts {@code sun.misc.Unsafe}
+     * memory access ({@code --sun-misc-unsafe-memory-access} other than {@code allow}); off by default on Java 25+, unless
+     * either option says otherwise.
+     */
+    public static boolean directMemoryAccess(int feature, String nettyNoUnsafe, String unsafeMemoryAccess) {
+        if (unsafeMemoryAccess != null && !"allow".equals(unsafeMemoryAccess)) {
+            return false;
+        }
+        if (nettyNoUnsafe != null) {
+            return !(nettyNoUnsafe.isEmpty() || Boolean.parseBoolean(nettyNoUnsafe));
+        }
+        return feature < 25 || unsafeMemoryAccess != null;
     }
 
     private static List<String> split(String path) {
