@@ -4,6 +4,7 @@ import io.reactorrdma.verbs.ffm.abi.VerbsConstants;
 import io.reactorrdma.verbs.ffm.rdmacore.Libc;
 import io.reactorrdma.verbs.ffm.rdmacore.cm.CmEvent;
 import io.reactorrdma.verbs.ffm.rdmacore.cm.CmEventChannel;
+import io.reactorrdma.verbs.ffm.rdmacore.cm.CmId;
 
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -133,6 +134,11 @@ final class FfmCmLoop implements AutoCloseable {
         boolean request = event.type() == VerbsConstants.RDMA_CM_EVENT_CONNECT_REQUEST;
         Consumer<CmEvent> handler = handlers.get(request ? event.listenId() : event.id());
         if (handler == null) {
+            if (request) {
+                // its listener closed just now: the request's new id is ours to destroy, and the client is told at once
+                FfmConnectionRequest.refuse(CmId.ofRequest(channel, event));
+                return;
+            }
             LOG.debug("{} of an id nobody waits for: ignored", event.typeName());
             return;
         }

@@ -45,6 +45,11 @@ final class FfmListener implements CmListener {
         }
     }
 
+    /** The native address of the listening id, under which the CM thread dispatches its events (tests). */
+    long cmIdAddress() {
+        return id.address();
+    }
+
     /** CM thread: a connect request for this listener, or the removal of its device. */
     private void onEvent(CmEvent event) {
         if (event.type() == VerbsConstants.RDMA_CM_EVENT_DEVICE_REMOVAL) {

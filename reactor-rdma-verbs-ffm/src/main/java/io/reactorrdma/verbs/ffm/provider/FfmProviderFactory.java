@@ -3,7 +3,6 @@ package io.reactorrdma.verbs.ffm.provider;
 import io.reactorrdma.config.ProviderConfig;
 import io.reactorrdma.verbs.VerbsContext;
 import io.reactorrdma.verbs.ffm.rdmacore.Libibverbs;
-import io.reactorrdma.verbs.ffm.rdmacore.RdmaCoreUnavailableException;
 import io.reactorrdma.verbs.ffm.rdmacore.cm.Librdmacm;
 import io.reactorrdma.verbs.provider.ProviderProbe;
 import io.reactorrdma.verbs.provider.VerbsProviderFactory;
@@ -59,7 +58,9 @@ public final class FfmProviderFactory implements VerbsProviderFactory {
             Librdmacm.open(s.librdmacm(), verbs, arena);
             return new ProviderProbe(true, "JDK " + Runtime.version().feature() + ", rdma-core and RDMA devices " + devices
                     + " found");
-        } catch (RdmaCoreUnavailableException | IllegalStateException e) {
+        } catch (RuntimeException e) {
+            // rdma-core missing or without a device, or native access refused to this module (IllegalCallerException):
+            // auto passes over ffm to the next provider either way
             return new ProviderProbe(false, "ffm: " + e.getMessage());
         }
     }

@@ -349,12 +349,19 @@ final class FfmQueuePair implements QueuePair {
         return teardown;
     }
 
+    /** Each step runs even when one before it throws: the queues' room and the context's record must come back. */
     private void released() {
-        record.destroyed();
-        sends.close();
-        recvs.close();
-        sendCq.release(attributes.maxSendWr(), 0);
-        recvCq.release(0, attributes.maxRecvWr());
-        context.forget(this);
+        try {
+            record.destroyed();
+            sends.close();
+            recvs.close();
+        } finally {
+            try {
+                sendCq.release(attributes.maxSendWr(), 0);
+                recvCq.release(0, attributes.maxRecvWr());
+            } finally {
+                context.forget(this);
+            }
+        }
     }
 }

@@ -21,7 +21,7 @@ import java.util.concurrent.CompletableFuture;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** Accepting a request with a queue pair that already serves a connection. */
+/** Connection requests the server cannot take: a queue pair that already serves a connection, a listener going away. */
 class FfmAcceptTest {
 
     @TempDir
@@ -49,6 +49,23 @@ class FfmAcceptTest {
             f.postRecv(f.qpB, f.mrB, 1, 0, 64);
             VerbsFixture.post(f.qpA, VerbsFixture.send(2, f.mrA, 0, 8));
             assertThat(f.awaitOne(f.cqB).status()).as("the first connection still carries data").isEqualTo(WcStatus.SUCCESS);
+        }
+    }
+
+    @Test
+    @Timeout(120)
+    void aConnectRequestWhoseListenerIsNoLongerRegisteredIsRefusedAtOnce() throws Exception {
+        Path so = EmulatedRdmaCore.build(dir);
+        FfmSettings settings = new FfmSettings(Optional.of(so), Optional.of(so), "127.0.0.1", FfmSettings.DEFAULT_MAX_INLINE);
+        try (FfmContext server = FfmContext.open(settings); VerbsContext client = FfmContext.open(settings)) {
+            try (FfmListener listener = (FfmListener) server.listen(new java.net.InetSocketAddress("127.0.0.1", 0), 1)) {
+                // the racing point: the listener has unregistered (it is closing) while its id still listens
+                server.cm().unregister(listener.cmIdAddress());
+                QueuePair qp = client.createQp(client.allocPd(), QpAttributes.create(client.createCq(64)));
+                // refused, not left to time out
+                assertThatThrownBy(() -> client.connect(listener.localAddress(), qp, null, java.time.Duration.ofSeconds(60)))
+                        .isInstanceOf(ConnectionRejectedException.class);
+            }
         }
     }
 }
