@@ -5,8 +5,11 @@ import io.reactorrdma.verbs.ProtectionDomain;
 import io.reactorrdma.verbs.soft.SoftContext;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -15,24 +18,31 @@ class DirectMemoryAccessTest {
 
     @Test
     @Timeout(120)
-    void aJvmWhereNettyHasNoDirectMemoryAccessGetsOneClearErrorAtTheFirstPool() throws Exception {
+    void aJvmWhereNettyHasNoDirectMemoryAccessGetsOneClearErrorAtTheFirstPool(@TempDir Path dir) throws Exception {
         String java = ProcessHandle.current().info().command().orElse("java");
+        Path out = dir.resolve("child.out");
         Process p = new ProcessBuilder(java, "-Xmx128m", "-Dio.netty.noUnsafe=true", "-cp", System.getProperty("java.class.path"),
-                NoUnsafeMain.class.getName()).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        assertThat(out).contains("REFUSED: registered buffers need Netty's direct memory access (sun.misc.Unsafe)",
-                DirectMemoryAccess.ENABLE_OPTION);
-        assertThat(p.exitValue()).as(out).isZero();
+                NoUnsafeMain.class.getName()).redirectErrorStream(true).redirectOutput(out.toFile()).start();
+        boolean exited = p.waitFor(60, TimeUnit.SECONDS);
+        if (!exited) {
+            p.destroyForcibly();
+        }
+        String printed = Files.readString(out, StandardCharsets.UTF_8);
+        assertThat(exited).as(printed).isTrue();
+        assertThat(printed).contains("REFUSED: registered buffers need Netty's direct memory access (sun.misc.Unsafe)",
+                "-Dio.netty.noUnsafe is set: remove it");
+        assertThat(p.exitValue()).as(printed).isZero();
     }
 
     @Test
-    void theMessageSaysWhatToDoOnEitherSideOfJava25() {
-        assertThat(DirectMemoryAccess.unavailable(25, new UnsupportedOperationException("off by default")))
-                .contains("(off by default)", "Netty turns it off by default on Java 25", "--sun-misc-unsafe-memory-access=allow",
-                        "-Dio.netty.noUnsafe=false");
-        assertThat(DirectMemoryAccess.unavailable(17, null))
-                .contains("without -Dio.netty.noUnsafe=true").doesNotContain("sun-misc-unsafe-memory-access");
+    void theAdviceFollowsTheReasonNettyGives() {
+        assertThat(DirectMemoryAccess.unavailable(new UnsupportedOperationException("io.netty.noUnsafe=true by default on Java 25+")))
+                .contains("(io.netty.noUnsafe=true by default on Java 25+)", "--sun-misc-unsafe-memory-access=allow");
+        assertThat(DirectMemoryAccess.unavailable(new UnsupportedOperationException("--sun-misc-unsafe-memory-access=deny")))
+                .contains("The JVM restricts sun.misc.Unsafe memory access", "--sun-misc-unsafe-memory-access=allow");
+        assertThat(DirectMemoryAccess.unavailable(new UnsupportedOperationException("io.netty.noUnsafe")))
+                .contains("-Dio.netty.noUnsafe is set: remove it").doesNotContain("restricts");
+        assertThat(DirectMemoryAccess.unavailable(null)).contains("without -Dio.netty.noUnsafe=true");
     }
 
     /** Run in a JVM with -Dio.netty.noUnsafe=true: the first pool must refuse, saying why. */

@@ -165,11 +165,15 @@ public final class Providers {
             } catch (ServiceConfigurationError | LinkageError e) {
                 failures++;
                 String why = e.getCause() != null && !(e instanceof LinkageError) ? e.getMessage() + ": " + e.getCause() : e.toString();
+                boolean tooNew = e instanceof UnsupportedClassVersionError || e.getCause() instanceof UnsupportedClassVersionError;
                 if (TOLD.add(why)) {
-                    LOG.warn("a registered verbs provider cannot be loaded on this JVM (Java {}), left out: {}; the ffm provider needs"
-                            + " Java 22 or later", Runtime.version().feature(), why);
+                    LOG.warn("a registered verbs provider cannot be loaded on this JVM (Java {}), left out: {}{}",
+                            Runtime.version().feature(), why, tooNew ? "; its classes need a newer Java (ffm: 22 or later)" : "");
                 }
             }
+        }
+        if (failures == MAX_UNLOADABLE) {
+            LOG.warn("{} registered verbs providers failed to load; the rest of the registrations were not read", failures);
         }
         return factories;
     }

@@ -28,8 +28,8 @@ public final class JdkCheck implements Check {
         }
         return List.of(jdk, Finding.fail("netty memory", "Netty's direct memory access (sun.misc.Unsafe) is off in this JVM: "
                         + "registered buffers need it",
-                jvm.feature() >= 25 ? "start the JVM with --sun-misc-unsafe-memory-access=allow (or -Dio.netty.noUnsafe=false)"
-                        : "start the JVM without -Dio.netty.noUnsafe=true",
+                "start the JVM with --sun-misc-unsafe-memory-access=allow (JDK 23+; Netty turns the access off by default on 25+)"
+                        + " and without -Dio.netty.noUnsafe=true",
                 EnumSet.of(Provider.SHM, Provider.DISNI, Provider.FFM)));
     }
 }

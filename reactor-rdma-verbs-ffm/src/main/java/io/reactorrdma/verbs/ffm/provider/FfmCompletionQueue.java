@@ -14,7 +14,12 @@ import io.reactorrdma.verbs.work.tracking.CompletionDecoder;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
+
+import reactor.util.Logger;
+import reactor.util.Loggers;
 
 /**
  * The SPI's completion queue over rdma-core: a CQ with a completion channel of its own, polled through the device's
@@ -45,6 +50,14 @@ public final class FfmCompletionQueue implements CompletionQueue {
     private final Arena arena = Arena.ofShared();
     private final MemorySegment wcs = RdmaCq.completions(arena, MAX_POLL);
     private volatile boolean closed;
+    /**
+     * Calls into the queue in progress (poll, arm, wait). {@link #close} from another thread (a device removal on the CM
+     * thread) waits for them to leave before it destroys anything: a woken poller must not touch a destroyed queue.
+     */
+    private final AtomicInteger inUse = new AtomicInteger();
+    /** How long a close from another thread waits for pollers to leave; past it the native queue is left, not freed. */
+    private static final long LEAVE_NANOS = 2_000_000_000L;
+    private static final Logger LOG = Loggers.getLogger(FfmCompletionQueue.class);
     private int reservedSend;
     private int reservedRecv;
 
@@ -102,6 +115,15 @@ public final class FfmCompletionQueue implements CompletionQueue {
         if (n <= 0) {
             return 0;
         }
+        enter();
+        try {
+            return pollEntered(out, n);
+        } finally {
+            inUse.decrementAndGet();
+        }
+    }
+
+    private int pollEntered(WorkCompletion[] out, int n) {
         int got;
         try {
             got = cq.poll(wcs, n);
@@ -128,12 +150,26 @@ public final class FfmCompletionQueue implements CompletionQueue {
 
     @Override
     public void requestNotification() {
-        cq.requestNotification(false);
+        requestNotification(false);
     }
 
     @Override
     public void requestNotification(boolean solicitedOnly) {
-        cq.requestNotification(solicitedOnly);
+        enter();
+        try {
+            cq.requestNotification(solicitedOnly);
+        } finally {
+            inUse.decrementAndGet();
+        }
+    }
+
+    /** Counts a call in, or refuses it once the queue is closing. */
+    private void enter() {
+        inUse.incrementAndGet();
+        if (closed) {
+            inUse.decrementAndGet();
+            throw new VerbsException("completion queue of " + capacity + " completions is destroyed");
+        }
     }
 
     @Override
@@ -143,13 +179,18 @@ public final class FfmCompletionQueue implements CompletionQueue {
         }
         long millis = Math.max(0, unit.toMillis(timeout)); // poll(2) waits forever on a negative timeout
         int wait = (int) Math.min(Integer.MAX_VALUE, millis == 0 && timeout > 0 ? 1 : millis);
-        Libc.Waiter.Ready ready = waiter.await(wait);
-        if (ready == Libc.Waiter.Ready.FD) {
-            channel.awaitEvent(); // readable: does not block
-            cq.ackEvents(1);
-            return true;
+        enter();
+        try {
+            Libc.Waiter.Ready ready = waiter.await(wait);
+            if (ready == Libc.Waiter.Ready.FD && !closed) {
+                channel.awaitEvent(); // readable: does not block
+                cq.ackEvents(1);
+                return true;
+            }
+            return false;
+        } finally {
+            inUse.decrementAndGet();
         }
-        return false;
     }
 
     @Override
@@ -167,6 +208,14 @@ public final class FfmCompletionQueue implements CompletionQueue {
         if (!closed) {
             closed = true;
             waiter.wake(); // a poller blocked in poll(2) returns now: closing a polled descriptor does not wake it
+            long deadline = System.nanoTime() + LEAVE_NANOS;
+            while (inUse.get() > 0) {
+                if (System.nanoTime() - deadline > 0) {
+                    LOG.warn("completion queue closed while a thread is still inside it; its native queue is left, not freed");
+                    return;
+                }
+                LockSupport.parkNanos(100_000L); // a close from another thread only: the poller leaves within a call
+            }
             try {
                 cq.close();
             } finally {

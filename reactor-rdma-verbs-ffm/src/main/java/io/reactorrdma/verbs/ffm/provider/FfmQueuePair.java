@@ -79,6 +79,9 @@ final class FfmQueuePair implements QueuePair {
             created = cmId.createQp(pd.pd(), sendCq.cq(), recvCq.cq(), new QpCapacities(attributes.maxSendWr(),
                     attributes.maxRecvWr(), attributes.maxSendSge(), attributes.maxRecvSge(), maxInline));
         } catch (RuntimeException e) {
+            synchronized (this) {
+                claimed = false; // nothing was created: the queue pair may be given to another connection attempt
+            }
             throw new VerbsException(e.getMessage() + " (queue pair " + attributes + "; the device's limits are in "
                     + "capabilities(), and a low locked-memory limit, ulimit -l, shows as ENOMEM)", e);
         }
