@@ -9,6 +9,7 @@ import io.reactorrdma.verbs.VerbsException;
 import io.reactorrdma.verbs.work.WorkCompletion;
 import io.reactorrdma.verbs.disni.calls.NotifyCalls;
 import io.reactorrdma.verbs.disni.work.CompletionMapper;
+import io.reactorrdma.verbs.work.tracking.CqRoom;
 
 import java.io.IOException;
 import java.util.concurrent.TimeUnit;
@@ -51,14 +52,15 @@ final class DisniCompletionQueue implements CompletionQueue {
     /** Events read and not yet acknowledged; volatile because {@code close()} may run on another thread. */
     private volatile int unacked;
     private volatile boolean wakeup;
-    private int reservedSend;
-    private int reservedRecv;
+    /** The room its queue pairs' depths take (guarded by this). */
+    private final CqRoom room;
     private int attached;
     private boolean closed;
 
     DisniCompletionQueue(DisniContext context, int capacity, IbvCompChannel channel, IbvCQ cq, CompletionMapper mapper) throws IOException {
         this.context = context;
         this.capacity = capacity;
+        this.room = new CqRoom(capacity);
         this.channel = channel;
         this.cq = cq;
         this.mapper = mapper;
@@ -77,20 +79,12 @@ final class DisniCompletionQueue implements CompletionQueue {
         if (closed) {
             throw new IllegalStateException("completion queue is closed");
         }
-        if ((long) reservedSend + sendDepth > capacity || (long) reservedRecv + recvDepth > capacity) {
-            throw new IllegalArgumentException("completion queue holds " + capacity + " completions and its queue pairs already "
-                    + "take " + reservedSend + " send and " + reservedRecv + " receive slots; a queue pair of depths " + sendDepth + "/"
-                    + recvDepth + " does not fit. Create a larger completion queue (at least the sum of the send-queue depths, "
-                    + "and of the receive-queue depths)");
-        }
-        reservedSend += sendDepth;
-        reservedRecv += recvDepth;
+        room.reserve(sendDepth, recvDepth);
         attached++;
     }
 
     synchronized void release(int sendDepth, int recvDepth) {
-        reservedSend -= sendDepth;
-        reservedRecv -= recvDepth;
+        room.release(sendDepth, recvDepth);
         attached--;
     }
 

@@ -14,6 +14,7 @@ import io.reactorrdma.verbs.VerbsException;
 import io.reactorrdma.verbs.disni.calls.RecvCallCache;
 import io.reactorrdma.verbs.disni.calls.SendCallCache;
 import io.reactorrdma.verbs.disni.cm.CmEventLoop;
+import io.reactorrdma.verbs.work.tracking.PostAdmission;
 import io.reactorrdma.verbs.work.tracking.PostedWork;
 import io.reactorrdma.verbs.work.tracking.QpRecord;
 
@@ -160,27 +161,16 @@ final class DisniQueuePair implements QueuePair {
 
     @Override
     public void postSend(SendWr[] wrs, int from, int count) {
-        checkRange(wrs.length, from, count);
+        PostAdmission.checkRange(wrs.length, from, count);
+        PostAdmission.checkNotDestroyed(record, closing);
         QpState s = record.state();
-        if (s == QpState.DESTROYED || closing) {
-            throw new VerbsException("queue pair " + qpNum() + " is destroyed; create a new one");
-        }
         IbvQP q = qp;
         if (q == null || s == QpState.INIT) {
             throw new VerbsException("queue pair " + qpNum() + " is not connected; post sends after connect() or accept()");
         }
+        PostAdmission.admitSends(record, attributes, wrs, from, count);
         PostedWork work = record.work;
-        int free = work.freeSendSlots();
-        if (count > free) {
-            throw new VerbsException("send queue of queue pair " + qpNum() + " is full: " + free + " of " + attributes.maxSendWr()
-                    + " slots free, " + count + " requests given; nothing was posted. Poll completions to free slots");
-        }
         for (int i = 0; i < count; i++) {
-            SendWr wr = wrs[from + i];
-            if (wr.numSge() > attributes.maxSendSge()) {
-                throw new VerbsException("send request " + wr + " has " + wr.numSge() + " scatter/gather entries; queue pair "
-                        + qpNum() + " allows " + attributes.maxSendSge() + "; nothing was posted");
-            }
             tokens[i] = record.sendToken(work.nextSendSlot(i));
         }
         if (count == 0) {
@@ -200,24 +190,10 @@ final class DisniQueuePair implements QueuePair {
 
     @Override
     public void postRecv(RecvWr[] wrs, int from, int count) {
-        checkRange(wrs.length, from, count);
-        if (record.state() == QpState.DESTROYED || closing) {
-            throw new VerbsException("queue pair " + qpNum() + " is destroyed; create a new one");
-        }
+        PostAdmission.checkRange(wrs.length, from, count);
+        PostAdmission.checkNotDestroyed(record, closing);
+        PostAdmission.admitRecvs(record, attributes, wrs, from, count, recvWrIds);
         PostedWork work = record.work;
-        int free = work.freeRecvSlots();
-        if (count > free) {
-            throw new VerbsException("receive queue of queue pair " + qpNum() + " is full: " + free + " of "
-                    + attributes.maxRecvWr() + " slots free, " + count + " requests given; nothing was posted");
-        }
-        for (int i = 0; i < count; i++) {
-            RecvWr wr = wrs[from + i];
-            if (wr.numSge() > attributes.maxRecvSge()) {
-                throw new VerbsException("receive request " + wr + " has " + wr.numSge() + " scatter/gather entries; queue pair "
-                        + qpNum() + " allows " + attributes.maxRecvSge() + "; nothing was posted");
-            }
-            recvWrIds[i] = wr.wrId();
-        }
         if (count == 0) {
             return;
         }
@@ -248,12 +224,6 @@ final class DisniQueuePair implements QueuePair {
             c.addSge(wr.sgeAddress(j), wr.sgeLength(j), wr.sgeLkey(j));
         }
         return c;
-    }
-
-    private static void checkRange(int length, int from, int count) {
-        if (from < 0 || count < 0 || from + count > length) {
-            throw new IndexOutOfBoundsException("batch [" + from + ", " + (from + count) + ") outside an array of " + length);
-        }
     }
 
     @Override

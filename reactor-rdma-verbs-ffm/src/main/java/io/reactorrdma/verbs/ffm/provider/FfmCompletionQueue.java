@@ -10,6 +10,7 @@ import io.reactorrdma.verbs.ffm.rdmacore.RdmaDevice;
 import io.reactorrdma.verbs.ffm.rdmacore.WorkCompletions;
 import io.reactorrdma.verbs.work.WorkCompletion;
 import io.reactorrdma.verbs.work.tracking.CompletionDecoder;
+import io.reactorrdma.verbs.work.tracking.CqRoom;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -58,8 +59,8 @@ public final class FfmCompletionQueue implements CompletionQueue {
     /** How long a close from another thread waits for pollers to leave; past it the native queue is left, not freed. */
     private static final long LEAVE_NANOS = 2_000_000_000L;
     private static final Logger LOG = Loggers.getLogger(FfmCompletionQueue.class);
-    private int reservedSend;
-    private int reservedRecv;
+    /** The room its queue pairs' depths take (guarded by this). */
+    private final CqRoom room;
 
     /** A queue of {@code capacity} completions on {@code device}, whose tokens {@code decoder} reads. */
     FfmCompletionQueue(RdmaDevice device, int capacity, CompletionDecoder decoder, Consumer<? super FfmCompletionQueue> forget) {
@@ -67,6 +68,7 @@ public final class FfmCompletionQueue implements CompletionQueue {
             throw new IllegalArgumentException("a completion queue holds at least one completion, got " + capacity);
         }
         this.capacity = capacity;
+        this.room = new CqRoom(capacity);
         this.decoder = decoder;
         this.forget = forget;
         this.channel = device.createCompletionChannel();
@@ -93,20 +95,12 @@ public final class FfmCompletionQueue implements CompletionQueue {
         if (closed) {
             throw new IllegalStateException("completion queue is closed");
         }
-        if ((long) reservedSend + sendDepth > capacity || (long) reservedRecv + recvDepth > capacity) {
-            throw new IllegalArgumentException("completion queue holds " + capacity + " completions and its queue pairs already "
-                    + "take " + reservedSend + " send and " + reservedRecv + " receive slots; a queue pair of depths " + sendDepth + "/"
-                    + recvDepth + " does not fit. Create a larger completion queue (at least the sum of the send-queue depths, "
-                    + "and of the receive-queue depths)");
-        }
-        reservedSend += sendDepth;
-        reservedRecv += recvDepth;
+        room.reserve(sendDepth, recvDepth);
     }
 
     /** Gives back what {@link #reserve} took, once the queue pair is destroyed. */
     synchronized void release(int sendDepth, int recvDepth) {
-        reservedSend -= sendDepth;
-        reservedRecv -= recvDepth;
+        room.release(sendDepth, recvDepth);
     }
 
     @Override

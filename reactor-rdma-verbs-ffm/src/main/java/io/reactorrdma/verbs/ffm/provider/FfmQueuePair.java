@@ -13,6 +13,7 @@ import io.reactorrdma.verbs.ffm.rdmacore.cm.CmId;
 import io.reactorrdma.verbs.work.RecvWr;
 import io.reactorrdma.verbs.work.SendWr;
 import io.reactorrdma.verbs.work.WrOpcode;
+import io.reactorrdma.verbs.work.tracking.PostAdmission;
 import io.reactorrdma.verbs.work.tracking.PostedWork;
 import io.reactorrdma.verbs.work.tracking.QpRecord;
 
@@ -144,28 +145,15 @@ final class FfmQueuePair implements QueuePair {
 
     @Override
     public void postSend(SendWr[] wrs, int from, int count) {
-        checkRange(wrs.length, from, count);
+        PostAdmission.checkRange(wrs.length, from, count);
+        PostAdmission.checkNotDestroyed(record, closing);
         QpState s = record.state();
-        if (s == QpState.DESTROYED || closing) {
-            throw new VerbsException("queue pair " + qpNum() + " is destroyed; create a new one");
-        }
         RdmaQp q = qp;
         if (q == null || s == QpState.INIT) {
             throw new VerbsException("queue pair " + qpNum() + " is not connected; post sends after connect() or accept()");
         }
+        PostAdmission.admitSends(record, attributes, wrs, from, count);
         PostedWork work = record.work;
-        int free = work.freeSendSlots();
-        if (count > free) {
-            throw new VerbsException("send queue of queue pair " + qpNum() + " is full: " + free + " of " + attributes.maxSendWr()
-                    + " slots free, " + count + " requests given; nothing was posted. Poll completions to free slots");
-        }
-        for (int i = 0; i < count; i++) {
-            SendWr wr = wrs[from + i];
-            if (wr.numSge() > attributes.maxSendSge()) {
-                throw new VerbsException("send request " + wr + " has " + wr.numSge() + " scatter/gather entries; queue pair "
-                        + qpNum() + " allows " + attributes.maxSendSge() + "; nothing was posted");
-            }
-        }
         if (count == 0) {
             return;
         }
@@ -227,24 +215,10 @@ final class FfmQueuePair implements QueuePair {
 
     @Override
     public void postRecv(RecvWr[] wrs, int from, int count) {
-        checkRange(wrs.length, from, count);
-        if (record.state() == QpState.DESTROYED || closing) {
-            throw new VerbsException("queue pair " + qpNum() + " is destroyed; create a new one");
-        }
+        PostAdmission.checkRange(wrs.length, from, count);
+        PostAdmission.checkNotDestroyed(record, closing);
+        PostAdmission.admitRecvs(record, attributes, wrs, from, count, recvWrIds);
         PostedWork work = record.work;
-        int free = work.freeRecvSlots();
-        if (count > free) {
-            throw new VerbsException("receive queue of queue pair " + qpNum() + " is full: " + free + " of "
-                    + attributes.maxRecvWr() + " slots free, " + count + " requests given; nothing was posted");
-        }
-        for (int i = 0; i < count; i++) {
-            RecvWr wr = wrs[from + i];
-            if (wr.numSge() > attributes.maxRecvSge()) {
-                throw new VerbsException("receive request " + wr + " has " + wr.numSge() + " scatter/gather entries; queue pair "
-                        + qpNum() + " allows " + attributes.maxRecvSge() + "; nothing was posted");
-            }
-            recvWrIds[i] = wr.wrId();
-        }
         if (count == 0) {
             return;
         }
@@ -278,12 +252,6 @@ final class FfmQueuePair implements QueuePair {
             for (int j = 0; j < wr.numSge(); j++) {
                 recvs.sge(at + i, wr.sgeAddress(j), wr.sgeLength(j), wr.sgeLkey(j));
             }
-        }
-    }
-
-    private static void checkRange(int length, int from, int count) {
-        if (from < 0 || count < 0 || from + count > length) {
-            throw new IndexOutOfBoundsException("batch [" + from + ", " + (from + count) + ") outside an array of " + length);
         }
     }
 
