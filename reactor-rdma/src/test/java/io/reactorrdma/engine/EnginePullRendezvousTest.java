@@ -8,6 +8,7 @@ import io.reactorrdma.verbs.soft.fault.ReadCompletionFault;
 import io.reactorrdma.config.SoftConfig;
 import io.reactorrdma.verbs.soft.SoftContext;
 import io.reactorrdma.verbs.soft.fault.SoftFaults;
+import io.reactorrdma.verbs.VerbsContext;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -26,6 +27,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import java.util.zip.CRC32;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -181,10 +183,18 @@ class EnginePullRendezvousTest {
 
     @Test
     void crcCheckedMessagesOf8KiBTo16MiBArriveInSocketOrderOverPull() throws Exception {
+        crcCheckedMixInSocketOrder(() -> SoftContext.openLoopback(SoftConfig.defaults()), bounds);
+    }
+
+    /**
+     * Two sockets, each offered {@link #offerMix}: every message arrives CRC-checked in socket order, the pulled ones
+     * by READ within {@code bounds}, local memory by WRITE rendezvous, and every source is released. Over the contexts
+     * {@code contexts} opens (a hardware provider's tests run it too).
+     */
+    static void crcCheckedMixInSocketOrder(Supplier<VerbsContext> contexts, Bounds bounds) throws Exception {
         Engine.readObserver = bounds;
         Server server = new Server();
-        try (EngineHarness h = new EngineHarness(() -> SoftContext.openLoopback(SoftConfig.defaults()), pullConfig(),
-                IdleStrategy.BLOCK, server)) {
+        try (EngineHarness h = new EngineHarness(contexts, pullConfig(), IdleStrategy.BLOCK, server)) {
             EngineSocket a = h.client.openSocket(h.address(), WAIT).get(30, TimeUnit.SECONDS);
             EngineSocket b = h.client.openSocket(h.address(), WAIT).get(30, TimeUnit.SECONDS);
             Checker ca = server.next();
@@ -448,7 +458,7 @@ class EnginePullRendezvousTest {
         assertThat(hop.await(30, TimeUnit.SECONDS)).isTrue();
     }
 
-    static void awaitTrue(BooleanSupplier condition, java.util.function.Supplier<String> what) throws InterruptedException {
+    static void awaitTrue(BooleanSupplier condition, Supplier<String> what) throws InterruptedException {
         long deadline = System.nanoTime() + WAIT.toNanos();
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > deadline) {

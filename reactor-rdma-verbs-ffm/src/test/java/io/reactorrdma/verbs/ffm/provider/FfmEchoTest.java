@@ -6,7 +6,7 @@ import io.reactorrdma.RdmaClient;
 import io.reactorrdma.RdmaConnection;
 import io.reactorrdma.RdmaResources;
 import io.reactorrdma.RdmaServer;
-import io.reactorrdma.verbs.ffm.testing.EmulatedRdmaCore;
+import io.reactorrdma.verbs.ffm.testing.FfmOnTheEmulation;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -33,17 +33,12 @@ class FfmEchoTest {
 
     @BeforeAll
     static void pointFfmAtTheEmulation() throws Exception {
-        Path so = EmulatedRdmaCore.build(dir);
-        System.setProperty(FfmSettings.LIBIBVERBS, so.toString());
-        System.setProperty(FfmSettings.LIBRDMACM, so.toString());
-        System.setProperty(FfmSettings.ADDRESS, "127.0.0.1");
+        FfmOnTheEmulation.use(dir);
     }
 
     @AfterAll
     static void clear() {
-        System.clearProperty(FfmSettings.LIBIBVERBS);
-        System.clearProperty(FfmSettings.LIBRDMACM);
-        System.clearProperty(FfmSettings.ADDRESS);
+        FfmOnTheEmulation.clear();
     }
 
     @Test
