@@ -17,7 +17,8 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Which providers can run, from the findings: a provider can run when no FAIL blocks it; {@code auto} opens what the
+ * Which providers can run, from the findings: a provider can run when no line blocks it (a FAIL, or the WARN of a JDK
+ * below 22 for ffm); {@code auto} opens what the
  * provider selection would (ffm where the JDK is 22+, rdma-core's libraries are found and sysfs lists a device; then
  * disni where libdisni is on java.library.path and sysfs lists a device; else shm) and can run when that provider can:
  * with hardware present, a problem of the hardware provider is an error, not a fall-back. ffm is judged as if the
@@ -26,7 +27,7 @@ import java.util.Set;
  * @param judged   the provider asked about ({@code --provider})
  * @param chosen   the provider that would open: {@code judged}, or what {@code auto} picks
  * @param why      why {@code auto} picks {@code chosen}; empty for the others
- * @param blockers per provider of this release, the topics of the FAIL lines that keep it from running
+ * @param blockers per provider of this release, the topics of the lines that keep it from running
  */
 public record Verdict(Provider judged, Provider chosen, String why, Map<Provider, List<String>> blockers) {
 

@@ -161,9 +161,10 @@ class DoctorFakeHostTest {
         FakeHost host = new FakeHost(root).memlock("8388608", "8388608");
         FakeHost.Run run = host.doctor("--provider", "disni");
         assertThat(run.exit()).isEqualTo(1);
-        assertThat(run.line("memlock")).startsWith("FAIL").contains("8 MiB (hard 8 MiB); disni needs at least 64 MiB",
-                "reactor.rdma.disni.minMemlock", "about 26 MiB for one connection");
+        assertThat(run.line("memlock")).startsWith("FAIL").contains("8 MiB (hard 8 MiB): too low for disni and ffm",
+                "disni needs at least 64 MiB", "reactor.rdma.disni.minMemlock", "about 26 MiB for one connection");
         assertThat(run.fix("memlock")).contains("/etc/security/limits.conf", "LimitMEMLOCK=infinity", "--ulimit memlock=-1");
+        assertThat(run.out()).contains("ffm    cannot run: fix memlock (FAIL above)");
         assertThat(host.doctor("--provider", "shm").exit()).as("shm pins nothing").isZero();
 
         host.memlock("8388608", "unlimited");
@@ -171,6 +172,51 @@ class DoctorFakeHostTest {
 
         host.memlock("134217728", "134217728");
         assertThat(host.doctor().line("memlock")).startsWith("OK").contains("128 MiB", "room for about 18 client connections");
+    }
+
+    @Test
+    void memlockIsJudgedPerProviderFfmNeedsThePoolsDisniItsFloor() {
+        FakeHost host = new FakeHost(root).memlock("33554432", "33554432"); // 32 MiB: above the pools' 26, below disni's 64
+        FakeHost.Run auto = host.doctor();
+        assertThat(auto.line("memlock")).startsWith("FAIL").contains("32 MiB (hard 32 MiB): enough for ffm, not for disni",
+                "disni needs at least 64 MiB (its floor, reactor.rdma.disni.minMemlock)", "ffm about 26 MiB");
+        assertThat(auto.fix("memlock")).contains("/etc/security/limits.conf");
+        assertThat(auto.out()).contains("ffm    can run", "disni  cannot run: fix memlock (FAIL above)",
+                "auto opens ffm here (JDK 25, rdma-core's libraries and an RDMA device are present; with reactor-rdma-verbs-ffm on the"
+                        + " class path): ffm can run (exit 0)");
+        assertThat(auto.exit()).as(auto.out()).isZero();
+        FakeHost.Run ffm = host.doctor("--provider", "ffm");
+        assertThat(ffm.exit()).as(ffm.out()).isZero();
+        FakeHost.Run disni = host.doctor("--provider", "disni");
+        assertThat(disni.exit()).isEqualTo(1);
+        assertThat(disni.out()).contains("disni cannot run (exit 1): fix memlock above");
+
+        host.memlock("33554432", "unlimited");
+        assertThat(host.doctor().fix("memlock")).contains("ulimit -l unlimited (KiB; at least 65536 for disni)");
+
+        host.memlock("16777216", "16777216"); // 16 MiB: too little for the pools, so for both
+        FakeHost.Run low = host.doctor();
+        assertThat(low.line("memlock")).startsWith("FAIL").contains("16 MiB (hard 16 MiB): too low for disni and ffm");
+        assertThat(low.out()).contains("ffm    cannot run: fix memlock (FAIL above)", "disni  cannot run: fix memlock (FAIL above)");
+        assertThat(low.exit()).isEqualTo(1);
+
+        // on JDK 21 the same 32 MiB host opens disni, which its floor keeps from running
+        host.memlock("33554432", "33554432");
+        host.jvm = host.jvm.withJdk(21, "21.0.7");
+        FakeHost.Run auto21 = host.doctor();
+        assertThat(auto21.out()).contains("auto opens disni here", "disni cannot run (exit 1)");
+        assertThat(auto21.exit()).isEqualTo(1);
+    }
+
+    @Test
+    void aLoweredDisniFloorMakesThePoolsTheNeedOfBoth() {
+        FakeHost host = new FakeHost(root).memlock("33554432", "33554432");
+        host.jvm = new io.reactorrdma.perf.doctor.host.JvmFacts(25, "25+36 (test)", java.util.List.of("/usr/local/lib"),
+                java.util.List.of(), 16L << 20, "/dev/shm/reactor-rdma-test", "amd64", true);
+        FakeHost.Run run = host.doctor();
+        assertThat(run.line("memlock")).startsWith("OK").contains("disni needs at least 26 MiB (for the default pools; its floor is"
+                + " 16 MiB, reactor.rdma.disni.minMemlock)");
+        assertThat(run.out()).contains("disni  can run", "ffm    can run");
     }
 
     @Test
@@ -248,17 +294,24 @@ class DoctorFakeHostTest {
     }
 
     @Test
-    void jdk17RunsShmAndDisniAndBlocksFfmAlone() {
+    void jdk17IsTheDisniPathAWarningThatBlocksFfmAloneNotAFailure() {
         FakeHost host = new FakeHost(root);
         host.jvm = host.jvm.withJdk(17, "17.0.15");
         FakeHost.Run run = host.doctor();
-        assertThat(run.line("jdk")).startsWith("FAIL").contains("17.0.15: runs shm and disni; ffm needs JDK 22+");
-        assertThat(run.fix("jdk")).contains("run on a JDK 22 or later to use ffm");
+        assertThat(run.line("jdk")).startsWith("WARN").contains("17.0.15: ffm needs JDK 22+", "disni is the JDK 17 path");
+        assertThat(run.fix("jdk")).contains("run on JDK 22 or later to use ffm", "reactor.rdma.provider=disni");
+        assertThat(run.lines("FAIL")).as("a JDK that runs disni is no failure of the host").isEmpty();
         assertThat(run.exit()).isZero();
-        assertThat(run.out()).contains("ffm    cannot run: fix jdk (FAIL above)", "disni  can run");
+        assertThat(run.out()).contains("ffm    cannot run: fix jdk (WARN above)", "disni  can run",
+                "auto opens disni here (libdisni is on java.library.path and sysfs lists an RDMA device): disni can run (exit 0)");
         FakeHost.Run ffm = host.doctor("--provider", "ffm");
-        assertThat(ffm.exit()).isEqualTo(1);
-        assertThat(ffm.out()).contains("ffm cannot run (exit 1): fix the FAIL lines above");
+        assertThat(ffm.exit()).as("ffm itself still cannot run on 17").isEqualTo(1);
+        assertThat(ffm.out()).contains("ffm cannot run (exit 1): fix jdk above");
+
+        host.jvm = host.jvm.withJdk(21, "21.0.7");
+        assertThat(host.doctor().line("jdk")).startsWith("WARN").contains("21.0.7: ffm needs JDK 22+");
+        host.jvm = host.jvm.withJdk(22, "22.0.2");
+        assertThat(host.doctor().line("jdk")).startsWith("OK").contains("22.0.2: runs shm, disni and ffm");
     }
 
     @Test

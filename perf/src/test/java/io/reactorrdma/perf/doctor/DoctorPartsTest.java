@@ -90,12 +90,18 @@ class DoctorPartsTest {
     }
 
     @Test
-    void aFindingBlocksProvidersOnlyWhenItFails() {
+    void aFindingBlocksProvidersWhenItFailsOrWarnsOfOneProviderNeverWhenOk() {
         Finding fail = Finding.fail("memlock", "8 MiB", "raise it", Fixes.HARDWARE);
         assertThat(fail.blocks()).containsExactlyInAnyOrder(Provider.DISNI, Provider.FFM);
         assertThat(fail.asWarning().status()).isEqualTo(Status.WARN);
         assertThat(fail.asWarning().blocks()).isEmpty();
         assertThat(fail.asWarning().fix()).isEqualTo("raise it");
+        Finding jdk = Finding.warn("jdk", "17: ffm needs JDK 22+", "run on 22", java.util.Set.of(Provider.FFM));
+        assertThat(jdk.blocks()).containsExactly(Provider.FFM);
+        assertThat(jdk.asWarning()).isSameAs(jdk);
+        org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+                .isThrownBy(() -> new Finding(Status.OK, "jdk", "25", null, java.util.Set.of(Provider.FFM)))
+                .withMessageContaining("an OK line blocks no provider");
     }
 
     @Test

@@ -39,7 +39,7 @@ class DoctorThisHostTest {
         assertThat(FakeHost.Run.of(JvmFacts.current(), "--provider", "shm").exit()).isZero();
         FakeHost.Run disni = FakeHost.Run.of(JvmFacts.current(), "--provider", "disni");
         assertThat(disni.exit()).isEqualTo(1);
-        assertThat(disni.out()).contains("disni cannot run (exit 1): fix the FAIL lines above");
+        assertThat(disni.out()).contains("disni cannot run (exit 1): fix devices, ");
         assertThat(FakeHost.Run.of(JvmFacts.current(), "--provider", "FFM").exit()).isEqualTo(1);
     }
 }

@@ -12,7 +12,9 @@ import java.util.Set;
  * @param topic  what was checked, short
  * @param found  what was found, in the host's terms (paths as the host has them, values as read)
  * @param fix    what to do, in the user's terms (a package to install, a property to set); null for OK
- * @param blocks the providers this line keeps from running; empty unless {@link Status#FAIL}
+ * @param blocks the providers this line keeps from running; empty for {@link Status#OK}. A {@link Status#FAIL} blocks
+ *               what needs the thing found; a {@link Status#WARN} may block a provider where the host is set up for
+ *               another on purpose (a JDK 17 to 21 runs disni, the JDK 17 path, but not ffm)
  */
 public record Finding(Status status, String topic, String found, String fix, Set<Provider> blocks) {
 
@@ -21,8 +23,8 @@ public record Finding(Status status, String topic, String found, String fix, Set
         Objects.requireNonNull(topic, "topic");
         Objects.requireNonNull(found, "found");
         blocks = blocks.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(blocks));
-        if (status != Status.FAIL && !blocks.isEmpty()) {
-            throw new IllegalArgumentException("only a FAIL blocks a provider: " + topic);
+        if (status == Status.OK && !blocks.isEmpty()) {
+            throw new IllegalArgumentException("an OK line blocks no provider: " + topic);
         }
     }
 
@@ -34,11 +36,16 @@ public record Finding(Status status, String topic, String found, String fix, Set
         return new Finding(Status.WARN, topic, found, fix, Set.of());
     }
 
+    /** A warning that keeps {@code blocks} from running, while the host is fine for the other providers. */
+    public static Finding warn(String topic, String found, String fix, Set<Provider> blocks) {
+        return new Finding(Status.WARN, topic, found, fix, blocks);
+    }
+
     public static Finding fail(String topic, String found, String fix, Set<Provider> blocks) {
         return new Finding(Status.FAIL, topic, found, fix, blocks);
     }
 
-    /** This finding as a WARN (same text, blocking nothing): a port's problem while another port works. */
+    /** A FAIL as a WARN (same text, blocking nothing): a port's problem while another port works; other lines as they are. */
     public Finding asWarning() {
         return status == Status.FAIL ? warn(topic, found, fix) : this;
     }

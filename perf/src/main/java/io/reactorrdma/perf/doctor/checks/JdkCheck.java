@@ -7,8 +7,9 @@ import java.util.EnumSet;
 import java.util.List;
 
 /**
- * The JDK: 17+ runs shm and disni; ffm needs 22+ (the Foreign Function &amp; Memory API), so an older JDK blocks ffm
- * alone. And on any JDK, Netty's direct memory access, which every provider's registered buffers need: Netty 4.2
+ * The JDK: 17+ runs shm and disni; ffm needs 22+ (the Foreign Function &amp; Memory API). A JDK 17 to 21 is the disni
+ * path, not a fault of the host: its line is a WARN that blocks ffm alone and says how to get either hardware
+ * provider. And on any JDK, Netty's direct memory access, which every provider's registered buffers need: Netty 4.2
  * turns it off by default on Java 25+ unless the JVM allows {@code sun.misc.Unsafe} memory access.
  */
 public final class JdkCheck implements Check {
@@ -21,8 +22,10 @@ public final class JdkCheck implements Check {
         JvmFacts jvm = host.jvm();
         Finding jdk = jvm.feature() >= FFM_FEATURE
                 ? Finding.ok("jdk", jvm.version() + ": runs shm, disni and ffm")
-                : Finding.fail("jdk", jvm.version() + ": runs shm and disni; ffm needs JDK " + FFM_FEATURE + "+",
-                        "run on a JDK " + FFM_FEATURE + " or later to use ffm (shm and disni run on this one)", EnumSet.of(Provider.FFM));
+                : Finding.warn("jdk", jvm.version() + ": ffm needs JDK " + FFM_FEATURE + "+; disni is the JDK 17 path and runs on"
+                                + " this one (so does shm)",
+                        "run on JDK " + FFM_FEATURE + " or later to use ffm; on this JDK use disni (reactor.rdma.provider=disni, or auto,"
+                                + " which opens it where libdisni and an RDMA device are present)", EnumSet.of(Provider.FFM));
         if (jvm.directMemoryAccess()) {
             return List.of(jdk);
         }

@@ -4,7 +4,10 @@ package io.reactorrdma.perf.doctor.checks;
 public enum Status {
     /** Found as a provider needs it. */
     OK,
-    /** Works, but slower, less safe or unverified than it should be; the line says what to do. */
+    /**
+     * Works, but slower, less safe or unverified than it should be; or keeps one provider from running on a host set
+     * up for another (a JDK below 22: ffm needs 22, disni runs). The line says what to do.
+     */
     WARN,
     /** Missing or wrong; the providers it blocks cannot run until it is fixed. */
     FAIL
