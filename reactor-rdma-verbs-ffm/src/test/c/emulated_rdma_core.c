@@ -471,6 +471,9 @@ struct emu_qp {
 
 static struct emu_qp *qps[MAX_QPS];
 static pthread_mutex_t qps_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Posts and state changes hold it shared while they may reach a peer found by number (qp_by_num); ibv_destroy_qp
+   holds it exclusively while it takes its QP out of the table, so that no peer is freed under them. */
+static pthread_rwlock_t qps_life = PTHREAD_RWLOCK_INITIALIZER;
 
 static void drain_pending(struct emu_qp *e);
 
@@ -530,9 +533,12 @@ static struct emu_qp *qp_by_num(uint32_t qp_num) {
 
 int ibv_destroy_qp(struct ibv_qp *qp) {
     struct emu_qp *e = (struct emu_qp *) qp;
+    /* once no post or state change runs (of this QP, or of a peer that found it by number) it can go */
+    pthread_rwlock_wrlock(&qps_life);
     pthread_mutex_lock(&qps_lock);
     qps[qp->qp_num - QPN_BASE] = NULL;
     pthread_mutex_unlock(&qps_lock);
+    pthread_rwlock_unlock(&qps_life);
     while (e->pending_head) {
         struct emu_pending *p = e->pending_head;
         e->pending_head = p->next;
@@ -562,6 +568,7 @@ static void enter_error(struct emu_qp *e) {
 int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask) {
     struct emu_qp *e = (struct emu_qp *) qp;
     int rc = 0;
+    pthread_rwlock_rdlock(&qps_life);
     pthread_mutex_lock(&e->lock);
     if (!(mask & IBV_QP_STATE)) {
         rc = EINVAL;
@@ -587,17 +594,19 @@ int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask) {
     } else {
         rc = EINVAL;
     }
-    int flush = e->qp.state == IBV_QPS_ERR && e->pending_head;
+    int flush = e->qp.state == IBV_QPS_ERR;
     pthread_mutex_unlock(&e->lock);
     if (flush) {
-        drain_pending(e);
+        drain_pending(e); /* the waiting sends complete flushed (pending_head is read under pending_lock there) */
     }
+    pthread_rwlock_unlock(&qps_life);
     return rc;
 }
 
 static int emu_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr) {
     struct emu_qp *e = (struct emu_qp *) qp;
     int rc = 0;
+    pthread_rwlock_rdlock(&qps_life);
     pthread_mutex_lock(&e->lock);
     for (; wr; wr = wr->next) {
         if (e->qp.state == IBV_QPS_RESET || wr->num_sge < 0 || wr->num_sge > (int) e->cap.max_recv_sge
@@ -619,9 +628,10 @@ static int emu_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_r
     uint32_t dest = e->qp.state == IBV_QPS_RTR || e->qp.state == IBV_QPS_RTS ? e->dest_qp_num : 0;
     pthread_mutex_unlock(&e->lock);
     struct emu_qp *sender = dest ? qp_by_num(dest) : NULL;
-    if (sender && sender->pending_head) {
-        drain_pending(sender); /* the peer's RNR retry finds the receive */
+    if (sender) {
+        drain_pending(sender); /* the peer's RNR retry finds the receive (pending_head is read under its lock there) */
     }
+    pthread_rwlock_unlock(&qps_life);
     return rc;
 }
 
@@ -767,11 +777,12 @@ static void complete_send(struct emu_qp *e, struct ibv_send_wr *wr, int status, 
     }
 }
 
-/* Queues a copy of wr behind the sends already waiting. Called with e->pending_lock held. */
-static void enqueue(struct emu_qp *e, struct ibv_send_wr *wr) {
+/* Queues a copy of wr behind the sends already waiting; ENOMEM when the copy cannot be made (the post then fails
+   with it, as a driver's does, rather than losing the request). Called with e->pending_lock held. */
+static int enqueue(struct emu_qp *e, struct ibv_send_wr *wr) {
     struct emu_pending *p = calloc(1, sizeof(*p));
     if (!p) {
-        return;
+        return ENOMEM;
     }
     p->wr = *wr;
     p->wr.next = NULL;
@@ -784,8 +795,12 @@ static void enqueue(struct emu_qp *e, struct ibv_send_wr *wr) {
             len += wr->sg_list[i].length;
         }
         p->inline_data = malloc(len > 0 ? len : 1);
+        if (!p->inline_data) {
+            free(p);
+            return ENOMEM;
+        }
         uint32_t at = 0;
-        for (int i = 0; i < wr->num_sge && p->inline_data; i++) {
+        for (int i = 0; i < wr->num_sge; i++) {
             memcpy(p->inline_data + at, (void *) (uintptr_t) wr->sg_list[i].addr, wr->sg_list[i].length);
             at += wr->sg_list[i].length;
         }
@@ -800,6 +815,7 @@ static void enqueue(struct emu_qp *e, struct ibv_send_wr *wr) {
     }
     e->pending_tail = p;
     e->pending_count++;
+    return 0;
 }
 
 /* Runs the sends waiting for the peer's receives, in order, as far as its receives go; flushes them once in ERR. */
@@ -827,8 +843,19 @@ static void drain_pending(struct emu_qp *e) {
     pthread_mutex_unlock(&e->pending_lock);
 }
 
-static int emu_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr) {
-    struct emu_qp *e = (struct emu_qp *) qp;
+/* Flushes the sends q has waiting once it is in ERR. A QP can enter ERR where its pending_lock may not be taken (as
+   the responder of a failed request, under the requester's pending_lock), so the posting entry points call this
+   afterwards, holding no lock. */
+static void flush_if_error(struct emu_qp *q) {
+    pthread_mutex_lock(&q->lock);
+    int error = q->qp.state == IBV_QPS_ERR;
+    pthread_mutex_unlock(&q->lock);
+    if (error) {
+        drain_pending(q); /* reads pending_head under pending_lock */
+    }
+}
+
+static int post_sends(struct emu_qp *e, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr) {
     for (; wr; wr = wr->next) {
         uint32_t inline_len = 0;
         for (int i = 0; i < wr->num_sge && (wr->send_flags & IBV_SEND_INLINE); i++) {
@@ -847,8 +874,12 @@ static int emu_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_s
             return ENOMEM;
         }
         if (e->pending_head) {
-            enqueue(e, wr); /* RC keeps order: behind the sends that wait */
+            int rc = enqueue(e, wr); /* RC keeps order: behind the sends that wait */
             pthread_mutex_unlock(&e->pending_lock);
+            if (rc) {
+                *bad_wr = wr;
+                return rc;
+            }
             continue;
         }
         pthread_mutex_unlock(&e->pending_lock);
@@ -860,14 +891,32 @@ static int emu_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_s
         int status = execute(e, wr, &byte_len);
         if (status == RNR_WAIT) {
             pthread_mutex_lock(&e->pending_lock);
-            enqueue(e, wr);
+            int rc = enqueue(e, wr);
             pthread_mutex_unlock(&e->pending_lock);
+            if (rc) {
+                *bad_wr = wr;
+                return rc;
+            }
             drain_pending(e); /* a receive the peer posted meanwhile found nothing waiting yet */
             continue;
         }
         complete_send(e, wr, status, byte_len);
     }
     return 0;
+}
+
+static int emu_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr) {
+    struct emu_qp *e = (struct emu_qp *) qp;
+    pthread_rwlock_rdlock(&qps_life);
+    int rc = post_sends(e, wr, bad_wr);
+    /* a request that failed put this QP, or the peer as its responder, in ERR: what either has waiting is flushed */
+    flush_if_error(e);
+    struct emu_qp *peer = e->dest_qp_num ? qp_by_num(e->dest_qp_num) : NULL;
+    if (peer) {
+        flush_if_error(peer);
+    }
+    pthread_rwlock_unlock(&qps_life);
+    return rc;
 }
 
 /*
