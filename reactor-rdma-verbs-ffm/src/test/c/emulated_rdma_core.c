@@ -10,6 +10,7 @@
  *   -DOPEN_EACCES    ibv_open_device fails as when /dev/infiniband/uverbsN is not accessible (errno EACCES)
  *   -DPORT_DOWN      port 1 is DOWN
  *   -DINFINIBAND     port 1's link layer is InfiniBand (default Ethernet: RoCE)
+ *   -DACCEPT_FAILS   rdma_accept fails (ENOMEM) and leaves the request unanswered
  * Tests reach two hooks by symbol: emu_complete (a completion as the hardware would add it) and
  * emu_inject_cm_event (ADDR_CHANGE or DEVICE_REMOVAL on a connected id).
  */
@@ -1168,10 +1169,12 @@ int rdma_create_qp(struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_qp_init_
 }
 
 void rdma_destroy_qp(struct rdma_cm_id *id) {
+    pthread_mutex_lock(&cm_lock); /* a peer's rdma_accept or rdma_disconnect reaches this queue pair under it */
     if (id->qp) {
         ibv_destroy_qp(id->qp);
         id->qp = NULL;
     }
+    pthread_mutex_unlock(&cm_lock);
 }
 
 static void to_rts(struct ibv_qp *qp, uint32_t dest, uint8_t rnr_retry) {
@@ -1226,8 +1229,16 @@ int rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *param) {
 
 int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *param) {
     struct emu_cm_id *server = (struct emu_cm_id *) id;
+#ifdef ACCEPT_FAILS
+    (void) server;
+    (void) param;
+    errno = ENOMEM; /* as when the kernel cannot send the reply: the request stays unanswered */
+    return -1;
+#endif
+    pthread_mutex_lock(&cm_lock); /* the client's id may be destroyed meanwhile: rdma_destroy_id unlinks it under it */
     struct emu_cm_id *client = server->peer;
     if (!id->qp || !client || !client->id.qp) {
+        pthread_mutex_unlock(&cm_lock);
         errno = EINVAL;
         return -1;
     }
@@ -1236,22 +1247,29 @@ int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *param) {
     to_rts(id->qp, client->id.qp->qp_num, client->connect_rnr_retry);
     to_rts(client->id.qp, id->qp->qp_num, param ? param->rnr_retry_count : 7);
     server->connected = client->connected = 1;
+    /* the server's first: the client may disconnect as soon as it has its ESTABLISHED, and a server sees its own
+       (the IB CM's RTU) before the client's DREQ */
+    queue_event(server, RDMA_CM_EVENT_ESTABLISHED, 0, NULL, NULL, 0);
     queue_event(client, RDMA_CM_EVENT_ESTABLISHED, 0, NULL, param ? param->private_data : NULL,
                 param ? param->private_data_len : 0);
-    queue_event(server, RDMA_CM_EVENT_ESTABLISHED, 0, NULL, NULL, 0);
+    pthread_mutex_unlock(&cm_lock);
     return 0;
 }
 
 int rdma_reject(struct rdma_cm_id *id, const void *private_data, uint8_t private_data_len) {
     struct emu_cm_id *server = (struct emu_cm_id *) id;
-    if (!server->peer) {
+    pthread_mutex_lock(&cm_lock); /* the client, woken by its REJECTED, may destroy its id at once */
+    struct emu_cm_id *client = server->peer;
+    if (!client || server->connected) { /* the IB CM sends no REJ once the connection is established */
+        pthread_mutex_unlock(&cm_lock);
         errno = EINVAL;
         return -1;
     }
-    queue_event(server->peer, RDMA_CM_EVENT_REJECTED, 28 /* IB_CM_REJ_CONSUMER_DEFINED */, NULL, private_data,
-                private_data_len);
-    server->peer->peer = NULL;
+    client->peer = NULL;
     server->peer = NULL;
+    queue_event(client, RDMA_CM_EVENT_REJECTED, 28 /* IB_CM_REJ_CONSUMER_DEFINED */, NULL, private_data,
+                private_data_len);
+    pthread_mutex_unlock(&cm_lock);
     return 0;
 }
 
@@ -1270,7 +1288,9 @@ static void disconnect_one(struct emu_cm_id *e) {
 
 int rdma_disconnect(struct rdma_cm_id *id) {
     struct emu_cm_id *e = (struct emu_cm_id *) id;
+    pthread_mutex_lock(&cm_lock);
     if (!e->connected) {
+        pthread_mutex_unlock(&cm_lock);
         errno = EINVAL;
         return -1;
     }
@@ -1278,6 +1298,7 @@ int rdma_disconnect(struct rdma_cm_id *id) {
     if (e->peer) {
         disconnect_one(e->peer);
     }
+    pthread_mutex_unlock(&cm_lock);
     return 0;
 }
 
