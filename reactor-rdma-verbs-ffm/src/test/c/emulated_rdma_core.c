@@ -5,7 +5,7 @@
  * what ibv_query_device / ibv_query_port report, protection domains and memory regions, completion channels and
  * completion queues, and reliable-connected queue pairs between two QPs of this process (polled, armed and
  * posted through the context's operation table, as on a real library). Scenarios are chosen when it is compiled:
- *   -DDEVICES=n      n devices, emu0 .. emu{n-1} (default 1)
+ *   -DDEVICES=n      n devices, emu0 .. emu{n-1} (default 1); rdma_cm puts 127.0.0.1 on emu0, 127.0.0.2 on emu1, ...
  *   -DNO_KERNEL      ibv_get_device_list fails as on a kernel without RDMA (NULL, errno ENOSYS)
  *   -DOPEN_EACCES    ibv_open_device fails as when /dev/infiniband/uverbsN is not accessible (errno EACCES)
  *   -DPORT_DOWN      port 1 is DOWN
@@ -960,17 +960,25 @@ struct emu_cm_id {
 static struct emu_cm_id *listeners[MAX_LISTENERS];
 static pthread_mutex_t cm_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint16_t next_port = 20000;
-static struct ibv_context *cm_context;
+#define CM_DEVICES (DEVICES > 1 ? DEVICES : 1)
+static struct ibv_context *cm_contexts[CM_DEVICES];
 
-static struct ibv_context *cm_verbs(void) {
+/* The device an IPv4 address is on: with several devices 127.0.0.1 is emu0's, 127.0.0.2 emu1's and so on (the last
+   byte, less one, modulo their number); with one, every address is emu0's. The wildcard address is on none: rdma_cm
+   leaves an id bound to it without a device (id->verbs NULL), and its requests arrive on the device that got them. */
+static struct ibv_context *cm_verbs(const struct sockaddr_in *sin) {
+    if (sin->sin_addr.s_addr == htonl(INADDR_ANY)) {
+        return NULL;
+    }
+    int index = CM_DEVICES > 1 ? (int) ((ntohl(sin->sin_addr.s_addr) & 0xff) + CM_DEVICES - 1) % CM_DEVICES : 0;
     pthread_mutex_lock(&cm_lock);
-    if (!cm_context) {
-        static struct emu_device cm_device;
-        snprintf(cm_device.device.name, sizeof(cm_device.device.name), "emu0");
-        cm_context = ibv_open_device(&cm_device.device);
+    if (!cm_contexts[index]) {
+        static struct emu_device cm_devices[CM_DEVICES];
+        snprintf(cm_devices[index].device.name, sizeof(cm_devices[index].device.name), "emu%d", index);
+        cm_contexts[index] = ibv_open_device(&cm_devices[index].device);
     }
     pthread_mutex_unlock(&cm_lock);
-    return cm_context;
+    return cm_contexts[index];
 }
 
 struct rdma_event_channel *rdma_create_event_channel(void) {
@@ -1097,7 +1105,7 @@ int rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr) {
     pthread_mutex_unlock(&cm_lock);
     id->route.addr.src_sin = *sin;
     id->route.addr.src_sin.sin_port = htons(port);
-    id->verbs = cm_verbs();
+    id->verbs = cm_verbs(sin);
     id->port_num = 1;
     return 0;
 }
@@ -1137,7 +1145,7 @@ int rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr, struct s
     id->route.addr.src_sin.sin_port = htons(next_port++);
     pthread_mutex_unlock(&cm_lock);
     id->route.addr.dst_sin = *(struct sockaddr_in *) dst_addr;
-    id->verbs = cm_verbs();
+    id->verbs = cm_verbs(&id->route.addr.dst_sin); /* the device the route to the destination leaves through */
     id->port_num = 1;
     queue_event((struct emu_cm_id *) id, RDMA_CM_EVENT_ADDR_RESOLVED, 0, NULL, NULL, 0);
     return 0;
@@ -1215,7 +1223,8 @@ int rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *param) {
         return -1;
     }
     server = (struct emu_cm_id *) sid;
-    server->id.verbs = listener->id.verbs;
+    /* a listener bound to an address gets requests on its device; one bound to the wildcard on every device */
+    server->id.verbs = listener->id.verbs ? listener->id.verbs : cm_verbs(&id->route.addr.dst_sin);
     server->id.port_num = 1;
     server->id.route.addr.src_sin = listener->id.route.addr.src_sin;
     server->id.route.addr.dst_sin = id->route.addr.src_sin;

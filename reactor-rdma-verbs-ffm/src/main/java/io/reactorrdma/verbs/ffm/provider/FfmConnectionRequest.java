@@ -59,6 +59,9 @@ final class FfmConnectionRequest implements ConnectionRequest {
         boolean sent = false;
         boolean established = false;
         try {
+            if (!ctx.isOwnDevice(id)) {
+                throw new VerbsException(ctx.requestOnOtherDevice(remote, id));
+            }
             q.attach(id);
             id.accept(bytes, ctx.responderResources(), ctx.initiatorDepth(q), q.attributes().rnrRetry());
             sent = true;
