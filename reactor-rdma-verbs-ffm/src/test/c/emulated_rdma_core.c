@@ -921,13 +921,15 @@ static int emu_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_s
 }
 
 /*
- * The connection manager (librdmacm), in this process: every IPv4 address is the emulated device's, listeners are
+ * The connection manager (librdmacm), in this process: every IPv4 address is on an emulated device (emu0, or with
+ * -DDEVICES=n the one cm_verbs names; 0.0.0.0 on none), listeners are
  * found by port, and each step answers at once with the event rdma-core would give, queued on the id's event
  * channel (a pipe: one byte per event, so rdma_get_cm_event blocks on a real descriptor). The server side of a
  * connection is a new id, announced by CONNECT_REQUEST with the client's private data; rdma_accept moves both queue
- * pairs to RTS and gives both sides ESTABLISHED (the client's with the server's private data); rdma_reject gives the
- * client REJECTED with the server's private data; a connect to a port nobody listens on gives UNREACHABLE;
- * rdma_disconnect moves both queue pairs to ERR and gives each side DISCONNECTED once.
+ * pairs to RTS and gives both sides ESTABLISHED (the server's first; the client's with the server's private data);
+ * rdma_reject gives the client REJECTED with the server's private data (EINVAL once established); a connect to a port
+ * nobody listens on gives UNREACHABLE; rdma_disconnect moves both queue pairs to ERR and gives each side DISCONNECTED
+ * once. What links two ids (peer) is read and changed under cm_lock.
  */
 #define MAX_PDATA 256
 #define MAX_LISTENERS 64
