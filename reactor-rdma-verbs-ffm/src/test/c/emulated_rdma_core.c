@@ -5,11 +5,12 @@
  * what ibv_query_device / ibv_query_port report, protection domains and memory regions, completion channels and
  * completion queues, and reliable-connected queue pairs between two QPs of this process (polled, armed and
  * posted through the context's operation table, as on a real library). Scenarios are chosen when it is compiled:
- *   -DDEVICES=n      n devices, emu0 .. emu{n-1} (default 1)
+ *   -DDEVICES=n      n devices, emu0 .. emu{n-1} (default 1); rdma_cm puts 127.0.0.1 on emu0, 127.0.0.2 on emu1, ...
  *   -DNO_KERNEL      ibv_get_device_list fails as on a kernel without RDMA (NULL, errno ENOSYS)
  *   -DOPEN_EACCES    ibv_open_device fails as when /dev/infiniband/uverbsN is not accessible (errno EACCES)
  *   -DPORT_DOWN      port 1 is DOWN
  *   -DINFINIBAND     port 1's link layer is InfiniBand (default Ethernet: RoCE)
+ *   -DACCEPT_FAILS   rdma_accept fails (ENOMEM) and leaves the request unanswered
  * Tests reach two hooks by symbol: emu_complete (a completion as the hardware would add it) and
  * emu_inject_cm_event (ADDR_CHANGE or DEVICE_REMOVAL on a connected id).
  */
@@ -471,6 +472,9 @@ struct emu_qp {
 
 static struct emu_qp *qps[MAX_QPS];
 static pthread_mutex_t qps_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Posts and state changes hold it shared while they may reach a peer found by number (qp_by_num); ibv_destroy_qp
+   holds it exclusively while it takes its QP out of the table, so that no peer is freed under them. */
+static pthread_rwlock_t qps_life = PTHREAD_RWLOCK_INITIALIZER;
 
 static void drain_pending(struct emu_qp *e);
 
@@ -530,9 +534,12 @@ static struct emu_qp *qp_by_num(uint32_t qp_num) {
 
 int ibv_destroy_qp(struct ibv_qp *qp) {
     struct emu_qp *e = (struct emu_qp *) qp;
+    /* once no post or state change runs (of this QP, or of a peer that found it by number) it can go */
+    pthread_rwlock_wrlock(&qps_life);
     pthread_mutex_lock(&qps_lock);
     qps[qp->qp_num - QPN_BASE] = NULL;
     pthread_mutex_unlock(&qps_lock);
+    pthread_rwlock_unlock(&qps_life);
     while (e->pending_head) {
         struct emu_pending *p = e->pending_head;
         e->pending_head = p->next;
@@ -562,6 +569,7 @@ static void enter_error(struct emu_qp *e) {
 int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask) {
     struct emu_qp *e = (struct emu_qp *) qp;
     int rc = 0;
+    pthread_rwlock_rdlock(&qps_life);
     pthread_mutex_lock(&e->lock);
     if (!(mask & IBV_QP_STATE)) {
         rc = EINVAL;
@@ -587,17 +595,19 @@ int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask) {
     } else {
         rc = EINVAL;
     }
-    int flush = e->qp.state == IBV_QPS_ERR && e->pending_head;
+    int flush = e->qp.state == IBV_QPS_ERR;
     pthread_mutex_unlock(&e->lock);
     if (flush) {
-        drain_pending(e);
+        drain_pending(e); /* the waiting sends complete flushed (pending_head is read under pending_lock there) */
     }
+    pthread_rwlock_unlock(&qps_life);
     return rc;
 }
 
 static int emu_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr) {
     struct emu_qp *e = (struct emu_qp *) qp;
     int rc = 0;
+    pthread_rwlock_rdlock(&qps_life);
     pthread_mutex_lock(&e->lock);
     for (; wr; wr = wr->next) {
         if (e->qp.state == IBV_QPS_RESET || wr->num_sge < 0 || wr->num_sge > (int) e->cap.max_recv_sge
@@ -619,9 +629,10 @@ static int emu_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_r
     uint32_t dest = e->qp.state == IBV_QPS_RTR || e->qp.state == IBV_QPS_RTS ? e->dest_qp_num : 0;
     pthread_mutex_unlock(&e->lock);
     struct emu_qp *sender = dest ? qp_by_num(dest) : NULL;
-    if (sender && sender->pending_head) {
-        drain_pending(sender); /* the peer's RNR retry finds the receive */
+    if (sender) {
+        drain_pending(sender); /* the peer's RNR retry finds the receive (pending_head is read under its lock there) */
     }
+    pthread_rwlock_unlock(&qps_life);
     return rc;
 }
 
@@ -767,11 +778,12 @@ static void complete_send(struct emu_qp *e, struct ibv_send_wr *wr, int status, 
     }
 }
 
-/* Queues a copy of wr behind the sends already waiting. Called with e->pending_lock held. */
-static void enqueue(struct emu_qp *e, struct ibv_send_wr *wr) {
+/* Queues a copy of wr behind the sends already waiting; ENOMEM when the copy cannot be made (the post then fails
+   with it, as a driver's does, rather than losing the request). Called with e->pending_lock held. */
+static int enqueue(struct emu_qp *e, struct ibv_send_wr *wr) {
     struct emu_pending *p = calloc(1, sizeof(*p));
     if (!p) {
-        return;
+        return ENOMEM;
     }
     p->wr = *wr;
     p->wr.next = NULL;
@@ -784,8 +796,12 @@ static void enqueue(struct emu_qp *e, struct ibv_send_wr *wr) {
             len += wr->sg_list[i].length;
         }
         p->inline_data = malloc(len > 0 ? len : 1);
+        if (!p->inline_data) {
+            free(p);
+            return ENOMEM;
+        }
         uint32_t at = 0;
-        for (int i = 0; i < wr->num_sge && p->inline_data; i++) {
+        for (int i = 0; i < wr->num_sge; i++) {
             memcpy(p->inline_data + at, (void *) (uintptr_t) wr->sg_list[i].addr, wr->sg_list[i].length);
             at += wr->sg_list[i].length;
         }
@@ -800,6 +816,7 @@ static void enqueue(struct emu_qp *e, struct ibv_send_wr *wr) {
     }
     e->pending_tail = p;
     e->pending_count++;
+    return 0;
 }
 
 /* Runs the sends waiting for the peer's receives, in order, as far as its receives go; flushes them once in ERR. */
@@ -827,8 +844,19 @@ static void drain_pending(struct emu_qp *e) {
     pthread_mutex_unlock(&e->pending_lock);
 }
 
-static int emu_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr) {
-    struct emu_qp *e = (struct emu_qp *) qp;
+/* Flushes the sends q has waiting once it is in ERR. A QP can enter ERR where its pending_lock may not be taken (as
+   the responder of a failed request, under the requester's pending_lock), so the posting entry points call this
+   afterwards, holding no lock. */
+static void flush_if_error(struct emu_qp *q) {
+    pthread_mutex_lock(&q->lock);
+    int error = q->qp.state == IBV_QPS_ERR;
+    pthread_mutex_unlock(&q->lock);
+    if (error) {
+        drain_pending(q); /* reads pending_head under pending_lock */
+    }
+}
+
+static int post_sends(struct emu_qp *e, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr) {
     for (; wr; wr = wr->next) {
         uint32_t inline_len = 0;
         for (int i = 0; i < wr->num_sge && (wr->send_flags & IBV_SEND_INLINE); i++) {
@@ -847,8 +875,12 @@ static int emu_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_s
             return ENOMEM;
         }
         if (e->pending_head) {
-            enqueue(e, wr); /* RC keeps order: behind the sends that wait */
+            int rc = enqueue(e, wr); /* RC keeps order: behind the sends that wait */
             pthread_mutex_unlock(&e->pending_lock);
+            if (rc) {
+                *bad_wr = wr;
+                return rc;
+            }
             continue;
         }
         pthread_mutex_unlock(&e->pending_lock);
@@ -860,8 +892,12 @@ static int emu_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_s
         int status = execute(e, wr, &byte_len);
         if (status == RNR_WAIT) {
             pthread_mutex_lock(&e->pending_lock);
-            enqueue(e, wr);
+            int rc = enqueue(e, wr);
             pthread_mutex_unlock(&e->pending_lock);
+            if (rc) {
+                *bad_wr = wr;
+                return rc;
+            }
             drain_pending(e); /* a receive the peer posted meanwhile found nothing waiting yet */
             continue;
         }
@@ -870,14 +906,30 @@ static int emu_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_s
     return 0;
 }
 
+static int emu_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr) {
+    struct emu_qp *e = (struct emu_qp *) qp;
+    pthread_rwlock_rdlock(&qps_life);
+    int rc = post_sends(e, wr, bad_wr);
+    /* a request that failed put this QP, or the peer as its responder, in ERR: what either has waiting is flushed */
+    flush_if_error(e);
+    struct emu_qp *peer = e->dest_qp_num ? qp_by_num(e->dest_qp_num) : NULL;
+    if (peer) {
+        flush_if_error(peer);
+    }
+    pthread_rwlock_unlock(&qps_life);
+    return rc;
+}
+
 /*
- * The connection manager (librdmacm), in this process: every IPv4 address is the emulated device's, listeners are
+ * The connection manager (librdmacm), in this process: every IPv4 address is on an emulated device (emu0, or with
+ * -DDEVICES=n the one cm_verbs names; 0.0.0.0 on none), listeners are
  * found by port, and each step answers at once with the event rdma-core would give, queued on the id's event
  * channel (a pipe: one byte per event, so rdma_get_cm_event blocks on a real descriptor). The server side of a
  * connection is a new id, announced by CONNECT_REQUEST with the client's private data; rdma_accept moves both queue
- * pairs to RTS and gives both sides ESTABLISHED (the client's with the server's private data); rdma_reject gives the
- * client REJECTED with the server's private data; a connect to a port nobody listens on gives UNREACHABLE;
- * rdma_disconnect moves both queue pairs to ERR and gives each side DISCONNECTED once.
+ * pairs to RTS and gives both sides ESTABLISHED (the server's first; the client's with the server's private data);
+ * rdma_reject gives the client REJECTED with the server's private data (EINVAL once established); a connect to a port
+ * nobody listens on gives UNREACHABLE; rdma_disconnect moves both queue pairs to ERR and gives each side DISCONNECTED
+ * once. What links two ids (peer) is read and changed under cm_lock.
  */
 #define MAX_PDATA 256
 #define MAX_LISTENERS 64
@@ -910,17 +962,25 @@ struct emu_cm_id {
 static struct emu_cm_id *listeners[MAX_LISTENERS];
 static pthread_mutex_t cm_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint16_t next_port = 20000;
-static struct ibv_context *cm_context;
+#define CM_DEVICES (DEVICES > 1 ? DEVICES : 1)
+static struct ibv_context *cm_contexts[CM_DEVICES];
 
-static struct ibv_context *cm_verbs(void) {
+/* The device an IPv4 address is on: with several devices 127.0.0.1 is emu0's, 127.0.0.2 emu1's and so on (the last
+   byte, less one, modulo their number); with one, every address is emu0's. The wildcard address is on none: rdma_cm
+   leaves an id bound to it without a device (id->verbs NULL), and its requests arrive on the device that got them. */
+static struct ibv_context *cm_verbs(const struct sockaddr_in *sin) {
+    if (sin->sin_addr.s_addr == htonl(INADDR_ANY)) {
+        return NULL;
+    }
+    int index = CM_DEVICES > 1 ? (int) ((ntohl(sin->sin_addr.s_addr) & 0xff) + CM_DEVICES - 1) % CM_DEVICES : 0;
     pthread_mutex_lock(&cm_lock);
-    if (!cm_context) {
-        static struct emu_device cm_device;
-        snprintf(cm_device.device.name, sizeof(cm_device.device.name), "emu0");
-        cm_context = ibv_open_device(&cm_device.device);
+    if (!cm_contexts[index]) {
+        static struct emu_device cm_devices[CM_DEVICES];
+        snprintf(cm_devices[index].device.name, sizeof(cm_devices[index].device.name), "emu%d", index);
+        cm_contexts[index] = ibv_open_device(&cm_devices[index].device);
     }
     pthread_mutex_unlock(&cm_lock);
-    return cm_context;
+    return cm_contexts[index];
 }
 
 struct rdma_event_channel *rdma_create_event_channel(void) {
@@ -1047,7 +1107,7 @@ int rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr) {
     pthread_mutex_unlock(&cm_lock);
     id->route.addr.src_sin = *sin;
     id->route.addr.src_sin.sin_port = htons(port);
-    id->verbs = cm_verbs();
+    id->verbs = cm_verbs(sin);
     id->port_num = 1;
     return 0;
 }
@@ -1087,7 +1147,7 @@ int rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr, struct s
     id->route.addr.src_sin.sin_port = htons(next_port++);
     pthread_mutex_unlock(&cm_lock);
     id->route.addr.dst_sin = *(struct sockaddr_in *) dst_addr;
-    id->verbs = cm_verbs();
+    id->verbs = cm_verbs(&id->route.addr.dst_sin); /* the device the route to the destination leaves through */
     id->port_num = 1;
     queue_event((struct emu_cm_id *) id, RDMA_CM_EVENT_ADDR_RESOLVED, 0, NULL, NULL, 0);
     return 0;
@@ -1119,10 +1179,12 @@ int rdma_create_qp(struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_qp_init_
 }
 
 void rdma_destroy_qp(struct rdma_cm_id *id) {
+    pthread_mutex_lock(&cm_lock); /* a peer's rdma_accept or rdma_disconnect reaches this queue pair under it */
     if (id->qp) {
         ibv_destroy_qp(id->qp);
         id->qp = NULL;
     }
+    pthread_mutex_unlock(&cm_lock);
 }
 
 static void to_rts(struct ibv_qp *qp, uint32_t dest, uint8_t rnr_retry) {
@@ -1163,7 +1225,8 @@ int rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *param) {
         return -1;
     }
     server = (struct emu_cm_id *) sid;
-    server->id.verbs = listener->id.verbs;
+    /* a listener bound to an address gets requests on its device; one bound to the wildcard on every device */
+    server->id.verbs = listener->id.verbs ? listener->id.verbs : cm_verbs(&id->route.addr.dst_sin);
     server->id.port_num = 1;
     server->id.route.addr.src_sin = listener->id.route.addr.src_sin;
     server->id.route.addr.dst_sin = id->route.addr.src_sin;
@@ -1177,8 +1240,16 @@ int rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *param) {
 
 int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *param) {
     struct emu_cm_id *server = (struct emu_cm_id *) id;
+#ifdef ACCEPT_FAILS
+    (void) server;
+    (void) param;
+    errno = ENOMEM; /* as when the kernel cannot send the reply: the request stays unanswered */
+    return -1;
+#endif
+    pthread_mutex_lock(&cm_lock); /* the client's id may be destroyed meanwhile: rdma_destroy_id unlinks it under it */
     struct emu_cm_id *client = server->peer;
     if (!id->qp || !client || !client->id.qp) {
+        pthread_mutex_unlock(&cm_lock);
         errno = EINVAL;
         return -1;
     }
@@ -1187,22 +1258,29 @@ int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *param) {
     to_rts(id->qp, client->id.qp->qp_num, client->connect_rnr_retry);
     to_rts(client->id.qp, id->qp->qp_num, param ? param->rnr_retry_count : 7);
     server->connected = client->connected = 1;
+    /* the server's first: the client may disconnect as soon as it has its ESTABLISHED, and a server sees its own
+       (the IB CM's RTU) before the client's DREQ */
+    queue_event(server, RDMA_CM_EVENT_ESTABLISHED, 0, NULL, NULL, 0);
     queue_event(client, RDMA_CM_EVENT_ESTABLISHED, 0, NULL, param ? param->private_data : NULL,
                 param ? param->private_data_len : 0);
-    queue_event(server, RDMA_CM_EVENT_ESTABLISHED, 0, NULL, NULL, 0);
+    pthread_mutex_unlock(&cm_lock);
     return 0;
 }
 
 int rdma_reject(struct rdma_cm_id *id, const void *private_data, uint8_t private_data_len) {
     struct emu_cm_id *server = (struct emu_cm_id *) id;
-    if (!server->peer) {
+    pthread_mutex_lock(&cm_lock); /* the client, woken by its REJECTED, may destroy its id at once */
+    struct emu_cm_id *client = server->peer;
+    if (!client || server->connected) { /* the IB CM sends no REJ once the connection is established */
+        pthread_mutex_unlock(&cm_lock);
         errno = EINVAL;
         return -1;
     }
-    queue_event(server->peer, RDMA_CM_EVENT_REJECTED, 28 /* IB_CM_REJ_CONSUMER_DEFINED */, NULL, private_data,
-                private_data_len);
-    server->peer->peer = NULL;
+    client->peer = NULL;
     server->peer = NULL;
+    queue_event(client, RDMA_CM_EVENT_REJECTED, 28 /* IB_CM_REJ_CONSUMER_DEFINED */, NULL, private_data,
+                private_data_len);
+    pthread_mutex_unlock(&cm_lock);
     return 0;
 }
 
@@ -1221,7 +1299,9 @@ static void disconnect_one(struct emu_cm_id *e) {
 
 int rdma_disconnect(struct rdma_cm_id *id) {
     struct emu_cm_id *e = (struct emu_cm_id *) id;
+    pthread_mutex_lock(&cm_lock);
     if (!e->connected) {
+        pthread_mutex_unlock(&cm_lock);
         errno = EINVAL;
         return -1;
     }
@@ -1229,6 +1309,7 @@ int rdma_disconnect(struct rdma_cm_id *id) {
     if (e->peer) {
         disconnect_one(e->peer);
     }
+    pthread_mutex_unlock(&cm_lock);
     return 0;
 }
 

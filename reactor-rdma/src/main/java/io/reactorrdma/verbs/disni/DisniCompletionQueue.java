@@ -54,6 +54,8 @@ final class DisniCompletionQueue implements CompletionQueue {
     private volatile boolean wakeup;
     /** The room its queue pairs' depths take (guarded by this). */
     private final CqRoom room;
+    /** The poller's: the last {@link CqRoom#heldStamp} a short poll gave back. */
+    private long drained;
     private int attached;
     private boolean closed;
 
@@ -83,9 +85,22 @@ final class DisniCompletionQueue implements CompletionQueue {
         attached++;
     }
 
+    /** Gives back what {@link #reserve} took for a queue pair that never reached the device. */
     synchronized void release(int sendDepth, int recvDepth) {
         room.release(sendDepth, recvDepth);
         attached--;
+    }
+
+    /**
+     * As {@link #release}, for a queue pair destroyed on the device: the room of its requests not seen complete comes
+     * back with the first poll that finds the queue empty, as their flushes may still be here (see {@link CqRoom}).
+     */
+    synchronized void releaseDestroyed(int sendDepth, int recvDepth, int sendOutstanding, int recvOutstanding) {
+        room.releaseDestroyed(sendDepth, recvDepth, sendOutstanding, recvOutstanding);
+        attached--;
+        if (room.holds()) {
+            wakeup(); // a waiting poller polls again
+        }
     }
 
     @Override
@@ -95,6 +110,7 @@ final class DisniCompletionQueue implements CompletionQueue {
             return 0;
         }
         SVCPollCq call = pollCalls[n];
+        long held = room.heldStamp(); // before the poll: a short poll then proves those queue pairs' completions gone
         try {
             if (call == null) {
                 call = cq.poll(ibvWcs, n); // built once per batch size
@@ -105,6 +121,12 @@ final class DisniCompletionQueue implements CompletionQueue {
             throw new VerbsException("ibv_poll_cq failed: " + e.getMessage() + " (the completion queue overran or was destroyed)", e);
         }
         int got = call.getPolls();
+        if (got < n && held != drained) {
+            drained = held;
+            synchronized (this) {
+                room.drained(held);
+            }
+        }
         int out = 0;
         for (int i = 0; i < got; i++) {
             if (mapper.map(ibvWcs[i], wcs[out])) {

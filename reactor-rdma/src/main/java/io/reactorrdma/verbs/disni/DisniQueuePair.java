@@ -271,7 +271,7 @@ final class DisniQueuePair implements QueuePair {
         }
         RdmaCmId cm = id;
         if (cm == null) {
-            released();
+            released(false);
             return;
         }
         teardown = context.cm().submit("rdma_destroy_qp", () -> {
@@ -294,7 +294,7 @@ final class DisniQueuePair implements QueuePair {
         }).handle((ok, e) -> {
             // even when the CM thread could not destroy it (context closed): the queue pair is
             // unusable, and its completion queues must not stay reserved by it forever
-            released();
+            released(true);
             return null;
         });
     }
@@ -304,10 +304,17 @@ final class DisniQueuePair implements QueuePair {
         return teardown;
     }
 
-    private void released() {
+    /**
+     * Once the queue pair was on the device ({@code wasNative}), the room of what it had outstanding comes back only
+     * once the queues are polled empty: its flushed completions may still be in them (DisniCompletionQueue#releaseDestroyed).
+     */
+    private void released(boolean wasNative) {
+        // read before the record goes: from then on the poller drops this queue pair's completions uncounted
+        int sendOutstanding = wasNative ? attributes.maxSendWr() - record.work.freeSendSlots() : 0;
+        int recvOutstanding = wasNative ? attributes.maxRecvWr() - record.work.freeRecvSlots() : 0;
         record.destroyed();
-        sendCq.release(attributes.maxSendWr(), 0);
-        recvCq.release(0, attributes.maxRecvWr());
+        sendCq.releaseDestroyed(attributes.maxSendWr(), 0, sendOutstanding, 0);
+        recvCq.releaseDestroyed(0, attributes.maxRecvWr(), 0, recvOutstanding);
         context.forgetRecord(record);
         context.forget(this);
     }

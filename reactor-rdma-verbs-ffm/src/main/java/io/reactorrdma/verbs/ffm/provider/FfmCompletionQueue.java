@@ -59,8 +59,10 @@ public final class FfmCompletionQueue implements CompletionQueue {
     /** How long a close from another thread waits for pollers to leave; past it the native queue is left, not freed. */
     private static final long LEAVE_NANOS = 2_000_000_000L;
     private static final Logger LOG = Loggers.getLogger(FfmCompletionQueue.class);
-    /** The room its queue pairs' depths take (guarded by this). */
+    /** The room its queue pairs' depths take (guarded by this, but for its heldStamp). */
     private final CqRoom room;
+    /** The poller's: the last {@link CqRoom#heldStamp} a short poll gave back. */
+    private long drained;
 
     /** A queue of {@code capacity} completions on {@code device}, whose tokens {@code decoder} reads. */
     FfmCompletionQueue(RdmaDevice device, int capacity, CompletionDecoder decoder, Consumer<? super FfmCompletionQueue> forget) {
@@ -98,9 +100,21 @@ public final class FfmCompletionQueue implements CompletionQueue {
         room.reserve(sendDepth, recvDepth);
     }
 
-    /** Gives back what {@link #reserve} took, once the queue pair is destroyed. */
+    /** Gives back what {@link #reserve} took for a queue pair that never reached the device. */
     synchronized void release(int sendDepth, int recvDepth) {
         room.release(sendDepth, recvDepth);
+    }
+
+    /**
+     * Gives back what {@link #reserve} took for a queue pair destroyed on the device, but for its requests not seen
+     * complete: their flushes may still be here (rxe and siw leave them; mlx5 removes them), so that room comes back
+     * with the first poll that finds the queue empty (see {@link CqRoom}). A waiting poller is woken to make that poll.
+     */
+    synchronized void releaseDestroyed(int sendDepth, int recvDepth, int sendOutstanding, int recvOutstanding) {
+        room.releaseDestroyed(sendDepth, recvDepth, sendOutstanding, recvOutstanding);
+        if (room.holds()) {
+            waiter.wake(); // a no-op once closed
+        }
     }
 
     @Override
@@ -118,6 +132,7 @@ public final class FfmCompletionQueue implements CompletionQueue {
     }
 
     private int pollEntered(WorkCompletion[] out, int n) {
+        long held = room.heldStamp(); // before the poll: a short poll then proves those queue pairs' completions gone
         int got;
         try {
             got = cq.poll(wcs, n);
@@ -128,6 +143,12 @@ public final class FfmCompletionQueue implements CompletionQueue {
             throw new VerbsException(e.getMessage() + "; the completions of its queue pairs are lost. This provider reserves "
                     + "room for every queue pair's depths, so an overrun means more completions came than were posted: "
                     + "a device failure, or a bug to report", e);
+        }
+        if (got < n && held != drained) {
+            drained = held;
+            synchronized (this) {
+                room.drained(held);
+            }
         }
         int filled = 0;
         for (int i = 0; i < got; i++) {

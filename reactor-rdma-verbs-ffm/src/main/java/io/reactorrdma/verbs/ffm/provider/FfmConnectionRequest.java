@@ -56,10 +56,17 @@ final class FfmConnectionRequest implements ConnectionRequest {
         CmEvents events = new CmEvents();
         ctx.cm().register(id.address(), events);
         boolean done = false;
+        boolean sent = false;
+        boolean established = false;
         try {
+            if (!ctx.isOwnDevice(id)) {
+                throw new VerbsException(ctx.requestOnOtherDevice(remote, id));
+            }
             q.attach(id);
             id.accept(bytes, ctx.responderResources(), ctx.initiatorDepth(q), q.attributes().rnrRetry());
+            sent = true;
             events.await(VerbsConstants.RDMA_CM_EVENT_ESTABLISHED, deadline, peer);
+            established = true;
             q.established();
             FfmConnection c = new FfmConnection(ctx, q, id, privateData);
             events.handOver(c::onCmEvent);
@@ -71,8 +78,9 @@ final class FfmConnectionRequest implements ConnectionRequest {
         } finally {
             if (!done) {
                 if (q.cmId() == id) {
+                    // the id is the queue pair's now: the client is rejected (or disconnected) rather than left to time out
                     q.fail("accepting " + peer + " failed");
-                    FfmConnector.abandon(ctx, id, q);
+                    FfmConnector.abandonAttached(ctx, id, q, events, sent, established, true);
                 } else {
                     // the queue pair was refused (destroyed, or another connection's): leave it alone, tell the client
                     ctx.cm().unregister(id.address());

@@ -32,6 +32,8 @@ final class FfmConnector {
         }
         ctx.cm().register(id.address(), events);
         boolean done = false;
+        boolean sent = false;
+        boolean established = false;
         try {
             id.resolveAddress(address, remainingMillis(deadline, peer));
             events.await(VerbsConstants.RDMA_CM_EVENT_ADDR_RESOLVED, deadline, peer);
@@ -45,9 +47,11 @@ final class FfmConnector {
             }
             qp.attach(id);
             id.connect(privateData, ctx.responderResources(), ctx.initiatorDepth(qp), qp.attributes().rnrRetry());
-            CmEvent established = events.await(VerbsConstants.RDMA_CM_EVENT_ESTABLISHED, deadline, peer);
+            sent = true;
+            CmEvent reply = events.await(VerbsConstants.RDMA_CM_EVENT_ESTABLISHED, deadline, peer);
+            established = true;
             qp.established();
-            FfmConnection c = new FfmConnection(ctx, qp, id, ByteBuffer.wrap(established.privateData()));
+            FfmConnection c = new FfmConnection(ctx, qp, id, ByteBuffer.wrap(reply.privateData()));
             events.handOver(c::onCmEvent); // a DISCONNECTED right after ESTABLISHED must reach the connection
             done = true;
             return c;
@@ -56,19 +60,66 @@ final class FfmConnector {
                     : new VerbsException("connecting to " + peer + " failed: " + e.getMessage(), e);
         } finally {
             if (!done) {
-                abandon(ctx, id, qp);
+                if (qp.cmId() != id) {
+                    ctx.cm().unregister(id.address());
+                    id.close();
+                } else {
+                    abandonAttached(ctx, id, qp, events, sent, established, false);
+                }
             }
         }
     }
 
     /**
-     * Undoes a connection that was not established. The queue pair stays in INIT: a rejected or unreachable connect
-     * never reached it; it keeps the id it was created on (destroyed when it is closed) and cannot connect again.
+     * Undoes a connection that was not established (a timeout, an interrupt, a refusal, a failed accept) on an id the
+     * queue pair owns now: it keeps the id (destroyed when it is closed) and cannot connect again. Its peer must not be
+     * left waiting, nor established with nobody on this side:
+     * <ul>
+     *   <li>{@code refuse} (the accepting side): the client's request is rejected ({@code rdma_reject}), or, if it is
+     *   too late for that (the connection got established), disconnected;</li>
+     *   <li>once {@code rdma_connect} or {@code rdma_accept} went out ({@code sent}), the id stays registered and its
+     *   ESTABLISHED, already here or arriving later, is answered with {@code rdma_disconnect}, so the peer sees
+     *   DISCONNECTED; as it is at once when ESTABLISHED came already ({@code established}).</li>
+     * </ul>
+     * The native calls run on the CM thread, which also runs the queue pair's teardown: they are skipped once that
+     * began, as it disconnects and destroys the id itself.
      */
-    static void abandon(FfmContext ctx, CmId id, FfmQueuePair qp) {
-        ctx.cm().unregister(id.address());
-        if (qp.cmId() != id) {
-            id.close();
+    static void abandonAttached(FfmContext ctx, CmId id, FfmQueuePair qp, CmEvents events, boolean sent, boolean established,
+                                boolean refuse) {
+        if (established) {
+            ctx.cm().submit(() -> disconnectQuietly(id, qp));
+        }
+        if (sent) {
+            events.handOver(event -> {
+                if (event.type() == VerbsConstants.RDMA_CM_EVENT_ESTABLISHED) {
+                    ctx.cm().submit(() -> disconnectQuietly(id, qp));
+                }
+            });
+        } else {
+            ctx.cm().unregister(id.address());
+        }
+        if (refuse && !established) {
+            ctx.cm().submit(() -> {
+                if (qp.isClosing()) {
+                    return;
+                }
+                try {
+                    id.reject(new byte[0]);
+                } catch (RuntimeException tooLate) {
+                    disconnectQuietly(id, qp); // established meanwhile: a reject is refused then, a disconnect is not
+                }
+            });
+        }
+    }
+
+    /** CM thread: {@code rdma_disconnect} of an abandoned connection, unless the queue pair's teardown has the id. */
+    private static void disconnectQuietly(CmId id, FfmQueuePair qp) {
+        if (!qp.isClosing()) {
+            try {
+                id.disconnect();
+            } catch (RuntimeException ignored) {
+                // not connected (rejected, unreachable, or disconnected already): the peer is not established then
+            }
         }
     }
 

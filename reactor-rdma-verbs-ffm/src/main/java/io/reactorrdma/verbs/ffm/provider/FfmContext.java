@@ -148,6 +148,11 @@ public final class FfmContext implements VerbsContext {
                 throw new RdmaCoreUnavailableException(FfmSettings.ADDRESS + "=" + settings.address() + " is not IPv4; give "
                         + "the IPv4 address of an RDMA interface");
             }
+            if (a.isAnyLocalAddress()) {
+                throw new RdmaCoreUnavailableException(FfmSettings.ADDRESS + "=" + settings.address() + " is the wildcard "
+                        + "address, which names no RDMA device (rdma_cm binds it to none); the context opens one device: give "
+                        + "the IPv4 address of its RDMA interface (`rdma link`, `ibdev2netdev`)");
+            }
             return a;
         }
         InetAddress a = InterfaceAddresses.firstIpv4(InterfaceAddresses.SYSFS, devices);
@@ -169,6 +174,34 @@ public final class FfmContext implements VerbsContext {
 
     RdmaDevice device() {
         return device;
+    }
+
+    /** Whether {@code id} is on this context's device: only then may its queue pair use this context's domain. */
+    boolean isOwnDevice(CmId id) {
+        try {
+            return id.device().contextAddress() == device.contextAddress();
+        } catch (IllegalStateException noDevice) {
+            return false;
+        }
+    }
+
+    /**
+     * Why a connect request that came in on another device cannot be accepted, and what to do: only a listener on the
+     * wildcard address gets such requests (one bound to an address listens on that address's device).
+     */
+    String requestOnOtherDevice(InetSocketAddress from, CmId request) {
+        String other;
+        try {
+            other = "RDMA device " + request.device().name();
+        } catch (IllegalStateException noDevice) {
+            other = "no RDMA device";
+        }
+        return "the connect request from " + from + " came in on " + other + ", not on this context's " + device.name()
+                + ": a listener on the wildcard address (0.0.0.0) takes requests on every device, and librdmacm refuses a "
+                + "queue pair whose protection domain is on another device (rdma_create_qp: EINVAL). The client is rejected. "
+                + "Listen on the IPv4 address of " + device.name() + "'s interface (" + deviceId.localAddress().getAddress()
+                .getHostAddress() + "); clients that reach this host through another device need a context on that device: "
+                + "set -D" + FfmSettings.ADDRESS + " to the IPv4 address of its interface";
     }
 
     /** The port's active MTU in bytes, as {@code ibv_query_port} reported it when the context opened. */

@@ -274,7 +274,8 @@ final class FfmQueuePair implements QueuePair {
      * Fails the queue pair and hands its destruction ({@code rdma_disconnect}, {@code rdma_destroy_qp},
      * {@code rdma_destroy_id}) to the CM thread without waiting: I/O threads call this (Engine.fail), and destroying
      * an id may wait for the kernel. Posting fails from here on; the completion queues stay reserved until the native
-     * queue pair is gone ({@link #teardown()} completes then).
+     * queue pair is gone ({@link #teardown()} completes then), and for the requests it had outstanding until a poll
+     * finds them empty.
      */
     @Override
     public void close() {
@@ -290,7 +291,7 @@ final class FfmQueuePair implements QueuePair {
         }
         record.fail("queue pair destroyed");
         if (cm == null) {
-            released();
+            released(false);
             return;
         }
         teardown = context.cm().submit(() -> {
@@ -310,7 +311,7 @@ final class FfmQueuePair implements QueuePair {
         }).handle((ok, e) -> {
             // even when the CM thread could not destroy them (context closed): the queue pair is unusable, and its
             // completion queues must not stay reserved by it forever
-            released();
+            released(true);
             return null;
         });
     }
@@ -320,16 +321,23 @@ final class FfmQueuePair implements QueuePair {
         return teardown;
     }
 
-    /** Each step runs even when one before it throws: the queues' room and the context's record must come back. */
-    private void released() {
+    /**
+     * Each step runs even when one before it throws: the queues' room and the context's record must come back. Once
+     * the queue pair was on the device ({@code native}), the room of what it had outstanding comes back only once the
+     * queues are polled empty: its flushed completions may still be in them ({@link FfmCompletionQueue#releaseDestroyed}).
+     */
+    private void released(boolean wasNative) {
+        // read before the record goes: from then on the poller drops this queue pair's completions uncounted
+        int sendOutstanding = wasNative ? attributes.maxSendWr() - record.work.freeSendSlots() : 0;
+        int recvOutstanding = wasNative ? attributes.maxRecvWr() - record.work.freeRecvSlots() : 0;
         try {
             record.destroyed();
             sends.close();
             recvs.close();
         } finally {
             try {
-                sendCq.release(attributes.maxSendWr(), 0);
-                recvCq.release(0, attributes.maxRecvWr());
+                sendCq.releaseDestroyed(attributes.maxSendWr(), 0, sendOutstanding, 0);
+                recvCq.releaseDestroyed(0, attributes.maxRecvWr(), 0, recvOutstanding);
             } finally {
                 context.forget(this);
             }

@@ -193,6 +193,30 @@ class QueuePairTest {
     }
 
     @Test
+    void aQueuePairThatFailsAsTheResponderFlushesTheSendsItHasWaiting() {
+        QpCapacities caps = new QpCapacities(32, 32, 4, 1, 64);
+        try (RdmaQp c = pd.createQp(cq, cq, caps); RdmaQp d = pd.createQp(cq, cq, caps)) {
+            for (RdmaQp[] pair : new RdmaQp[][]{{c, d}, {d, c}}) {
+                pair[0].toInit(ALL);
+                pair[0].toRtr(pair[1].qpNum(), IBV_MTU_1024, 4);
+                pair[0].toRts(4, 7);
+            }
+            sends.request(0, 1, IBV_WR_SEND, IBV_SEND_SIGNALED).sge(0, address(0), 64, mr.lkey());
+            c.postSend(sends, 1);
+            assertThat(cq.poll(wcs, 16)).as("the send waits for a receive of d").isZero();
+            // d writes with a bad rkey: c, the responder, enters ERR, and what it has waiting must complete flushed
+            sends.request(0, 2, IBV_WR_RDMA_WRITE, IBV_SEND_SIGNALED).sge(0, address(0), 64, mr.lkey())
+                    .remote(0, address(0), mr.rkey() + 1);
+            d.postSend(sends, 1);
+            assertThat(c.state()).isEqualTo(IBV_QPS_ERR);
+            assertThat(cq.poll(wcs, 16)).isEqualTo(2);
+            assertThat(failed(0)).isEqualTo(new int[]{IBV_WC_REM_ACCESS_ERR, d.qpNum()});
+            assertThat(failed(1)).as("c's waiting send").isEqualTo(new int[]{IBV_WC_WR_FLUSH_ERR, c.qpNum()});
+            assertThat(WorkCompletions.wrId(wcs, 1)).isEqualTo(1);
+        }
+    }
+
+    @Test
     void aSendWithNoReceivePostedIsAnRnrError() {
         sends.request(0, 1, IBV_WR_SEND, IBV_SEND_SIGNALED).sge(0, address(0), 64, mr.lkey());
         a.postSend(sends, 1);
