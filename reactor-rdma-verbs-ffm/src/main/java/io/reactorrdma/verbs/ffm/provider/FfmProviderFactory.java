@@ -12,14 +12,11 @@ import java.util.List;
 import java.util.function.Supplier;
 
 /**
- * Registers the FFM provider, {@code ffm}: RoCE/InfiniBand hardware through rdma-core, no native code of its own, on
- * JDK 22 or later. {@code auto} prefers it to {@code disni} where rdma-core loads and sees a device. This module is
- * compiled for Java 22, so on an older JVM this class does not load at all and {@code auto} never considers it.
+ * The FFM provider, {@code ffm}: RoCE/InfiniBand hardware through rdma-core, no native code of its own, on JDK 22 or
+ * later. {@code auto} prefers it to {@code disni} where rdma-core loads and sees a device. Registered through
+ * {@link FfmRegistration}, which loads on any Java and creates this factory on Java 22 or later.
  */
 public final class FfmProviderFactory implements VerbsProviderFactory {
-
-    /** Above the DiSNI provider's 100: the same hardware, no native build, and the device's real limits. */
-    static final int AUTO_PRIORITY = 200;
 
     private final Supplier<FfmSettings> settings;
 
@@ -40,7 +37,7 @@ public final class FfmProviderFactory implements VerbsProviderFactory {
 
     @Override
     public int autoPriority() {
-        return AUTO_PRIORITY;
+        return FfmRegistration.AUTO_PRIORITY;
     }
 
     /** Loads rdma-core and lists its devices (then unloads it): usable when both libraries load and a device exists. */

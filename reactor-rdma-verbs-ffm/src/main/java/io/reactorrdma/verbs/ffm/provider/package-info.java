@@ -1,7 +1,8 @@
 /**
  * The verbs provider {@code ffm}: the SPI over rdma-core through FFM, registered for
- * {@code Providers} by {@link io.reactorrdma.verbs.ffm.provider.FfmProviderFactory} ({@code auto} prefers it on JDK 22+
- * where rdma-core sees a device). {@link io.reactorrdma.verbs.ffm.provider.FfmContext} opens the device of an RDMA
+ * {@code Providers} by {@link io.reactorrdma.verbs.ffm.provider.FfmRegistration} (compiled for Java 17, so an older JVM
+ * hears what ffm needs) and opened by {@link io.reactorrdma.verbs.ffm.provider.FfmProviderFactory} ({@code auto} prefers it
+ * on JDK 22+ where rdma-core sees a device). {@link io.reactorrdma.verbs.ffm.provider.FfmContext} opens the device of an RDMA
  * interface's address through a CM id and reports its limits from {@code ibv_query_device} / {@code ibv_query_port};
  * {@link io.reactorrdma.verbs.ffm.provider.FfmQueuePair} posts by patching work-request chains built once in native
  * memory (inline sends, solicited events, READ, WRITE_WITH_IMM); {@link io.reactorrdma.verbs.ffm.provider.FfmCompletionQueue}

@@ -38,6 +38,22 @@ class FfmProviderTest {
     }
 
     @Test
+    void theRegistrationLoadsOnJava17AndBelow22SaysWhatFfmNeeds() throws Exception {
+        try (var in = FfmRegistration.class.getResourceAsStream("FfmRegistration.class")) {
+            byte[] head = in.readNBytes(8);
+            assertThat(((head[6] & 0xFF) << 8) | (head[7] & 0xFF)).as("class file major version: Java 17's").isEqualTo(61);
+        }
+        FfmRegistration old = new FfmRegistration(17);
+        assertThat(old.names()).containsExactly("ffm");
+        ProviderProbe probe = old.probe(ProviderConfig.fromSystemProperties());
+        assertThat(probe.usable()).isFalse();
+        assertThat(probe.summary()).contains("ffm needs Java 22 or later", "this is Java 17", "use provider disni");
+        assertThatThrownBy(() -> old.open("ffm", ProviderConfig.fromSystemProperties()))
+                .isInstanceOf(ProviderUnavailableException.class).hasMessageContaining("run on JDK 22+");
+        assertThat(new FfmRegistration(Runtime.version().feature()).autoPriority()).isEqualTo(new FfmProviderFactory().autoPriority());
+    }
+
+    @Test
     void onTheEmulatedRdmaCoreItProbesUsableAndOpensWithTheDevicesLimits() throws Exception {
         FfmSettings settings = settings(EmulatedRdmaCore.build(dir));
         FfmProviderFactory factory = new FfmProviderFactory(() -> settings);
