@@ -195,17 +195,37 @@ static int mr_allows(struct ibv_pd *pd, uint32_t key, int rkey, uint64_t addr, u
     return ok;
 }
 
+struct emu_pd {
+    struct ibv_pd pd; /* first: the provider sees a struct ibv_pd */
+    int qps;          /* queue pairs in it, under pds_lock: ibv_dealloc_pd refuses while > 0 */
+};
+static pthread_mutex_t pds_lock = PTHREAD_MUTEX_INITIALIZER;
+
 struct ibv_pd *ibv_alloc_pd(struct ibv_context *context) {
-    struct ibv_pd *pd = calloc(1, sizeof(*pd));
-    if (!pd) {
+    struct emu_pd *e = calloc(1, sizeof(*e));
+    if (!e) {
         errno = ENOMEM;
         return NULL;
     }
-    pd->context = context;
-    return pd;
+    e->pd.context = context;
+    return &e->pd;
+}
+
+/* Counts a queue pair in (+1) or out (-1) of its protection domain. */
+static void pd_uses(struct ibv_pd *pd, int delta) {
+    pthread_mutex_lock(&pds_lock);
+    ((struct emu_pd *) pd)->qps += delta;
+    pthread_mutex_unlock(&pds_lock);
 }
 
 int ibv_dealloc_pd(struct ibv_pd *pd) {
+    pthread_mutex_lock(&pds_lock);
+    int used = ((struct emu_pd *) pd)->qps;
+    pthread_mutex_unlock(&pds_lock);
+    if (used > 0) { /* as rdma-core: a domain a queue pair is still in is not freed */
+        errno = EBUSY;
+        return EBUSY;
+    }
     free(pd);
     return 0;
 }
@@ -257,6 +277,7 @@ struct emu_cq {
     int count;
     int armed; /* 0: not armed, 1: solicited only, 2: any completion */
     int overrun;
+    int qps; /* queue pairs that complete into it (send or receive side each count): ibv_destroy_cq refuses while > 0 */
 };
 
 struct emu_channel {
@@ -311,8 +332,23 @@ struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe, void *cq_cont
     return &e->cq;
 }
 
+/* Counts a queue pair in (+1) or out (-1) of the queues it completes into. */
+static void cq_uses(struct ibv_cq *cq, int delta) {
+    struct emu_cq *e = (struct emu_cq *) cq;
+    pthread_mutex_lock(&e->lock);
+    e->qps += delta;
+    pthread_mutex_unlock(&e->lock);
+}
+
 int ibv_destroy_cq(struct ibv_cq *cq) {
     struct emu_cq *e = (struct emu_cq *) cq;
+    pthread_mutex_lock(&e->lock);
+    int used = e->qps;
+    pthread_mutex_unlock(&e->lock);
+    if (used > 0) { /* as rdma-core: a CQ a queue pair still uses is not destroyed */
+        errno = EBUSY;
+        return EBUSY;
+    }
     pthread_mutex_destroy(&e->lock);
     free(e->ring);
     free(e);
@@ -519,6 +555,9 @@ struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr) {
         return NULL;
     }
     e->qp.qp_num = QPN_BASE + (uint32_t) slot;
+    cq_uses(attr->send_cq, 1);
+    cq_uses(attr->recv_cq, 1);
+    pd_uses(pd, 1);
     return &e->qp;
 }
 
@@ -548,6 +587,9 @@ int ibv_destroy_qp(struct ibv_qp *qp) {
     }
     pthread_mutex_destroy(&e->pending_lock);
     pthread_mutex_destroy(&e->lock);
+    cq_uses(qp->send_cq, -1);
+    cq_uses(qp->recv_cq, -1);
+    pd_uses(qp->pd, -1);
     free(e->rq);
     free(e);
     return 0;

@@ -68,7 +68,8 @@ final class ScenarioRunner {
             case RDMA_LOOPBACK:
                 return rdmaLoopback(o);
             case RDMA_DISNI:
-                return rdmaDisni(o);
+            case RDMA_FFM:
+                return rdmaHardware(o, t);
             case SHM_FLOOR:
                 return shmFloor(o);
             case MEMCPY:
@@ -88,17 +89,20 @@ final class ScenarioRunner {
         }
     }
 
-    /** The client on RDMA hardware; the peer runs on another host (serve). */
-    private static Result rdmaDisni(PerfOptions o) {
-        try (VerbsContext ctx = Providers.open("disni");
+    /** The client on RDMA hardware through {@code t}'s provider; the peer runs on another host (serve). */
+    private static Result rdmaHardware(PerfOptions o, Transport t) {
+        try (VerbsContext ctx = Providers.open(t.hardwareProvider());
              PeerSide peer = new RemotePeer(o.peerHost, o.peerPort)) {
-            return client(ctx, peer, CpuMeter.process(), o, Transport.RDMA_DISNI);
+            return client(ctx, peer, CpuMeter.process(), o, t);
         }
     }
 
     private static Result rdmaLoopback(PerfOptions o) {
-        try (VerbsContext serverCtx = Providers.open("loopback");
-             VerbsContext clientCtx = Providers.open("loopback");
+        if (!PerfOptions.LOOPBACK_PROVIDER.equals(o.loopbackProvider)) {
+            Log.info("rdma-loopback: both ends in this JVM on provider " + o.loopbackProvider);
+        }
+        try (VerbsContext serverCtx = Providers.open(o.loopbackProvider);
+             VerbsContext clientCtx = Providers.open(o.loopbackProvider);
              PeerSide peer = InJvmPeer.start("perf-server-" + o.scenario.id(), server(serverCtx, o))) {
             return client(clientCtx, peer, CpuMeter.currentThread(), o, Transport.RDMA_LOOPBACK);
         }

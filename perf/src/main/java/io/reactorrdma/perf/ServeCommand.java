@@ -18,9 +18,9 @@ import java.util.List;
 
 /**
  * {@code serve <send-lat|write-bw> [--host ADDR] [--port N] [--size BYTES] [--poll spin|block]
- * [--provider NAME]}: the peer of an rdma-disni run, started by hand on the other host. It is the
- * forked peer ({@link PeerMain}) with hardware defaults: provider disni, port 18515, and an hour
- * before its watchdog ends it. It serves one run, then exits; keep its standard input open (a
+ * [--provider NAME]}: the peer of an rdma-disni or rdma-ffm run, started by hand on the other host. It is
+ * the forked peer ({@link PeerMain}) with hardware defaults: provider ffm on Java 22 or later and disni
+ * before, port 18515, and an hour before its watchdog ends it. It serves one run, then exits; keep its standard input open (a
  * terminal), since the peer exits when standard input closes. Read by picocli.
  */
 @Command(name = "serve", sortOptions = false)
@@ -44,8 +44,8 @@ final class ServeCommand {
     @Option(names = "--poll", paramLabel = "spin|block", converter = Poll.class, description = "how the peer polls")
     String poll;
 
-    @Option(names = "--provider", paramLabel = "NAME", description = "the RDMA provider (default disni)")
-    String provider = "disni";
+    @Option(names = "--provider", paramLabel = "NAME", description = "the RDMA provider (default ffm on Java 22+, else disni)")
+    String provider = Runtime.version().feature() >= 22 ? "ffm" : "disni";
 
     @Option(names = "--max-seconds", paramLabel = "S", description = "the watchdog (default 3600)")
     int maxSeconds = 3600;

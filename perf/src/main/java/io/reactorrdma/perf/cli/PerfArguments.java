@@ -22,6 +22,7 @@ public final class PerfArguments {
             "comma list of:",
             "  rdma-shm       soft RDMA provider over /dev/shm; the peer is a forked process",
             "  rdma-loopback  soft RDMA provider, both ends in this JVM (peer on a thread)",
+            "                 (send-lat, write-bw: --provider ffm|disni, both through this host's device)",
             "  shm-floor      send-lat floor: two processes ping-pong a counter in a mapped file",
             "                 under /dev/shm (always spins)",
             "  memcpy         write-bw floor: one thread copying --size bytes between direct buffers",
@@ -33,6 +34,8 @@ public final class PerfArguments {
             "  rdma-disni     RDMA hardware (RoCE/InfiniBand) through DiSNI; the peer runs on the host",
             "                 given by --peer, started there by hand (serve below). Only when asked for;",
             "                 send-lat and write-bw only (serve has no echo or rsocket peer).",
+            "  rdma-ffm       as rdma-disni, through the ffm provider (JDK 22+, rdma-core through FFM;",
+            "                 java --enable-native-access=ALL-UNNAMED; peer: serve --provider ffm)",
             "  ucx            echo, rsocket-stream: UCX's ucx_perftest (Debian: ucx-utils), a server",
             "                 and a client process with UCX_TLS=sm,self; tag_lat (round trip = 2 x",
             "                 the one-way latency it prints) or tag_bw; no p99, p99.9 or CPU figures.",
@@ -40,7 +43,7 @@ public final class PerfArguments {
             "default: all that apply (send-lat: rdma-shm,rdma-loopback,shm-floor;",
             "write-bw: rdma-shm,rdma-loopback,memcpy; echo: rdma-shm,rdma-loopback,tcp;",
             "rsocket-rr, rsocket-stream: rdma-shm,rdma-loopback,tcp,local; fanout: rdma-shm,tcp),",
-            "rdma-disni and ucx only when named. Ones that do not apply are skipped with a note."})
+            "rdma-disni, rdma-ffm and ucx only when named. Ones that do not apply are skipped with a note."})
     List<Transport> transports;
 
     @Option(names = "--size", paramLabel = "BYTES", order = 2, converter = PerfConverters.Size.class,
@@ -115,20 +118,29 @@ public final class PerfArguments {
     Double hedgeQuantile;
 
     @Option(names = "--peer", paramLabel = "HOST[:PORT]", order = 15, description = {
-            "rdma-disni's peer: the RDMA interface address of a host running",
+            "rdma-disni's and rdma-ffm's peer: the RDMA interface address of a host running",
             "  java --add-exports java.base/sun.nio.ch=ALL-UNNAMED -Djava.library.path=/usr/local/lib \\",
             "    -jar reactor-rdma-perf.jar serve <scenario> --host <its RDMA IPv4> [--size BYTES] [--poll MODE]",
-            "(one run per start; same --size on both sides; default port " + PerfOptions.DEFAULT_PEER_PORT + ")"})
+            "(disni), or on JDK 22+ java --enable-native-access=ALL-UNNAMED -jar reactor-rdma-perf.jar",
+            "serve <scenario> --provider ffm --host ... (ffm); one run per start; same --size on both",
+            "sides; default port " + PerfOptions.DEFAULT_PEER_PORT})
     String peer;
 
-    @Option(names = "--chart", paramLabel = "FILE.png", order = 16, converter = PngFile.class, description = {
+    @Option(names = "--provider", paramLabel = "NAME", order = 16, description = {
+            "send-lat, write-bw: the verbs provider of rdma-loopback's two in-JVM ends: loopback (the",
+            "default, soft), shm, or ffm / disni for both ends through this host's RDMA device (one",
+            "host, no peer to start). ffm over its test emulation of rdma-core runs too; its figures",
+            "measure the emulation, not RDMA"})
+    String provider;
+
+    @Option(names = "--chart", paramLabel = "FILE.png", order = 17, converter = PngFile.class, description = {
             "after the run, draw the latency distributions of every transport measured (one line",
             "each, round trip against percentile, log scales) into FILE.png; with --repeat, each",
             "transport's median run (the run whose p50 is the median p50; of an even count the lower);",
             "with several poll modes one file per mode, FILE-back-off.png, FILE-spin.png, ..."})
     Path chart;
 
-    @Option(names = "--csv", order = 17, description = {
+    @Option(names = "--csv", order = 18, description = {
             "standard output holds only CSV, one line per run (and per median); logs and a",
             "readable copy of the table go to standard error"})
     boolean csv;

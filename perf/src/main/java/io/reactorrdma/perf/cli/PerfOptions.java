@@ -70,6 +70,12 @@ public final class PerfOptions {
     /** rdma-disni's peer, started by hand with {@code serve}: host, and port (default {@link #DEFAULT_PEER_PORT}); null when not given. */
     public final String peerHost;
     public final int peerPort;
+    /**
+     * send-lat, write-bw: the provider of rdma-loopback's two in-JVM ends ({@code --provider}; default the soft
+     * {@value #LOOPBACK_PROVIDER}; ffm or disni put both through this host's RDMA device).
+     */
+    public final String loopbackProvider;
+    public static final String LOOPBACK_PROVIDER = "loopback";
     /** The port {@code serve} listens on unless told otherwise (perftest's). */
     public static final int DEFAULT_PEER_PORT = 18515;
 
@@ -77,7 +83,7 @@ public final class PerfOptions {
                         double durationSeconds, double warmupSeconds, PollMode poll, List<PollMode> polls, int repeat,
                         Transport baseline, boolean csv, int connections,
                         String peerHost, int peerPort, Path chart, int shards, int replicas, long slowReplicaMillis,
-                        FanoutClient fanoutClient, boolean hedging, double hedgeQuantile) {
+                        FanoutClient fanoutClient, boolean hedging, double hedgeQuantile, String loopbackProvider) {
         this.scenario = scenario;
         this.transports = List.copyOf(transports);
         this.transportsExplicit = transportsExplicit;
@@ -99,13 +105,14 @@ public final class PerfOptions {
         this.fanoutClient = fanoutClient;
         this.hedging = hedging;
         this.hedgeQuantile = hedgeQuantile;
+        this.loopbackProvider = loopbackProvider;
     }
 
     /** These options with the runners' poll mode set to {@code mode} (one of {@link #polls}'s rounds). */
     public PerfOptions withPoll(PollMode mode) {
         return new PerfOptions(scenario, transports, transportsExplicit, size, durationSeconds, warmupSeconds, mode, polls, repeat,
                 baseline, csv, connections, peerHost, peerPort, chart, shards, replicas, slowReplicaMillis, fanoutClient, hedging,
-                hedgeQuantile);
+                hedgeQuantile, loopbackProvider);
     }
 
     /** The hedge quantile as a percentile's name: {@code p95}, {@code p99.9}. */
@@ -200,18 +207,37 @@ public final class PerfOptions {
             baseline = run.contains(scenario.baseline()) ? scenario.baseline()
                     : run.stream().filter(scenario::appliesTo).findFirst().orElse(null);
         }
-        if (explicit && transports.contains(Transport.RDMA_DISNI) && !scenario.hasHardwarePeer()) {
-            throw new UsageException("rdma-disni is not available for " + scenario.id() + ": `serve` starts only send-lat and "
-                    + "write-bw peers; measure " + scenario.id()
-                    + " over rdma-shm or rdma-loopback, or run send-lat or write-bw on rdma-disni");
+        for (Transport hw : explicit ? transports : List.<Transport>of()) {
+            if (!hw.onRemoteHardware()) {
+                continue;
+            }
+            String id = hw.id();
+            if (!scenario.hasHardwarePeer()) {
+                throw new UsageException(id + " is not available for " + scenario.id() + ": `serve` starts only send-lat and "
+                        + "write-bw peers; measure " + scenario.id() + " over rdma-shm or rdma-loopback, or run send-lat or "
+                        + "write-bw on " + id);
+            }
+            if (peer == null) {
+                throw new UsageException(id + " needs --peer HOST[:PORT]: the RDMA address of a host running "
+                        + "`java -jar reactor-rdma-perf.jar serve " + scenario.id() + " --provider " + hw.hardwareProvider()
+                        + "` (see --help)");
+            }
+            if (repeat > 1 || polls.size() > 1) {
+                throw new UsageException(id + "'s peer (serve) serves one run, then exits: measure " + id + " with --repeat 1 and "
+                        + "one --poll mode, and start serve again on the peer host for each run");
+            }
         }
-        if (explicit && transports.contains(Transport.RDMA_DISNI) && peer == null) {
-            throw new UsageException("rdma-disni needs --peer HOST[:PORT]: the RDMA address of a host running "
-                    + "`java -jar reactor-rdma-perf.jar serve " + scenario.id() + "` (see --help)");
+        String loopbackProvider = a.provider != null ? a.provider.trim() : LOOPBACK_PROVIDER;
+        if (a.provider != null && !scenario.hasHardwarePeer()) {
+            throw new UsageException("--provider applies to send-lat and write-bw (rdma-loopback's provider); " + scenario.id()
+                    + " runs on the soft providers");
         }
-        if (explicit && transports.contains(Transport.RDMA_DISNI) && (repeat > 1 || polls.size() > 1)) {
-            throw new UsageException("rdma-disni's peer (serve) serves one run, then exits: measure rdma-disni with --repeat 1 and one "
-                    + "--poll mode, and start serve again on the peer host for each run");
+        if (a.provider != null && !run.contains(Transport.RDMA_LOOPBACK)) {
+            throw new UsageException("--provider names the provider of rdma-loopback's two in-JVM ends, and this run has no "
+                    + "rdma-loopback: add it to --transports (for a peer on another host use rdma-ffm or rdma-disni)");
+        }
+        if (loopbackProvider.isEmpty() || loopbackProvider.equals("auto")) {
+            throw new UsageException("--provider needs a provider's name (loopback, shm, ffm or disni), not '" + a.provider + "'");
         }
         String peerHost = null;
         int peerPort = DEFAULT_PEER_PORT;
@@ -233,7 +259,7 @@ public final class PerfOptions {
                 size != null ? size : scenario.defaultSize(), duration, warmup, polls.get(0), polls, repeat, baseline, csv, connections,
                 peerHost, peerPort, chart,
                 shards, replicas, slowMillis, fanoutClient, hedges,
-                hedgeQuantile != null ? hedgeQuantile : ShardClient.DEFAULT_HEDGE_QUANTILE);
+                hedgeQuantile != null ? hedgeQuantile : ShardClient.DEFAULT_HEDGE_QUANTILE, loopbackProvider);
     }
 
     /** A whole number 1..max ({@code --slow-replica}: milliseconds). */

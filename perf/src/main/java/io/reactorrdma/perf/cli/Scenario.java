@@ -46,8 +46,8 @@ public enum Scenario {
     }
 
     public boolean appliesTo(Transport t) {
-        // the hardware transport runs the same client as rdma-shm, against a peer on another host
-        return transports.contains(t) || (t == Transport.RDMA_DISNI && transports.contains(Transport.RDMA_SHM))
+        // the hardware transports run the same client as rdma-shm, against a peer on another host
+        return transports.contains(t) || (t.onRemoteHardware() && transports.contains(Transport.RDMA_SHM))
                 || (t == Transport.UCX && runsOnUcxPerftest());
     }
 
@@ -59,7 +59,7 @@ public enum Scenario {
         return this == ECHO || this == RSOCKET_STREAM;
     }
 
-    /** Whether {@code serve} can start this scenario's peer on another host, i.e. whether it runs on rdma-disni. */
+    /** Whether {@code serve} can start this scenario's peer on another host, i.e. whether it runs on rdma-disni and rdma-ffm. */
     boolean hasHardwarePeer() {
         return this == SEND_LAT || this == WRITE_BW;
     }

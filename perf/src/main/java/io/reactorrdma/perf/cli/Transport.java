@@ -16,6 +16,8 @@ public enum Transport {
      * started there by hand ({@code serve}). Applies wherever rdma-shm does; runs only when asked for.
      */
     RDMA_DISNI("rdma-disni"),
+    /** RDMA hardware through the ffm provider (JDK 22+, rdma-core through FFM); otherwise as {@link #RDMA_DISNI}. */
+    RDMA_FFM("rdma-ffm"),
     /** Floor: two processes ping-ponging a counter in a mapped file (send-lat only). */
     SHM_FLOOR("shm-floor"),
     /** Floor: one thread copying between direct buffers (write-bw only). */
@@ -42,6 +44,19 @@ public enum Transport {
 
     public String id() {
         return id;
+    }
+
+    /** Whether this is RDMA hardware with the peer on another host ({@code serve}): rdma-disni or rdma-ffm. */
+    public boolean onRemoteHardware() {
+        return this == RDMA_DISNI || this == RDMA_FFM;
+    }
+
+    /** The verbs provider a remote-hardware transport opens. */
+    public String hardwareProvider() {
+        if (!onRemoteHardware()) {
+            throw new IllegalStateException(id + " is not a hardware transport");
+        }
+        return this == RDMA_FFM ? "ffm" : "disni";
     }
 
     public static Transport parse(String s) {

@@ -9,7 +9,9 @@ import io.reactorrdma.verbs.VerbsException;
 import io.reactorrdma.verbs.work.WorkCompletion;
 import io.reactorrdma.verbs.disni.calls.NotifyCalls;
 import io.reactorrdma.verbs.disni.work.CompletionMapper;
+import io.reactorrdma.verbs.disni.cm.CmEventLoop;
 import io.reactorrdma.verbs.work.tracking.CqRoom;
+import io.reactorrdma.verbs.work.tracking.QueuePairUsers;
 
 import java.io.IOException;
 import java.util.concurrent.TimeUnit;
@@ -56,7 +58,8 @@ final class DisniCompletionQueue implements CompletionQueue {
     private final CqRoom room;
     /** The poller's: the last {@link CqRoom#heldStamp} a short poll gave back. */
     private long drained;
-    private int attached;
+    /** The queue pairs that have room here: a close waits for the teardown of those being closed. */
+    private final QueuePairUsers queuePairs = new QueuePairUsers("completion queue");
     private boolean closed;
 
     DisniCompletionQueue(DisniContext context, int capacity, IbvCompChannel channel, IbvCQ cq, CompletionMapper mapper) throws IOException {
@@ -82,13 +85,18 @@ final class DisniCompletionQueue implements CompletionQueue {
             throw new IllegalStateException("completion queue is closed");
         }
         room.reserve(sendDepth, recvDepth);
-        attached++;
+        queuePairs.attached();
+    }
+
+    /** A queue pair with room here began closing: its teardown gives the room back ({@link #releaseDestroyed}). */
+    void queuePairClosing() {
+        queuePairs.closing();
     }
 
     /** Gives back what {@link #reserve} took for a queue pair that never reached the device. */
     synchronized void release(int sendDepth, int recvDepth) {
         room.release(sendDepth, recvDepth);
-        attached--;
+        queuePairs.released();
     }
 
     /**
@@ -97,7 +105,7 @@ final class DisniCompletionQueue implements CompletionQueue {
      */
     synchronized void releaseDestroyed(int sendDepth, int recvDepth, int sendOutstanding, int recvOutstanding) {
         room.releaseDestroyed(sendDepth, recvDepth, sendOutstanding, recvOutstanding);
-        attached--;
+        queuePairs.released();
         if (room.holds()) {
             wakeup(); // a waiting poller polls again
         }
@@ -211,8 +219,17 @@ final class DisniCompletionQueue implements CompletionQueue {
             if (closed) {
                 return;
             }
-            if (attached > 0) {
-                throw new IllegalStateException("completion queue still has " + attached + " queue pairs; close them first");
+        }
+        // queue pairs closed just before hand their destruction to the CM thread: wait for it (outside this lock, which
+        // their release takes); one never closed is refused at once
+        if (!queuePairs.awaitReleased(CmEventLoop.CALL_TIMEOUT)) {
+            throw new IllegalStateException("completion queue's " + queuePairs.count() + " queue pairs are still being destroyed "
+                    + "after " + CmEventLoop.CALL_TIMEOUT.toSeconds() + " s (their teardown runs on the connection manager's "
+                    + "thread); close it again later");
+        }
+        synchronized (this) {
+            if (closed) {
+                return;
             }
             closed = true;
         }

@@ -261,6 +261,8 @@ final class DisniQueuePair implements QueuePair {
             }
             closing = true;
         }
+        sendCq.queuePairClosing(); // from here a close of the queues waits for this one's teardown
+        recvCq.queuePairClosing();
         record.fail("queue pair destroyed");
         // the post calls are the posting thread's; from here on posting fails, so they can go now
         if (sendCalls != null) {

@@ -11,9 +11,11 @@ import io.reactorrdma.verbs.ffm.rdmacore.WorkCompletions;
 import io.reactorrdma.verbs.work.WorkCompletion;
 import io.reactorrdma.verbs.work.tracking.CompletionDecoder;
 import io.reactorrdma.verbs.work.tracking.CqRoom;
+import io.reactorrdma.verbs.work.tracking.QueuePairUsers;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
@@ -58,6 +60,8 @@ public final class FfmCompletionQueue implements CompletionQueue {
     private final AtomicInteger inUse = new AtomicInteger();
     /** How long a close from another thread waits for pollers to leave; past it the native queue is left, not freed. */
     private static final long LEAVE_NANOS = 2_000_000_000L;
+    /** Native queue pairs that complete into this queue: a close waits for their teardown (past it, the queue is left). */
+    private final QueuePairUsers queuePairs = new QueuePairUsers("completion queue");
     private static final Logger LOG = Loggers.getLogger(FfmCompletionQueue.class);
     /** The room its queue pairs' depths take (guarded by this, but for its heldStamp). */
     private final CqRoom room;
@@ -208,6 +212,11 @@ public final class FfmCompletionQueue implements CompletionQueue {
         }
     }
 
+    /** The native queue pairs that complete into this queue. */
+    QueuePairUsers queuePairs() {
+        return queuePairs;
+    }
+
     @Override
     public void wakeup() {
         waiter.wake(); // a no-op once closed
@@ -221,6 +230,13 @@ public final class FfmCompletionQueue implements CompletionQueue {
     @Override
     public void close() {
         if (!closed) {
+            if (!queuePairs.awaitReleased(Duration.ofMillis(FfmContext.TEARDOWN_MILLIS))) {
+                closed = true;
+                LOG.warn("completion queue closed while {} queue pairs on it were still being destroyed after {} ms (their "
+                        + "teardown runs on the connection manager's thread); its native queue is left, not freed",
+                        queuePairs.count(), FfmContext.TEARDOWN_MILLIS);
+                return;
+            }
             closed = true;
             waiter.wake(); // a poller blocked in poll(2) returns now: closing a polled descriptor does not wake it
             long deadline = System.nanoTime() + LEAVE_NANOS;

@@ -53,7 +53,7 @@ public final class FfmContext implements VerbsContext {
     /** Largest message: RoCE and InfiniBand ports report 2 GiB; the SPI counts in ints, and this leaves headroom. */
     static final int MAX_MESSAGE_SIZE = 1 << 30;
     /** How long close waits for a queue pair's teardown on the CM thread. */
-    private static final long TEARDOWN_MILLIS = 10_000;
+    static final long TEARDOWN_MILLIS = 10_000;
 
     private final Arena arena;
     private final CmEventChannel channel;

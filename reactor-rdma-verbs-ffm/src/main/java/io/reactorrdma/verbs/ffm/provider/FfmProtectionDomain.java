@@ -7,14 +7,19 @@ import io.reactorrdma.verbs.VerbsException;
 import io.reactorrdma.verbs.ffm.abi.VerbsConstants;
 import io.reactorrdma.verbs.ffm.rdmacore.RdmaCoreUnavailableException;
 import io.reactorrdma.verbs.ffm.rdmacore.RdmaPd;
+import io.reactorrdma.verbs.work.tracking.QueuePairUsers;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
+
+import reactor.util.Logger;
+import reactor.util.Loggers;
 
 /**
  * The SPI's protection domain over rdma-core: allocates page-aligned native memory and registers it, or registers a
@@ -32,6 +37,9 @@ final class FfmProtectionDomain implements ProtectionDomain {
     /** Tells the context the domain is gone. */
     private final Consumer<? super FfmProtectionDomain> forget;
     private volatile boolean closed;
+    /** Native queue pairs in this domain: a close waits for their teardown (past it, the domain is left). */
+    private final QueuePairUsers queuePairs = new QueuePairUsers("protection domain");
+    private static final Logger LOG = Loggers.getLogger(FfmProtectionDomain.class);
 
     FfmProtectionDomain(RdmaPd pd, long maxRegionSize, Consumer<? super FfmProtectionDomain> forget) {
         this.pd = pd;
@@ -111,6 +119,11 @@ final class FfmProtectionDomain implements ProtectionDomain {
         return ibv;
     }
 
+    /** The native queue pairs in this domain. */
+    QueuePairUsers queuePairs() {
+        return queuePairs;
+    }
+
     private static RuntimeException rethrow(RuntimeException e, long size) {
         return e instanceof RdmaCoreUnavailableException
                 ? new VerbsException("registering " + size + " bytes: " + e.getMessage(), e) : e;
@@ -119,6 +132,14 @@ final class FfmProtectionDomain implements ProtectionDomain {
     @Override
     public void close() {
         if (!closed) {
+            if (!queuePairs.awaitReleased(Duration.ofMillis(FfmContext.TEARDOWN_MILLIS))) {
+                closed = true;
+                LOG.warn("protection domain closed while {} queue pairs in it were still being destroyed after {} ms (their "
+                        + "teardown runs on the connection manager's thread); its native domain and regions are left, not freed",
+                        queuePairs.count(), FfmContext.TEARDOWN_MILLIS);
+                forget.accept(this);
+                return;
+            }
             closed = true;
             try {
                 for (FfmMemoryRegion r : List.copyOf(regions)) {

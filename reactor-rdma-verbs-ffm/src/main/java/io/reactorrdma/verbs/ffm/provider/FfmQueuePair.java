@@ -93,6 +93,9 @@ final class FfmQueuePair implements QueuePair {
                 throw new VerbsException("queue pair " + qpNum() + " was destroyed while it was being connected");
             }
             // id and qp are published together, under the lock close() reads them with
+            sendCq.queuePairs().attached();
+            recvCq.queuePairs().attached();
+            pd.queuePairs().attached();
             record.qpNum(created.qpNum());
             this.id = cmId;
             // the early receives go first; only then may postRecv post directly (receives complete in posting order)
@@ -294,6 +297,9 @@ final class FfmQueuePair implements QueuePair {
             released(false);
             return;
         }
+        sendCq.queuePairs().closing();
+        recvCq.queuePairs().closing();
+        pd.queuePairs().closing();
         teardown = context.cm().submit(() -> {
             context.cm().unregister(cm.address());
             try {
@@ -339,6 +345,11 @@ final class FfmQueuePair implements QueuePair {
                 sendCq.releaseDestroyed(attributes.maxSendWr(), 0, sendOutstanding, 0);
                 recvCq.releaseDestroyed(0, attributes.maxRecvWr(), 0, recvOutstanding);
             } finally {
+                if (wasNative) {
+                    sendCq.queuePairs().released();
+                    recvCq.queuePairs().released();
+                    pd.queuePairs().released();
+                }
                 context.forget(this);
             }
         }

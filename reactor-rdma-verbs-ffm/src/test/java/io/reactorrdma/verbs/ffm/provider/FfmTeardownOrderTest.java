@@ -1,0 +1,71 @@
+package io.reactorrdma.verbs.ffm.provider;
+
+import io.reactorrdma.verbs.CmConnection;
+import io.reactorrdma.verbs.CmListener;
+import io.reactorrdma.verbs.CompletionQueue;
+import io.reactorrdma.verbs.ConnectionRequest;
+import io.reactorrdma.verbs.ProtectionDomain;
+import io.reactorrdma.verbs.QpAttributes;
+import io.reactorrdma.verbs.QueuePair;
+import io.reactorrdma.verbs.VerbsFixture;
+import io.reactorrdma.verbs.ffm.testing.EmulatedRdmaCore;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A queue pair's close hands its destruction to the CM thread; a completion queue and a protection domain closed right
+ * after it (as send-lat and write-bw do: queue pair, queue, domain) must not be destroyed before that queue pair is:
+ * rdma-core refuses with EBUSY, and a driver may still write flushes into the queue (the emulation wrote into a freed
+ * queue before it refused as rdma-core does).
+ */
+class FfmTeardownOrderTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    @Timeout(120)
+    void aQueueAndADomainClosedRightAfterTheirQueuePairWaitForItsTeardown() throws Exception {
+        Path so = EmulatedRdmaCore.build(dir);
+        FfmSettings settings = new FfmSettings(Optional.of(so), Optional.of(so), "127.0.0.1", FfmSettings.DEFAULT_MAX_INLINE);
+        try (FfmContext a = FfmContext.open(settings); FfmContext b = FfmContext.open(settings);
+             CmListener listener = b.listen(new InetSocketAddress("127.0.0.1", 0), 1)) {
+            ProtectionDomain pd = a.allocPd();
+            CompletionQueue cq = a.createCq(64);
+            QueuePair qp = a.createQp(pd, QpAttributes.create(cq));
+            CompletableFuture<CmConnection> client = CompletableFuture.supplyAsync(
+                    () -> a.connect(listener.localAddress(), qp, null, VerbsFixture.TIMEOUT));
+            ConnectionRequest request = listener.poll(VerbsFixture.TIMEOUT);
+            assertThat(request).isNotNull();
+            request.accept(b.createQp(b.allocPd(), QpAttributes.create(b.createCq(64))), null);
+            client.get(30, TimeUnit.SECONDS);
+
+            CountDownLatch hold = new CountDownLatch(1);
+            CountDownLatch cmHeld = new CountDownLatch(1);
+            a.cm().submit(() -> {
+                cmHeld.countDown();
+                hold.await(); // the CM thread is busy: the queue pair's teardown waits behind this
+            });
+            assertThat(cmHeld.await(30, TimeUnit.SECONDS)).isTrue();
+            qp.close();
+            CompletableFuture<Void> closed = CompletableFuture.runAsync(() -> {
+                cq.close();
+                pd.close();
+            });
+            assertThat(((FfmQueuePair) qp).teardown()).as("the queue pair is not destroyed yet").isNotDone();
+            hold.countDown();
+            closed.get(30, TimeUnit.SECONDS); // threw before: ibv_destroy_cq refused, the queue pair still used it
+            assertThat(((FfmQueuePair) qp).teardown()).isDone();
+        }
+    }
+}

@@ -1,0 +1,73 @@
+package io.reactorrdma.verbs.work.tracking;
+
+import java.time.Duration;
+
+/**
+ * The queue pairs on a hardware completion queue or protection domain that are not destroyed yet. Closing a queue pair
+ * hands its destruction to the CM thread (I/O threads close queue pairs and must not wait for the kernel), so a queue or
+ * domain closed right after its queue pairs waits here for their teardown: rdma-core refuses to destroy a queue or a
+ * domain a queue pair still uses (EBUSY), and a driver may still write flushes into the queue until the queue pair is
+ * gone. One whose queue pairs were never closed is refused at once, with what to do.
+ */
+public final class QueuePairUsers {
+
+    private final String what;
+    private int attached;
+    private int closing;
+
+    /** For the object named {@code what} ("completion queue", "protection domain") in its messages. */
+    public QueuePairUsers(String what) {
+        this.what = what;
+    }
+
+    /** A queue pair on it was created (on the device). */
+    public synchronized void attached() {
+        attached++;
+    }
+
+    /** That queue pair's close began: its teardown will {@link #released} it. */
+    public synchronized void closing() {
+        closing++;
+    }
+
+    /** That queue pair is destroyed, or its destruction was given up (the CM thread could not run it). */
+    public synchronized void released() {
+        attached--;
+        if (closing > 0) {
+            closing--;
+        }
+        notifyAll();
+    }
+
+    /** How many are not destroyed yet. */
+    public synchronized int count() {
+        return attached;
+    }
+
+    /**
+     * Waits up to {@code timeout} for every queue pair to be destroyed.
+     *
+     * @return false when some are still being destroyed after it (the caller then leaves its native object)
+     * @throws IllegalStateException when a queue pair on it was never closed, at once
+     */
+    public synchronized boolean awaitReleased(Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (attached > 0) {
+            if (attached > closing) {
+                throw new IllegalStateException(what + " still has " + (attached - closing) + " queue pairs that were not "
+                        + "closed; close them first");
+            }
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return false;
+            }
+            try {
+                wait(left / 1_000_000L, (int) (left % 1_000_000L));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return true;
+    }
+}
