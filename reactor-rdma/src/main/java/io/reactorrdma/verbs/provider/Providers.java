@@ -41,6 +41,8 @@ import reactor.util.Loggers;
 public final class Providers {
 
     private static final Logger LOG = Loggers.getLogger(Providers.class);
+    /** The provider in a module of its own: an unknown-provider error for it says where it is. */
+    private static final String FFM = "ffm";
 
     private Providers() {
     }
@@ -95,7 +97,9 @@ public final class Providers {
             }
         }
         throw new ProviderUnavailableException("unknown provider '" + name + "'; use one of " + names(factories)
-                + (TOLD.isEmpty() ? "" : " (left out because this JVM cannot load them: " + String.join("; ", TOLD) + ")"));
+                + (TOLD.isEmpty() ? "" : " (left out because this JVM cannot load them: " + String.join("; ", TOLD) + ")")
+                + (FFM.equals(name) ? "; " + FFM + " is in its own jar, reactor-rdma-verbs-ffm (built with a JDK 22+): put it on "
+                + "the class path" : ""));
     }
 
     private static VerbsContext openAuto(ProviderConfig config, List<VerbsProviderFactory> factories) {

@@ -66,6 +66,8 @@ class ProvidersTest {
                 .hasMessageContaining("disni").hasMessageContaining("shm");
         assertThatThrownBy(() -> Providers.open("ib0", CONFIG)).isInstanceOf(ProviderUnavailableException.class)
                 .hasMessageContaining("auto, soft, shm, loopback, disni");
+        assertThatThrownBy(() -> Providers.open("ffm", CONFIG)).as("reactor-rdma's own tests run without the ffm module")
+                .isInstanceOf(ProviderUnavailableException.class).hasMessageContaining("reactor-rdma-verbs-ffm (built with a JDK 22+)");
     }
 
     @Test
