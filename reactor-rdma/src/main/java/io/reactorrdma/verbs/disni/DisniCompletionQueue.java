@@ -96,7 +96,7 @@ final class DisniCompletionQueue implements CompletionQueue {
     /** Gives back what {@link #reserve} took for a queue pair that never reached the device. */
     synchronized void release(int sendDepth, int recvDepth) {
         room.release(sendDepth, recvDepth);
-        queuePairs.released();
+        queuePairs.abandoned();
     }
 
     /**
@@ -230,6 +230,10 @@ final class DisniCompletionQueue implements CompletionQueue {
         synchronized (this) {
             if (closed) {
                 return;
+            }
+            if (queuePairs.count() > 0) { // a queue pair was created on it meanwhile (reserve takes this lock)
+                throw new IllegalStateException("completion queue still has queue pairs: one was created on it while it was "
+                        + "being closed; close them first");
             }
             closed = true;
         }

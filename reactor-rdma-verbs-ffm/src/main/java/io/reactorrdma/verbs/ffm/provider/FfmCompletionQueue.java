@@ -17,6 +17,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
@@ -53,6 +54,8 @@ public final class FfmCompletionQueue implements CompletionQueue {
     private final Arena arena = Arena.ofShared();
     private final MemorySegment wcs = RdmaCq.completions(arena, MAX_POLL);
     private volatile boolean closed;
+    /** Set by the one {@link #close} that goes on: reserve refuses from then, and a concurrent close returns. */
+    private final AtomicBoolean closing = new AtomicBoolean();
     /**
      * Calls into the queue in progress (poll, arm, wait). {@link #close} from another thread (a device removal on the CM
      * thread) waits for them to leave before it destroys anything: a woken poller must not touch a destroyed queue.
@@ -60,7 +63,7 @@ public final class FfmCompletionQueue implements CompletionQueue {
     private final AtomicInteger inUse = new AtomicInteger();
     /** How long a close from another thread waits for pollers to leave; past it the native queue is left, not freed. */
     private static final long LEAVE_NANOS = 2_000_000_000L;
-    /** Native queue pairs that complete into this queue: a close waits for their teardown (past it, the queue is left). */
+    /** Queue pairs with room here: a close waits for the teardown of closing ones (past it, the queue is left). */
     private final QueuePairUsers queuePairs = new QueuePairUsers("completion queue");
     private static final Logger LOG = Loggers.getLogger(FfmCompletionQueue.class);
     /** The room its queue pairs' depths take (guarded by this, but for its heldStamp). */
@@ -98,15 +101,22 @@ public final class FfmCompletionQueue implements CompletionQueue {
 
     /** Takes room for a queue pair's send and receive depths; refused when they would not fit. */
     synchronized void reserve(int sendDepth, int recvDepth) {
-        if (closed) {
+        if (closed || closing.get()) {
             throw new IllegalStateException("completion queue is closed");
         }
         room.reserve(sendDepth, recvDepth);
+        queuePairs.attached();
     }
 
-    /** Gives back what {@link #reserve} took for a queue pair that never reached the device. */
+    /** Gives back what {@link #reserve} took for a queue pair whose creation failed (it never closes). */
     synchronized void release(int sendDepth, int recvDepth) {
         room.release(sendDepth, recvDepth);
+        queuePairs.abandoned();
+    }
+
+    /** A queue pair with room here began closing: a close of this queue waits for its release. */
+    void queuePairClosing() {
+        queuePairs.closing();
     }
 
     /**
@@ -116,6 +126,7 @@ public final class FfmCompletionQueue implements CompletionQueue {
      */
     synchronized void releaseDestroyed(int sendDepth, int recvDepth, int sendOutstanding, int recvOutstanding) {
         room.releaseDestroyed(sendDepth, recvDepth, sendOutstanding, recvOutstanding);
+        queuePairs.released();
         if (room.holds()) {
             waiter.wake(); // a no-op once closed
         }
@@ -212,11 +223,6 @@ public final class FfmCompletionQueue implements CompletionQueue {
         }
     }
 
-    /** The native queue pairs that complete into this queue. */
-    QueuePairUsers queuePairs() {
-        return queuePairs;
-    }
-
     @Override
     public void wakeup() {
         waiter.wake(); // a no-op once closed
@@ -229,15 +235,23 @@ public final class FfmCompletionQueue implements CompletionQueue {
 
     @Override
     public void close() {
-        if (!closed) {
-            if (!queuePairs.awaitReleased(Duration.ofMillis(FfmContext.TEARDOWN_MILLIS))) {
-                closed = true;
+        if (!closed && closing.compareAndSet(false, true)) { // one close goes on; another returns
+            boolean released;
+            try {
+                released = queuePairs.awaitReleased(Duration.ofMillis(FfmContext.TEARDOWN_MILLIS));
+            } catch (IllegalStateException notClosed) {
+                closing.set(false); // a queue pair on it was never closed: the queue stays usable
+                throw notClosed;
+            }
+            closed = true;
+            if (!released) {
+                waiter.wake();
+                forget.accept(this);
                 LOG.warn("completion queue closed while {} queue pairs on it were still being destroyed after {} ms (their "
                         + "teardown runs on the connection manager's thread); its native queue is left, not freed",
                         queuePairs.count(), FfmContext.TEARDOWN_MILLIS);
                 return;
             }
-            closed = true;
             waiter.wake(); // a poller blocked in poll(2) returns now: closing a polled descriptor does not wake it
             long deadline = System.nanoTime() + LEAVE_NANOS;
             while (inUse.get() > 0) {

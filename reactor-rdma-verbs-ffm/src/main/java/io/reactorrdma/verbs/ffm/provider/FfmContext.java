@@ -320,11 +320,17 @@ public final class FfmContext implements VerbsContext {
         // READs outstanding: what the caller asked, within what the device lets an initiator have (max_qp_init_rd_atom)
         QpAttributes bounded = attributes.maxRdAtomic() > limits.maxQpInitRdAtom() && limits.maxQpInitRdAtom() > 0
                 ? attributes.withMaxRdAtomic(limits.maxQpInitRdAtom()) : attributes;
-        scq.reserve(attributes.maxSendWr(), 0);
+        domain.queuePairs().attached(); // first: a close of the domain from here on waits for, or refuses, this one
         try {
-            rcq.reserve(0, attributes.maxRecvWr());
+            scq.reserve(attributes.maxSendWr(), 0);
+            try {
+                rcq.reserve(0, attributes.maxRecvWr());
+            } catch (RuntimeException e) {
+                scq.release(attributes.maxSendWr(), 0);
+                throw e;
+            }
         } catch (RuntimeException e) {
-            scq.release(attributes.maxSendWr(), 0);
+            domain.queuePairs().abandoned();
             throw e;
         }
         QpRecord record = table.add(attributes.maxSendWr(), attributes.maxRecvWr());

@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 import reactor.util.Logger;
@@ -37,6 +38,8 @@ final class FfmProtectionDomain implements ProtectionDomain {
     /** Tells the context the domain is gone. */
     private final Consumer<? super FfmProtectionDomain> forget;
     private volatile boolean closed;
+    /** Set by the one {@link #close} that goes on: a concurrent close returns. */
+    private final AtomicBoolean closing = new AtomicBoolean();
     /** Native queue pairs in this domain: a close waits for their teardown (past it, the domain is left). */
     private final QueuePairUsers queuePairs = new QueuePairUsers("protection domain");
     private static final Logger LOG = Loggers.getLogger(FfmProtectionDomain.class);
@@ -131,8 +134,15 @@ final class FfmProtectionDomain implements ProtectionDomain {
 
     @Override
     public void close() {
-        if (!closed) {
-            if (!queuePairs.awaitReleased(Duration.ofMillis(FfmContext.TEARDOWN_MILLIS))) {
+        if (!closed && closing.compareAndSet(false, true)) { // one close goes on; another returns
+            boolean released;
+            try {
+                released = queuePairs.awaitReleased(Duration.ofMillis(FfmContext.TEARDOWN_MILLIS));
+            } catch (IllegalStateException notClosed) {
+                closing.set(false); // a queue pair in it was never closed: the domain stays usable
+                throw notClosed;
+            }
+            if (!released) {
                 closed = true;
                 LOG.warn("protection domain closed while {} queue pairs in it were still being destroyed after {} ms (their "
                         + "teardown runs on the connection manager's thread); its native domain and regions are left, not freed",

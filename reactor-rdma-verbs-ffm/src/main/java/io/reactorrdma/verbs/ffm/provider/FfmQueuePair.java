@@ -93,9 +93,6 @@ final class FfmQueuePair implements QueuePair {
                 throw new VerbsException("queue pair " + qpNum() + " was destroyed while it was being connected");
             }
             // id and qp are published together, under the lock close() reads them with
-            sendCq.queuePairs().attached();
-            recvCq.queuePairs().attached();
-            pd.queuePairs().attached();
             record.qpNum(created.qpNum());
             this.id = cmId;
             // the early receives go first; only then may postRecv post directly (receives complete in posting order)
@@ -293,13 +290,14 @@ final class FfmQueuePair implements QueuePair {
             q = qp;
         }
         record.fail("queue pair destroyed");
+        // from here a close of the queues or the domain waits for this one's release
+        sendCq.queuePairClosing();
+        recvCq.queuePairClosing();
+        pd.queuePairs().closing();
         if (cm == null) {
             released(false);
             return;
         }
-        sendCq.queuePairs().closing();
-        recvCq.queuePairs().closing();
-        pd.queuePairs().closing();
         teardown = context.cm().submit(() -> {
             context.cm().unregister(cm.address());
             try {
@@ -345,11 +343,7 @@ final class FfmQueuePair implements QueuePair {
                 sendCq.releaseDestroyed(attributes.maxSendWr(), 0, sendOutstanding, 0);
                 recvCq.releaseDestroyed(0, attributes.maxRecvWr(), 0, recvOutstanding);
             } finally {
-                if (wasNative) {
-                    sendCq.queuePairs().released();
-                    recvCq.queuePairs().released();
-                    pd.queuePairs().released();
-                }
+                pd.queuePairs().released();
                 context.forget(this);
             }
         }

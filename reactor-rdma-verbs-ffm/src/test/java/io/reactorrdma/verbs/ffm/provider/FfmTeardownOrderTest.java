@@ -21,6 +21,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * A queue pair's close hands its destruction to the CM thread; a completion queue and a protection domain closed right
@@ -67,5 +68,81 @@ class FfmTeardownOrderTest {
             closed.get(30, TimeUnit.SECONDS); // threw before: ibv_destroy_cq refused, the queue pair still used it
             assertThat(((FfmQueuePair) qp).teardown()).isDone();
         }
+    }
+
+    @Test
+    @Timeout(120)
+    void aQueueOrADomainWithAQueuePairNeverClosedIsRefusedAndStaysUsable() throws Exception {
+        Path so = EmulatedRdmaCore.build(dir);
+        FfmSettings settings = new FfmSettings(Optional.of(so), Optional.of(so), "127.0.0.1", FfmSettings.DEFAULT_MAX_INLINE);
+        try (FfmContext a = FfmContext.open(settings)) {
+            ProtectionDomain pd = a.allocPd();
+            CompletionQueue cq = a.createCq(64);
+            QueuePair qp = a.createQp(pd, QpAttributes.create(cq)); // not connected: no native queue pair yet
+            // before: both closed, and a later connect handed rdma_create_qp the freed queue and domain
+            assertThatThrownBy(cq::close).isInstanceOf(IllegalStateException.class)
+                    .hasMessage("completion queue still has queue pairs that were not closed; close them first");
+            assertThatThrownBy(pd::close).isInstanceOf(IllegalStateException.class)
+                    .hasMessage("protection domain still has queue pairs that were not closed; close them first");
+            a.createQp(pd, QpAttributes.create(cq)).close(); // both still usable
+            qp.close();
+            cq.close();
+            pd.close();
+        }
+    }
+
+    @Test
+    @Timeout(120)
+    void twoClosesOfAQueueWaitingForATeardownDestroyItOnce() throws Exception {
+        Path so = EmulatedRdmaCore.build(dir);
+        FfmSettings settings = new FfmSettings(Optional.of(so), Optional.of(so), "127.0.0.1", FfmSettings.DEFAULT_MAX_INLINE);
+        try (FfmContext a = FfmContext.open(settings); FfmContext b = FfmContext.open(settings);
+             CmListener listener = b.listen(new InetSocketAddress("127.0.0.1", 0), 1)) {
+            CompletionQueue cq = a.createCq(64);
+            QueuePair qp = a.createQp(a.allocPd(), QpAttributes.create(cq));
+            CompletableFuture<CmConnection> client = CompletableFuture.supplyAsync(
+                    () -> a.connect(listener.localAddress(), qp, null, VerbsFixture.TIMEOUT));
+            ConnectionRequest request = listener.poll(VerbsFixture.TIMEOUT);
+            assertThat(request).isNotNull();
+            request.accept(b.createQp(b.allocPd(), QpAttributes.create(b.createCq(64))), null);
+            client.get(30, TimeUnit.SECONDS);
+            CountDownLatch hold = new CountDownLatch(1);
+            CountDownLatch cmHeld = new CountDownLatch(1);
+            a.cm().submit(() -> {
+                cmHeld.countDown();
+                hold.await();
+            });
+            assertThat(cmHeld.await(30, TimeUnit.SECONDS)).isTrue();
+            qp.close();
+            CompletableFuture<Void> first = new CompletableFuture<>();
+            CompletableFuture<Void> second = new CompletableFuture<>();
+            Thread one = closer(cq, first);
+            Thread two = closer(cq, second);
+            // the racing point: each close is waiting for the teardown, or has returned (the one a close already runs for)
+            while (!waitingOrDone(one) || !waitingOrDone(two)) {
+                Thread.onSpinWait();
+            }
+            hold.countDown();
+            first.get(30, TimeUnit.SECONDS); // before: both destroyed the queue, the second failed on the closed arena
+            second.get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    private static Thread closer(CompletionQueue cq, CompletableFuture<Void> done) {
+        Thread t = new Thread(() -> {
+            try {
+                cq.close();
+                done.complete(null);
+            } catch (Throwable e) {
+                done.completeExceptionally(e);
+            }
+        }, "closer");
+        t.start();
+        return t;
+    }
+
+    private static boolean waitingOrDone(Thread t) {
+        Thread.State s = t.getState();
+        return s == Thread.State.TIMED_WAITING || s == Thread.State.TERMINATED;
     }
 }

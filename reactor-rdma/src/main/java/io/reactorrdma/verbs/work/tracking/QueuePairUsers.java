@@ -25,17 +25,21 @@ public final class QueuePairUsers {
         attached++;
     }
 
+    /** A queue pair {@link #attached} was given up before it was complete (a failed create): it never closes. */
+    public synchronized void abandoned() {
+        attached--;
+        notifyAll();
+    }
+
     /** That queue pair's close began: its teardown will {@link #released} it. */
     public synchronized void closing() {
         closing++;
     }
 
-    /** That queue pair is destroyed, or its destruction was given up (the CM thread could not run it). */
+    /** That closing queue pair is destroyed, or its destruction was given up (the CM thread could not run it). */
     public synchronized void released() {
         attached--;
-        if (closing > 0) {
-            closing--;
-        }
+        closing--;
         notifyAll();
     }
 
@@ -54,8 +58,7 @@ public final class QueuePairUsers {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (attached > 0) {
             if (attached > closing) {
-                throw new IllegalStateException(what + " still has " + (attached - closing) + " queue pairs that were not "
-                        + "closed; close them first");
+                throw new IllegalStateException(what + " still has queue pairs that were not closed; close them first");
             }
             long left = deadline - System.nanoTime();
             if (left <= 0) {

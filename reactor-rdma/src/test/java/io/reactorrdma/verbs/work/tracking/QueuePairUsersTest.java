@@ -32,9 +32,21 @@ class QueuePairUsersTest {
         QueuePairUsers users = new QueuePairUsers("protection domain");
         users.attached();
         assertThatThrownBy(() -> users.awaitReleased(Duration.ofMinutes(1))).isInstanceOf(IllegalStateException.class)
-                .hasMessage("protection domain still has 1 queue pairs that were not closed; close them first");
+                .hasMessage("protection domain still has queue pairs that were not closed; close them first");
         users.closing();
         assertThat(users.awaitReleased(Duration.ofMillis(1))).as("its teardown did not end").isFalse();
         assertThat(new QueuePairUsers("completion queue").awaitReleased(Duration.ZERO)).as("none at all").isTrue();
+    }
+
+    @Test
+    void aCreateGivenUpWhileAnotherQueuePairClosesLeavesThatOneClosing() {
+        QueuePairUsers users = new QueuePairUsers("completion queue");
+        users.attached(); // queue pair A
+        users.closing(); // A closes: its teardown is queued on the CM thread
+        users.attached(); // createQp B takes room here ...
+        users.abandoned(); // ... and gives it back: its other queue refused
+        assertThat(users.awaitReleased(Duration.ofMillis(1))).as("A is still being torn down, not 'never closed'").isFalse();
+        users.released();
+        assertThat(users.awaitReleased(Duration.ZERO)).isTrue();
     }
 }
