@@ -6,14 +6,11 @@ import io.reactorrdma.engine.EnginePullRendezvousTest.Checker;
 import io.reactorrdma.engine.EnginePullRendezvousTest.Server;
 import io.reactorrdma.verbs.ffm.testing.FfmOnTheEmulation;
 import io.reactorrdma.verbs.provider.Providers;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
 import static io.reactorrdma.engine.EnginePullRendezvousTest.MIB;
@@ -31,22 +28,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the soft provider's tests hold completions back deterministically.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
+@ExtendWith(FfmOnTheEmulation.class)
 class FfmEngineTest {
 
-    @TempDir
-    static Path dir;
-
     final Bounds bounds = new Bounds();
-
-    @BeforeAll
-    static void pointFfmAtTheEmulation() throws Exception {
-        FfmOnTheEmulation.use(dir);
-    }
-
-    @AfterAll
-    static void clear() {
-        FfmOnTheEmulation.clear();
-    }
 
     @AfterEach
     void clearObserver() {

@@ -1,36 +1,20 @@
 package io.reactorrdma.rsocket;
 
 import io.reactorrdma.verbs.ffm.testing.FfmOnTheEmulation;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
-import java.nio.file.Path;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * RSocket's TransportTest over the {@code ffm} provider on the emulated rdma-core: plain, without its two load tests,
  * which the soft fabrics' variants run (over the emulation they add 50 s to the build, which must stay under 13 min on
  * two cores).
  */
+@ExtendWith(FfmOnTheEmulation.class)
 class FfmTransportTest extends RdmaTransportTestSupport {
-
-    @TempDir
-    static Path dir;
 
     FfmTransportTest() {
         super("ffm", false, false);
-    }
-
-    @BeforeAll
-    static void pointFfmAtTheEmulation() throws Exception {
-        FfmOnTheEmulation.use(dir);
-    }
-
-    @AfterAll
-    static void clear() {
-        FfmOnTheEmulation.clear();
     }
 
     @Override

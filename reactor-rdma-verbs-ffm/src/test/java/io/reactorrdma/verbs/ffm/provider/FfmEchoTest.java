@@ -7,13 +7,10 @@ import io.reactorrdma.RdmaConnection;
 import io.reactorrdma.RdmaResources;
 import io.reactorrdma.RdmaServer;
 import io.reactorrdma.verbs.ffm.testing.FfmOnTheEmulation;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.ExtendWith;
 import reactor.core.publisher.Flux;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.zip.CRC32;
@@ -26,20 +23,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * their bytes intact and in order. The provider finds the emulated libraries through its system properties, set for
  * this class only.
  */
+@ExtendWith(FfmOnTheEmulation.class)
 class FfmEchoTest {
-
-    @TempDir
-    static Path dir;
-
-    @BeforeAll
-    static void pointFfmAtTheEmulation() throws Exception {
-        FfmOnTheEmulation.use(dir);
-    }
-
-    @AfterAll
-    static void clear() {
-        FfmOnTheEmulation.clear();
-    }
 
     @Test
     void echoesEagerAndRendezvousMessagesInOrderWithTheirBytes() {

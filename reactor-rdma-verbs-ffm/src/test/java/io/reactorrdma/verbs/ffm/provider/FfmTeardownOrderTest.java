@@ -1,9 +1,6 @@
 package io.reactorrdma.verbs.ffm.provider;
 
-import io.reactorrdma.verbs.CmConnection;
-import io.reactorrdma.verbs.CmListener;
 import io.reactorrdma.verbs.CompletionQueue;
-import io.reactorrdma.verbs.ConnectionRequest;
 import io.reactorrdma.verbs.ProtectionDomain;
 import io.reactorrdma.verbs.QpAttributes;
 import io.reactorrdma.verbs.QueuePair;
@@ -13,7 +10,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -34,23 +30,19 @@ class FfmTeardownOrderTest {
     @TempDir
     Path dir;
 
+    private FfmSettings settings() throws Exception {
+        Path so = EmulatedRdmaCore.build(dir);
+        return new FfmSettings(Optional.of(so), Optional.of(so), "127.0.0.1", FfmSettings.DEFAULT_MAX_INLINE);
+    }
+
     @Test
     @Timeout(120)
     void aQueueAndADomainClosedRightAfterTheirQueuePairWaitForItsTeardown() throws Exception {
-        Path so = EmulatedRdmaCore.build(dir);
-        FfmSettings settings = new FfmSettings(Optional.of(so), Optional.of(so), "127.0.0.1", FfmSettings.DEFAULT_MAX_INLINE);
-        try (FfmContext a = FfmContext.open(settings); FfmContext b = FfmContext.open(settings);
-             CmListener listener = b.listen(new InetSocketAddress("127.0.0.1", 0), 1)) {
-            ProtectionDomain pd = a.allocPd();
-            CompletionQueue cq = a.createCq(64);
-            QueuePair qp = a.createQp(pd, QpAttributes.create(cq));
-            CompletableFuture<CmConnection> client = CompletableFuture.supplyAsync(
-                    () -> a.connect(listener.localAddress(), qp, null, VerbsFixture.TIMEOUT));
-            ConnectionRequest request = listener.poll(VerbsFixture.TIMEOUT);
-            assertThat(request).isNotNull();
-            request.accept(b.createQp(b.allocPd(), QpAttributes.create(b.createCq(64))), null);
-            client.get(30, TimeUnit.SECONDS);
-
+        try (FfmContext a = FfmContext.open(settings()); FfmContext b = FfmContext.open(settings())) {
+            VerbsFixture f = VerbsFixture.connected(a, b);
+            QueuePair qp = f.qpA;
+            CompletionQueue cq = f.cqA;
+            ProtectionDomain pd = f.pdA;
             CountDownLatch hold = new CountDownLatch(1);
             CountDownLatch cmHeld = new CountDownLatch(1);
             a.cm().submit(() -> {
@@ -73,9 +65,7 @@ class FfmTeardownOrderTest {
     @Test
     @Timeout(120)
     void aQueueOrADomainWithAQueuePairNeverClosedIsRefusedAndStaysUsable() throws Exception {
-        Path so = EmulatedRdmaCore.build(dir);
-        FfmSettings settings = new FfmSettings(Optional.of(so), Optional.of(so), "127.0.0.1", FfmSettings.DEFAULT_MAX_INLINE);
-        try (FfmContext a = FfmContext.open(settings)) {
+        try (FfmContext a = FfmContext.open(settings())) {
             ProtectionDomain pd = a.allocPd();
             CompletionQueue cq = a.createCq(64);
             QueuePair qp = a.createQp(pd, QpAttributes.create(cq)); // not connected: no native queue pair yet
@@ -94,18 +84,10 @@ class FfmTeardownOrderTest {
     @Test
     @Timeout(120)
     void twoClosesOfAQueueWaitingForATeardownDestroyItOnce() throws Exception {
-        Path so = EmulatedRdmaCore.build(dir);
-        FfmSettings settings = new FfmSettings(Optional.of(so), Optional.of(so), "127.0.0.1", FfmSettings.DEFAULT_MAX_INLINE);
-        try (FfmContext a = FfmContext.open(settings); FfmContext b = FfmContext.open(settings);
-             CmListener listener = b.listen(new InetSocketAddress("127.0.0.1", 0), 1)) {
-            CompletionQueue cq = a.createCq(64);
-            QueuePair qp = a.createQp(a.allocPd(), QpAttributes.create(cq));
-            CompletableFuture<CmConnection> client = CompletableFuture.supplyAsync(
-                    () -> a.connect(listener.localAddress(), qp, null, VerbsFixture.TIMEOUT));
-            ConnectionRequest request = listener.poll(VerbsFixture.TIMEOUT);
-            assertThat(request).isNotNull();
-            request.accept(b.createQp(b.allocPd(), QpAttributes.create(b.createCq(64))), null);
-            client.get(30, TimeUnit.SECONDS);
+        try (FfmContext a = FfmContext.open(settings()); FfmContext b = FfmContext.open(settings())) {
+            VerbsFixture f = VerbsFixture.connected(a, b);
+            QueuePair qp = f.qpA;
+            CompletionQueue cq = f.cqA;
             CountDownLatch hold = new CountDownLatch(1);
             CountDownLatch cmHeld = new CountDownLatch(1);
             a.cm().submit(() -> {
