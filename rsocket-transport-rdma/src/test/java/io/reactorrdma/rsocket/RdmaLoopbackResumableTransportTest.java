@@ -3,6 +3,6 @@ package io.reactorrdma.rsocket;
 /** RSocket's TransportTest over the {@code loopback} fabric: resumable (connections dropped at random, RSocket resumes). */
 class RdmaLoopbackResumableTransportTest extends RdmaTransportTestSupport {
     RdmaLoopbackResumableTransportTest() {
-        super("loopback", false, true);
+        super("loopback", false, true, false);
     }
 }

@@ -3,6 +3,6 @@ package io.reactorrdma.rsocket;
 /** RSocket's TransportTest over the {@code loopback} fabric: plain. */
 class RdmaLoopbackTransportTest extends RdmaTransportTestSupport {
     RdmaLoopbackTransportTest() {
-        super("loopback", false, false);
+        super("loopback", false, false, false);
     }
 }

@@ -6,6 +6,9 @@ import io.reactorrdma.RdmaServer;
 import io.reactorrdma.config.IdleStrategy;
 import io.rsocket.test.TransportTest;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -27,8 +30,17 @@ abstract class RdmaTransportTestSupport implements TransportTest {
     private final RdmaResources serverResources;
     private final RdmaResources clientResources;
     private final TransportPair<InetSocketAddress, RdmaServerTransport.Bound> transportPair;
+    /** Whether this variant runs TransportTest's two channel load tests (below). */
+    private final boolean channelLoad;
 
-    RdmaTransportTestSupport(String provider, boolean fragmentation, boolean resumable) {
+    /**
+     * @param channelLoad whether to run TransportTest's channel load tests (requestChannel256: 1,024 channels of 256
+     *                    payloads each way; requestChannel200_000), 35-65 s a variant on a 2-core host: the shm
+     *                    variants plain and resumable (with and without fragmentation) run them, the others leave
+     *                    them out to keep the build within its time
+     */
+    RdmaTransportTestSupport(String provider, boolean fragmentation, boolean resumable, boolean channelLoad) {
+        this.channelLoad = channelLoad;
         serverResources = RdmaResources.builder("rsocket-server").provider(provider).threads(1).idle(IDLE).build();
         clientResources = RdmaResources.builder("rsocket-client").provider(provider).threads(1).idle(IDLE).build();
         transportPair = new TransportPair<>(
@@ -38,6 +50,22 @@ abstract class RdmaTransportTestSupport implements TransportTest {
                 (address, allocator) -> RdmaServerTransport.create(
                         RdmaServer.create().host("127.0.0.1").port(0).runOn(serverResources)),
                 fragmentation, resumable);
+    }
+
+    @Override
+    @Test
+    @DisplayName("makes 1024 requestChannel requests with 256 payloads (the variants that run the load tests)")
+    public void requestChannel256() {
+        Assumptions.assumeTrue(channelLoad, "a load test: the shm variants run it");
+        TransportTest.super.requestChannel256();
+    }
+
+    @Override
+    @Test
+    @DisplayName("makes 1 requestChannel request with 200,000 payloads (the variants that run the load tests)")
+    public void requestChannel200_000() {
+        Assumptions.assumeTrue(channelLoad, "a load test: the shm variants run it");
+        TransportTest.super.requestChannel200_000();
     }
 
     @Override

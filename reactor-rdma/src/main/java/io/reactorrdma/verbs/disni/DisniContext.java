@@ -284,15 +284,22 @@ final class DisniContext implements VerbsContext {
         }
         DisniCompletionQueue scq = (DisniCompletionQueue) attributes.sendCq();
         DisniCompletionQueue rcq = (DisniCompletionQueue) attributes.recvCq();
-        scq.reserve(attributes.maxSendWr(), 0);
+        DisniProtectionDomain domain = (DisniProtectionDomain) pd;
+        domain.queuePairs().attached(); // first: a close of the domain from here on waits for, or refuses, this one
         try {
-            rcq.reserve(0, attributes.maxRecvWr());
+            scq.reserve(attributes.maxSendWr(), 0);
+            try {
+                rcq.reserve(0, attributes.maxRecvWr());
+            } catch (RuntimeException e) {
+                scq.release(attributes.maxSendWr(), 0);
+                throw e;
+            }
         } catch (RuntimeException e) {
-            scq.release(attributes.maxSendWr(), 0);
+            domain.queuePairs().abandoned();
             throw e;
         }
         QpRecord record = table.add(attributes.maxSendWr(), attributes.maxRecvWr());
-        return own(new DisniQueuePair(this, (DisniProtectionDomain) pd, attributes, scq, rcq, record));
+        return own(new DisniQueuePair(this, domain, attributes, scq, rcq, record));
     }
 
     void forgetRecord(QpRecord r) {

@@ -8,6 +8,8 @@ import io.reactorrdma.verbs.MemoryRegion;
 import io.reactorrdma.verbs.ProtectionDomain;
 import io.reactorrdma.verbs.VerbsException;
 import io.reactorrdma.verbs.disni.calls.DisniCodes;
+import io.reactorrdma.verbs.disni.cm.CmEventLoop;
+import io.reactorrdma.verbs.work.tracking.QueuePairUsers;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -24,6 +26,7 @@ final class DisniProtectionDomain implements ProtectionDomain {
     private final IbvPd pd;
     private final List<DisniMemoryRegion> regions = new ArrayList<>();
     private boolean closed;
+    private final QueuePairUsers queuePairs = new QueuePairUsers("protection domain");
 
     DisniProtectionDomain(DisniContext context, IbvPd pd) {
         this.context = context;
@@ -85,8 +88,25 @@ final class DisniProtectionDomain implements ProtectionDomain {
         regions.remove(r);
     }
 
+    /** The queue pairs in this domain: a close waits for the teardown of those being closed. */
+    QueuePairUsers queuePairs() {
+        return queuePairs;
+    }
+
     @Override
     public void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+        }
+        // queue pairs closed just before hand their destruction to the CM thread: wait for it; one never closed is
+        // refused at once (ibv_dealloc_pd would return EBUSY)
+        if (!queuePairs.awaitReleased(CmEventLoop.CALL_TIMEOUT)) {
+            throw new IllegalStateException("protection domain's " + queuePairs.count() + " queue pairs are still being "
+                    + "destroyed after " + CmEventLoop.CALL_TIMEOUT.toSeconds() + " s (their teardown runs on the connection "
+                    + "manager's thread); close it again later");
+        }
         List<DisniMemoryRegion> left;
         synchronized (this) {
             if (closed) {

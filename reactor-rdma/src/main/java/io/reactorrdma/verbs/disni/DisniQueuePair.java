@@ -261,8 +261,9 @@ final class DisniQueuePair implements QueuePair {
             }
             closing = true;
         }
-        sendCq.queuePairClosing(); // from here a close of the queues waits for this one's teardown
+        sendCq.queuePairClosing(); // from here a close of the queues and the domain waits for this one's teardown
         recvCq.queuePairClosing();
+        pd.queuePairs().closing();
         record.fail("queue pair destroyed");
         // the post calls are the posting thread's; from here on posting fails, so they can go now
         if (sendCalls != null) {
@@ -317,6 +318,7 @@ final class DisniQueuePair implements QueuePair {
         record.destroyed();
         sendCq.releaseDestroyed(attributes.maxSendWr(), 0, sendOutstanding, 0);
         recvCq.releaseDestroyed(0, attributes.maxRecvWr(), 0, recvOutstanding);
+        pd.queuePairs().released();
         context.forgetRecord(record);
         context.forget(this);
     }
