@@ -333,8 +333,20 @@ public final class FfmContext implements VerbsContext {
             domain.queuePairs().abandoned();
             throw e;
         }
-        QpRecord record = table.add(attributes.maxSendWr(), attributes.maxRecvWr());
-        return own(new FfmQueuePair(this, domain, bounded, scq, rcq, maxInline, record));
+        QpRecord record = null;
+        try {
+            record = table.add(attributes.maxSendWr(), attributes.maxRecvWr());
+            return own(new FfmQueuePair(this, domain, bounded, scq, rcq, maxInline, record));
+        } catch (RuntimeException e) {
+            // the chains could not be allocated (native memory): give back what this queue pair took
+            if (record != null) {
+                table.remove(record);
+            }
+            scq.release(attributes.maxSendWr(), 0);
+            rcq.release(0, attributes.maxRecvWr());
+            domain.queuePairs().abandoned();
+            throw e;
+        }
     }
 
     @Override
