@@ -37,6 +37,10 @@ class EngineDestinationRetentionTest {
                 : h.clientMemory.destinationStatistics().registrations() + h.serverMemory.destinationStatistics().registrations();
     }
 
+    private static long peerPoolDeregistrations(EngineHarness h, boolean pull) {
+        return peerPools(h, true, pull).deregistrations() + peerPools(h, false, pull).deregistrations();
+    }
+
     private static AllocatorStatistics peerPools(EngineHarness h, boolean client, boolean pull) {
         RegisteredAllocatorView m = client ? h.clientMemory::readableStatistics : h.serverMemory::readableStatistics;
         if (!pull) {
@@ -103,11 +107,16 @@ class EngineDestinationRetentionTest {
             }
             assertThat(warm).as("per-peer blocks registered in the warm-up").isPositive();
             assertThat(quiet).as("the warm-up reached bursts that need no new block (registered: %d)", warm).isGreaterThanOrEqualTo(3);
+            long deregistered = peerPoolDeregistrations(h, pull);
             for (int i = 0; i < 40; i++) {
                 burst(h, sockets, inbound);
             }
+            // How many blocks live at once still depends on timing (when a receiver's batched release notice comes back
+            // against the next burst: CI saw a fourth block after three quiet bursts), so the peak may rise by a block
+            // now and then; a pool that gave blocks back and registered them again would deregister, and add 40 or more.
+            assertThat(peerPoolDeregistrations(h, pull)).as("per-peer blocks given back during 40 bursts").isEqualTo(deregistered);
             assertThat(peerPoolRegistrations(h, pull)).as("per-peer registrations after 40 more bursts of %d x 1 MiB (warm-up: %d)",
-                    SOCKETS, warm).isEqualTo(warm);
+                    SOCKETS, warm).isLessThanOrEqualTo(warm + SOCKETS);
             sockets.forEach(EngineSocket::close);
         }
     }

@@ -43,13 +43,7 @@ class FfmTeardownOrderTest {
             QueuePair qp = f.qpA;
             CompletionQueue cq = f.cqA;
             ProtectionDomain pd = f.pdA;
-            CountDownLatch hold = new CountDownLatch(1);
-            CountDownLatch cmHeld = new CountDownLatch(1);
-            a.cm().submit(() -> {
-                cmHeld.countDown();
-                hold.await(); // the CM thread is busy: the queue pair's teardown waits behind this
-            });
-            assertThat(cmHeld.await(30, TimeUnit.SECONDS)).isTrue();
+            CountDownLatch hold = holdCmThread(a); // the queue pair's teardown waits behind it
             qp.close();
             CompletableFuture<Void> closed = CompletableFuture.runAsync(() -> {
                 cq.close();
@@ -88,13 +82,7 @@ class FfmTeardownOrderTest {
             VerbsFixture f = VerbsFixture.connected(a, b);
             QueuePair qp = f.qpA;
             CompletionQueue cq = f.cqA;
-            CountDownLatch hold = new CountDownLatch(1);
-            CountDownLatch cmHeld = new CountDownLatch(1);
-            a.cm().submit(() -> {
-                cmHeld.countDown();
-                hold.await();
-            });
-            assertThat(cmHeld.await(30, TimeUnit.SECONDS)).isTrue();
+            CountDownLatch hold = holdCmThread(a); // the queue pair's teardown waits behind it
             qp.close();
             CompletableFuture<Void> first = new CompletableFuture<>();
             CompletableFuture<Void> second = new CompletableFuture<>();
@@ -108,6 +96,18 @@ class FfmTeardownOrderTest {
             first.get(30, TimeUnit.SECONDS); // before: both destroyed the queue, the second failed on the closed arena
             second.get(30, TimeUnit.SECONDS);
         }
+    }
+
+    /** Keeps {@code ctx}'s CM thread busy until the latch returned is counted down; returns once it is busy. */
+    private static CountDownLatch holdCmThread(FfmContext ctx) throws InterruptedException {
+        CountDownLatch hold = new CountDownLatch(1);
+        CountDownLatch held = new CountDownLatch(1);
+        ctx.cm().submit(() -> {
+            held.countDown();
+            hold.await();
+        });
+        assertThat(held.await(30, TimeUnit.SECONDS)).isTrue();
+        return hold;
     }
 
     private static Thread closer(CompletionQueue cq, CompletableFuture<Void> done) {
