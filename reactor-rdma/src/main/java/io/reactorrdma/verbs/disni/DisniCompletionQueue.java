@@ -222,11 +222,7 @@ final class DisniCompletionQueue implements CompletionQueue {
         }
         // queue pairs closed just before hand their destruction to the CM thread: wait for it (outside this lock, which
         // their release takes); one never closed is refused at once
-        if (!queuePairs.awaitReleased(CmEventLoop.CALL_TIMEOUT)) {
-            throw new IllegalStateException("completion queue's " + queuePairs.count() + " queue pairs are still being destroyed "
-                    + "after " + CmEventLoop.CALL_TIMEOUT.toSeconds() + " s (their teardown runs on the connection manager's "
-                    + "thread); close it again later");
-        }
+        queuePairs.awaitReleasedOrFail(CmEventLoop.CALL_TIMEOUT);
         synchronized (this) {
             if (closed) {
                 return;

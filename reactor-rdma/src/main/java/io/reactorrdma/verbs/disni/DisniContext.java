@@ -286,15 +286,15 @@ final class DisniContext implements VerbsContext {
         DisniCompletionQueue rcq = (DisniCompletionQueue) attributes.recvCq();
         DisniProtectionDomain domain = (DisniProtectionDomain) pd;
         domain.queuePairs().attached(); // first: a close of the domain from here on waits for, or refuses, this one
+        boolean sendTaken = false;
         try {
             scq.reserve(attributes.maxSendWr(), 0);
-            try {
-                rcq.reserve(0, attributes.maxRecvWr());
-            } catch (RuntimeException e) {
-                scq.release(attributes.maxSendWr(), 0);
-                throw e;
-            }
+            sendTaken = true;
+            rcq.reserve(0, attributes.maxRecvWr());
         } catch (RuntimeException e) {
+            if (sendTaken) {
+                scq.release(attributes.maxSendWr(), 0);
+            }
             domain.queuePairs().abandoned();
             throw e;
         }

@@ -102,11 +102,7 @@ final class DisniProtectionDomain implements ProtectionDomain {
         }
         // queue pairs closed just before hand their destruction to the CM thread: wait for it; one never closed is
         // refused at once (ibv_dealloc_pd would return EBUSY)
-        if (!queuePairs.awaitReleased(CmEventLoop.CALL_TIMEOUT)) {
-            throw new IllegalStateException("protection domain's " + queuePairs.count() + " queue pairs are still being "
-                    + "destroyed after " + CmEventLoop.CALL_TIMEOUT.toSeconds() + " s (their teardown runs on the connection "
-                    + "manager's thread); close it again later");
-        }
+        queuePairs.awaitReleasedOrFail(CmEventLoop.CALL_TIMEOUT);
         List<DisniMemoryRegion> left;
         synchronized (this) {
             if (closed) {

@@ -101,7 +101,7 @@ public final class FfmCompletionQueue implements CompletionQueue {
 
     /** Takes room for a queue pair's send and receive depths; refused when they would not fit. */
     synchronized void reserve(int sendDepth, int recvDepth) {
-        if (closed || closing.get()) {
+        if (closing.get()) { // set before closed, and kept once closed
             throw new IllegalStateException("completion queue is closed");
         }
         room.reserve(sendDepth, recvDepth);
@@ -235,7 +235,7 @@ public final class FfmCompletionQueue implements CompletionQueue {
 
     @Override
     public void close() {
-        if (!closed && closing.compareAndSet(false, true)) { // one close goes on; another returns
+        if (closing.compareAndSet(false, true)) { // one close goes on; another, or a later one, returns
             boolean released;
             try {
                 released = queuePairs.awaitReleased(Duration.ofMillis(FfmContext.TEARDOWN_MILLIS));

@@ -321,29 +321,27 @@ public final class FfmContext implements VerbsContext {
         QpAttributes bounded = attributes.maxRdAtomic() > limits.maxQpInitRdAtom() && limits.maxQpInitRdAtom() > 0
                 ? attributes.withMaxRdAtomic(limits.maxQpInitRdAtom()) : attributes;
         domain.queuePairs().attached(); // first: a close of the domain from here on waits for, or refuses, this one
-        try {
-            scq.reserve(attributes.maxSendWr(), 0);
-            try {
-                rcq.reserve(0, attributes.maxRecvWr());
-            } catch (RuntimeException e) {
-                scq.release(attributes.maxSendWr(), 0);
-                throw e;
-            }
-        } catch (RuntimeException e) {
-            domain.queuePairs().abandoned();
-            throw e;
-        }
+        boolean sendTaken = false;
+        boolean recvTaken = false;
         QpRecord record = null;
         try {
+            scq.reserve(attributes.maxSendWr(), 0);
+            sendTaken = true;
+            rcq.reserve(0, attributes.maxRecvWr());
+            recvTaken = true;
             record = table.add(attributes.maxSendWr(), attributes.maxRecvWr());
-            return own(new FfmQueuePair(this, domain, bounded, scq, rcq, maxInline, record));
+            return own(new FfmQueuePair(this, domain, bounded, scq, rcq, maxInline, record)); // its chains: native memory
         } catch (RuntimeException e) {
-            // the chains could not be allocated (native memory): give back what this queue pair took
+            // give back what this queue pair took
             if (record != null) {
                 table.remove(record);
             }
-            scq.release(attributes.maxSendWr(), 0);
-            rcq.release(0, attributes.maxRecvWr());
+            if (recvTaken) {
+                rcq.release(0, attributes.maxRecvWr());
+            }
+            if (sendTaken) {
+                scq.release(attributes.maxSendWr(), 0);
+            }
             domain.queuePairs().abandoned();
             throw e;
         }

@@ -134,7 +134,7 @@ final class FfmProtectionDomain implements ProtectionDomain {
 
     @Override
     public void close() {
-        if (!closed && closing.compareAndSet(false, true)) { // one close goes on; another returns
+        if (closing.compareAndSet(false, true)) { // one close goes on; another, or a later one, returns
             boolean released;
             try {
                 released = queuePairs.awaitReleased(Duration.ofMillis(FfmContext.TEARDOWN_MILLIS));

@@ -49,6 +49,19 @@ public final class QueuePairUsers {
     }
 
     /**
+     * As {@link #awaitReleased}, failing when the teardown does not end in time.
+     *
+     * @throws IllegalStateException when a queue pair on it was never closed, at once, or when some are still being
+     *                               destroyed after {@code timeout}
+     */
+    public void awaitReleasedOrFail(Duration timeout) {
+        if (!awaitReleased(timeout)) {
+            throw new IllegalStateException(what + "'s " + count() + " queue pairs are still being destroyed after "
+                    + timeout.toSeconds() + " s (their teardown runs on the connection manager's thread); close it again later");
+        }
+    }
+
+    /**
      * Waits up to {@code timeout} for every queue pair to be destroyed.
      *
      * @return false when some are still being destroyed after it (the caller then leaves its native object)
