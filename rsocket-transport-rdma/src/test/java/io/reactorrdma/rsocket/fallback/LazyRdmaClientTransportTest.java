@@ -4,6 +4,7 @@ import io.reactorrdma.RdmaResources;
 import io.reactorrdma.RdmaServer;
 import io.reactorrdma.config.IdleStrategy;
 import io.reactorrdma.rsocket.RdmaServerTransport;
+import io.reactorrdma.rsocket.testing.LiveBufferWait;
 import io.reactorrdma.verbs.ProviderUnavailableException;
 import io.rsocket.DuplexConnection;
 import org.junit.jupiter.api.Test;
@@ -62,8 +63,7 @@ class LazyRdmaClientTransportTest {
         assertThat(built.get(0).isDisposed()).as("the transport disposes what it built").isTrue();
         assertThatThrownBy(() -> transport.connect().block(WAIT)).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("disposed");
-        assertThat(built.get(0).allocator().liveBuffers()).isZero();
-        assertThat(serverResources.allocator().liveBuffers()).isZero();
+        LiveBufferWait.awaitZero(built.get(0), serverResources); // RSocket releases what it held just after the close
     }
 
     @Test
