@@ -1,6 +1,7 @@
 package io.reactorrdma.perf;
 
 import io.reactorrdma.perf.cli.FanoutClient;
+import io.reactorrdma.perf.measure.CoreToCore;
 import io.reactorrdma.perf.cli.Log;
 import io.reactorrdma.perf.cli.PerfException;
 import io.reactorrdma.perf.cli.PerfOptions;
@@ -89,7 +90,8 @@ final class ScenarioRounds {
                                   List<ResultWriter> writers) {
         Log.info(o.scenario.id() + " on " + t.id() + (o.repeat > 1 ? ", run " + round + " of " + o.repeat : "") + ": "
                 + (o.scenario.takesSize() ? "size " + o.size + " B" : "sizes from its mix")
-                + ", warm-up " + o.warmupSeconds + " s, measured " + o.durationSeconds + " s, poll " + o.poll.id());
+                + ", warm-up " + o.warmupSeconds + " s, measured " + o.durationSeconds + " s, poll " + o.poll.id()
+                + "; host: " + CoreToCore.describe());
         try {
             Result r = ScenarioRunner.run(o, t, ucx);
             summary.add(t, round, r);

@@ -265,6 +265,50 @@ public abstract class VerbsConformanceSuite {
         }
     }
 
+    /**
+     * Sizes around 96 bytes, where the soft provider stops carrying a SEND in the receive slot
+     * itself: every size lands in the posted scatter list the same way, byte for byte, and leaves
+     * the bytes after it alone; the immediate comes with it.
+     */
+    @ParameterizedTest(name = "{0} bytes")
+    @ValueSource(ints = {1, 39, 40, 41, 64, 95, 96, 97, 160})
+    void smallAndLargeSendsAreScatteredAlike(int size) {
+        VerbsFixture f = pair(cq -> QpAttributes.create(cq).withMaxSendSge(2).withMaxRecvSge(2));
+        ByteBuffer b = f.mrB.buffer();
+        for (int i = 0; i < 2048; i++) {
+            b.put(1000 + i, (byte) 0x5A);
+        }
+        RecvWr recv = new RecvWr(2).wrId(3);
+        recv.addSge(f.mrB.address() + 1000, 40, f.mrB.lkey());
+        recv.addSge(f.mrB.address() + 2000, 200, f.mrB.lkey());
+        f.qpB.postRecv(new RecvWr[]{recv}, 0, 1);
+        ByteBuffer a = f.mrA.buffer();
+        for (int i = 0; i < size; i++) {
+            a.put(i < 7 ? 8 + i : 500 + i - 7, (byte) (i * 7 + 1)); // gathered from two entries: 7 bytes, then the rest
+        }
+        SendWr wr = new SendWr(2).wrId(4).opcode(WrOpcode.SEND_WITH_IMM).immData(size);
+        wr.addSge(f.mrA.address() + 8, Math.min(7, size), f.mrA.lkey());
+        if (size > 7) {
+            wr.addSge(f.mrA.address() + 500, size - 7, f.mrA.lkey());
+        }
+        post(f.qpA, wr);
+        WorkCompletion wc = f.awaitOne(f.cqB);
+        assertThat(wc.status()).isEqualTo(WcStatus.SUCCESS);
+        assertThat(wc.wrId()).isEqualTo(3);
+        assertThat(wc.byteLen()).isEqualTo(size);
+        assertThat(wc.immData()).isEqualTo(size);
+        for (int i = 0; i < size; i++) {
+            assertThat(b.get(i < 40 ? 1000 + i : 2000 + i - 40)).as("byte %d", i).isEqualTo((byte) (i * 7 + 1));
+        }
+        for (int i = Math.min(size, 40); i < 40; i++) {
+            assertThat(b.get(1000 + i)).as("first entry, byte %d after the message", i).isEqualTo((byte) 0x5A);
+        }
+        for (int i = Math.max(size - 40, 0); i < 200; i++) {
+            assertThat(b.get(2000 + i)).as("second entry, byte %d after the message", i).isEqualTo((byte) 0x5A);
+        }
+        assertThat(f.awaitOne(f.cqA).isSuccess()).isTrue();
+    }
+
     @Test
     void tooManyScatterGatherEntriesIsRefusedSynchronously() {
         VerbsFixture f = pair(cq -> QpAttributes.create(cq).withMaxSendSge(1));

@@ -86,7 +86,14 @@ final class ShmLink extends PeerLink {
         ShmDirectory dir = fabric.directory();
         ByteBuffer peerQp = SharedMemory.mapExisting(dir.file(peer.contextId, "qp" + peer.qpn),
                 QpLayout.sharedSize(peer.rqDepth, peer.maxRecvSge));
-        if (SharedMemory.getIntAcquire(peerQp, QpLayout.H_MAGIC) != QpLayout.MAGIC
+        int magic = SharedMemory.getIntAcquire(peerQp, QpLayout.H_MAGIC);
+        int version = peerQp.getInt(QpLayout.H_VERSION);
+        if (magic == QpLayout.MAGIC && version != QpLayout.VERSION) {
+            throw new IOException(peer.contextId + " lays out its shared queues as version " + version + " of the shm provider, "
+                    + "this process as " + QpLayout.VERSION + ": the two ends run different reactor-rdma releases; "
+                    + "run the same release on both");
+        }
+        if (magic != QpLayout.MAGIC
                 || peerQp.getInt(QpLayout.H_QPN) != peer.qpn
                 || peerQp.getInt(QpLayout.H_RQ_DEPTH) != peer.rqDepth
                 || peerQp.getInt(QpLayout.H_MAX_RECV_SGE) != peer.maxRecvSge) {

@@ -71,6 +71,14 @@ final class SoftQueuePair implements QueuePair {
     private volatile long rqPolled;
     private final long[] rqWrId;
     private final long[] rqCapacity;
+    /**
+     * Each posted receive's scatter list (slot * maxRecvSge + i), kept here as the owner posted it: an
+     * inline message is scattered from these, never from the shared slot the peer could have changed.
+     */
+    private final long[] rqSgeAddr;
+    private final int[] rqSgeLength;
+    private final int[] rqSgeLkey;
+    private final int[] rqNumSge;
 
     private volatile QpState state = QpState.INIT;
     private volatile String errorCause;
@@ -128,6 +136,10 @@ final class SoftQueuePair implements QueuePair {
         this.sqSlotSize = QpLayout.sqSlotSize(maxSendSge);
         this.rqWrId = new long[rqDepth];
         this.rqCapacity = new long[rqDepth];
+        this.rqSgeAddr = new long[rqDepth * maxRecvSge];
+        this.rqSgeLength = new int[rqDepth * maxRecvSge];
+        this.rqSgeLkey = new int[rqDepth * maxRecvSge];
+        this.rqNumSge = new int[rqDepth];
         this.localBuf = new ByteBuffer[SoftLimits.MAX_SGE];
         this.localOff = new int[SoftLimits.MAX_SGE];
         this.localLen = new int[SoftLimits.MAX_SGE];
@@ -308,7 +320,11 @@ final class SoftQueuePair implements QueuePair {
                 mem.putLong(g + QpLayout.SGE_ADDR, wr.sgeAddress(j));
                 mem.putInt(g + QpLayout.SGE_LENGTH, wr.sgeLength(j));
                 mem.putInt(g + QpLayout.SGE_LKEY, wr.sgeLkey(j));
+                rqSgeAddr[slot * maxRecvSge + j] = wr.sgeAddress(j);
+                rqSgeLength[slot * maxRecvSge + j] = wr.sgeLength(j);
+                rqSgeLkey[slot * maxRecvSge + j] = wr.sgeLkey(j);
             }
+            rqNumSge[slot] = n;
             rqWrId[slot] = wr.wrId();
             rqCapacity[slot] = wr.totalLength();
             SharedMemory.putLongRelease(mem, r + QpLayout.RQ_POST_SEQ, seq + 1);
@@ -358,6 +374,7 @@ final class SoftQueuePair implements QueuePair {
             } finally {
                 ringDoorbells(peer);
                 if (peerHeader != null) {
+                    prefetchPeerRecv(peer);
                     SharedMemory.getAndAddInt(peerHeader, QpLayout.H_INBOUND, -1);
                 }
                 sendQueueOwner.set(0);
@@ -651,24 +668,24 @@ final class SoftQueuePair implements QueuePair {
     }
 
     /**
-     * Claims the peer's next receive. Returns its slot offset, or -1 for "none posted" (RNR), or
-     * -2 after failing the request (peer's queue corrupt or flushed).
+     * Claims the peer's next receive: a read of the slot's posted part, which the end of the previous
+     * run fetched already ({@link #prefetchPeerRecv}); we never write it, so the owner's copy of the
+     * line stays good and nothing passes between the processes here. Returns the slot offset, or -1
+     * for "none posted" (RNR), or -2 after failing the request (the peer's queue is corrupt).
      */
     private int claimPeerRecv(long seq, int w, PeerLink peer) {
         long n = peer.peerRqNext;
         int r = QpLayout.HEADER_SIZE + (int) (n % peer.peerRqDepth) * peer.peerRqSlotSize;
         long posted = SharedMemory.getLongAcquire(peer.peerQp, r + QpLayout.RQ_POST_SEQ);
         if (posted != n + 1) {
+            // 0: never posted, or flushed (the owner flushes only while no run of ours is under way:
+            // H_INBOUND); previous: the slot's last receive, not posted anew yet
             long previous = n + 1 - peer.peerRqDepth;
-            if (posted == 0 || posted == previous || posted == -previous) {
+            if (posted == 0 || posted == previous) {
                 return -1;
             }
             fail(seq, w, WcStatus.REM_OP_ERR, peer.peerName + " receive queue is corrupt: slot " + (n % peer.peerRqDepth)
                     + " holds sequence " + posted + ", expected " + (n + 1) + " or an older one");
-            return -2;
-        }
-        if (SharedMemory.compareAndExchangeLong(peer.peerQp, r + QpLayout.RQ_POST_SEQ, posted, -posted) != posted) {
-            fail(seq, w, WcStatus.RETRY_EXC_ERR, peer.peerName + " flushed its receive queue: it is in error");
             return -2;
         }
         claimedPeerRecv = r;
@@ -676,17 +693,37 @@ final class SoftQueuePair implements QueuePair {
     }
 
     /**
+     * At the end of a run, while this thread would only wait: reads the peer's next posted receive,
+     * so that the next claim finds the line here instead of fetching it from the owner's core on
+     * the way of a message (the owner posts receives in batches, long before they are used).
+     */
+    private void prefetchPeerRecv(PeerLink peer) {
+        long n = peer.peerRqNext;
+        prefetched = SharedMemory.getLongAcquire(peer.peerQp, QpLayout.HEADER_SIZE + (int) (n % peer.peerRqDepth) * peer.peerRqSlotSize
+                + QpLayout.RQ_POST_SEQ);
+    }
+
+    /** The value {@link #prefetchPeerRecv} read (kept so that the read is never taken for dead code). */
+    private long prefetched;
+
+    /**
      * Publishes the completion of the claimed peer receive at slot offset {@code r}; the peer is
      * woken (if armed for it) by the doorbell at the end of this run.
      */
     private void completePeerRecv(PeerLink peer, int r, WcStatus status, WcOpcode opcode, int byteLen, boolean imm, int immData,
                                   boolean solicited) {
+        completePeerRecv(peer, r, status, opcode, byteLen, imm, immData, solicited, false);
+    }
+
+    /** As above; {@code inline}: the message's bytes were written into the done part (FLAG_INLINE). */
+    private void completePeerRecv(PeerLink peer, int r, WcStatus status, WcOpcode opcode, int byteLen, boolean imm, int immData,
+                                  boolean solicited, boolean inline) {
         ByteBuffer p = peer.peerQp;
         p.putInt(r + QpLayout.RQ_STATUS, status.ibv());
         p.putInt(r + QpLayout.RQ_OPCODE, opcode.ibv());
         p.putInt(r + QpLayout.RQ_BYTE_LEN, byteLen);
         p.putInt(r + QpLayout.RQ_IMM, immData);
-        p.putInt(r + QpLayout.RQ_FLAGS, imm ? QpLayout.FLAG_IMM : 0);
+        p.putInt(r + QpLayout.RQ_FLAGS, (imm ? QpLayout.FLAG_IMM : 0) | (inline ? QpLayout.FLAG_INLINE : 0));
         long n = peer.peerRqNext;
         SharedMemory.putLongRelease(p, r + QpLayout.RQ_DONE_SEQ, n + 1);
         peer.peerRqNext = n + 1;
@@ -769,12 +806,19 @@ final class SoftQueuePair implements QueuePair {
             }
         }
         boolean frozen = freezeCheckpoint(op);
-        if (responder == WcStatus.SUCCESS) {
+        boolean inline = responder == WcStatus.SUCCESS && total <= QpLayout.RQ_INLINE_MAX;
+        if (inline) {
+            // into the done part the owner polls; it scatters the bytes into its buffer when it takes the completion
+            remoteBuf[0] = p;
+            remoteOff[0] = r + QpLayout.RQ_INLINE;
+            remoteLen[0] = total;
+            copy(localBuf, localOff, localLen, numSge, remoteBuf, remoteOff, remoteLen, 1, total);
+        } else if (responder == WcStatus.SUCCESS) {
             copy(localBuf, localOff, localLen, numSge, remoteBuf, remoteOff, remoteLen, recvSges, total);
         }
         boolean imm = op == WrOpcode.SEND_WITH_IMM;
         completePeerRecv(peer, r, responder, WcOpcode.RECV, responder == WcStatus.SUCCESS ? total : 0, imm,
-                imm ? mem.getInt(w + QpLayout.SQ_IMM) : 0, solicited(w));
+                imm ? mem.getInt(w + QpLayout.SQ_IMM) : 0, solicited(w), inline);
         if (frozen) {
             freeze.finished();
         }
@@ -916,20 +960,32 @@ final class SoftQueuePair implements QueuePair {
         }
         // In error: flush the receive unless a request of the peer is still under way — it may have
         // passed its check of our state before we entered ERROR, and still copy into our memory (a
-        // claimed receive, or a WRITE's destination). A flush thus tells the owner the peer is done.
+        // receive it took, or a WRITE's destination). A flush thus tells the owner the peer is done.
+        // A run that ended after our first look at the slot may have completed it: look again.
         PeerLink peer = link;
+        Runnable hook = beforeFlushCheck;
+        if (hook != null) {
+            hook.run();
+        }
         if (peer != null && !peer.isDead() && SharedMemory.getIntVolatile(mem, QpLayout.H_INBOUND) != 0) {
             return false;
         }
-        long seq = SharedMemory.compareAndExchangeLong(mem, r + QpLayout.RQ_POST_SEQ, n + 1, 0);
-        if (seq == -(n + 1) && peer != null && !peer.isDead()) {
-            return false; // the peer is completing it; its completion comes next
+        if (SharedMemory.getLongAcquire(mem, r + QpLayout.RQ_DONE_SEQ) == n + 1) {
+            deliverRecv(wc, n, slot, r);
+            return true;
         }
+        SharedMemory.putLongRelease(mem, r + QpLayout.RQ_POST_SEQ, 0); // a peer that looks finds nothing posted
         wc.set(rqWrId[slot], WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, qpn);
         wc.setErrorDetail(errorCause);
         rqPolled = n + 1;
         return true;
     }
+
+    /**
+     * Tests: runs in an ERROR queue pair's poll between its first look at a receive's completion and
+     * its check of the peer's runs under way (the racing points of a flush). Null in production.
+     */
+    static volatile Runnable beforeFlushCheck;
 
     private void noticeRemoteError() {
         int code = SharedMemory.getIntVolatile(mem, QpLayout.H_REMOTE_ERROR);
@@ -953,12 +1009,22 @@ final class SoftQueuePair implements QueuePair {
             malformed = "opcode " + opcodeCode + " is not a receive opcode";
         } else if (byteLen < 0 || (opcode == WcOpcode.RECV && byteLen > rqCapacity[slot])) {
             malformed = "byte length " + byteLen + " does not fit the " + rqCapacity[slot] + "-byte receive posted";
-        } else if ((flags & ~QpLayout.FLAG_IMM) != 0) {
+        } else if ((flags & ~(QpLayout.FLAG_IMM | QpLayout.FLAG_INLINE)) != 0) {
             malformed = "unknown flags 0x" + Integer.toHexString(flags);
+        } else if ((flags & QpLayout.FLAG_INLINE) != 0 && (opcode != WcOpcode.RECV || byteLen > QpLayout.RQ_INLINE_MAX)) {
+            malformed = "an inline " + opcode + " of " + byteLen + " bytes (inline carries a SEND of up to " + QpLayout.RQ_INLINE_MAX
+                    + ")";
         }
         if (malformed != null) {
             enterError("the peer wrote a malformed completion into receive slot " + slot + " of queue pair " + qpn + ": " + malformed);
             wc.set(rqWrId[slot], WcStatus.LOC_QP_OP_ERR, WcOpcode.RECV, 0, qpn);
+            wc.setErrorDetail(errorCause);
+            return;
+        }
+        String scatterFailure = (flags & QpLayout.FLAG_INLINE) != 0 && status == WcStatus.SUCCESS ? scatterInline(slot, r, byteLen) : null;
+        if (scatterFailure != null) {
+            enterError("receive " + rqWrId[slot] + " of queue pair " + qpn + " cannot take its message: " + scatterFailure);
+            wc.set(rqWrId[slot], WcStatus.LOC_PROT_ERR, WcOpcode.RECV, 0, qpn);
             wc.setErrorDetail(errorCause);
             return;
         }
@@ -972,6 +1038,31 @@ final class SoftQueuePair implements QueuePair {
                     : "receive failed: " + status.description());
             wc.setErrorDetail(errorCause);
         }
+    }
+
+    /**
+     * Copies an inline message from the done part at {@code r} into the scatter list the receive in
+     * {@code slot} was posted with (the peer checked it against our region table; it is checked again
+     * here, as the region could have gone since). Null when done, else why it could not be.
+     */
+    private String scatterInline(int slot, int r, int byteLen) {
+        int from = r + QpLayout.RQ_INLINE;
+        int left = byteLen;
+        for (int i = 0; i < rqNumSge[slot] && left > 0; i++) {
+            int e = slot * maxRecvSge + i;
+            int len = Math.min(left, rqSgeLength[e]);
+            SoftMemoryRegion mr = context.localRegion(rqSgeLkey[e]);
+            long off = mr == null || mr.pdId != pd.id || (mr.access & AccessFlags.LOCAL_WRITE) == 0 ? -1
+                    : RegionKeys.offsetIn(mr.address, mr.length, rqSgeAddr[e], len);
+            if (off < 0) {
+                return "its buffer [0x" + Long.toHexString(rqSgeAddr[e]) + ", +" + len + ") is no longer in a registered, "
+                        + "locally writable region of its protection domain (lkey 0x" + Integer.toHexString(rqSgeLkey[e]) + ")";
+            }
+            mr.memory.put((int) off, mem, from, len);
+            from += len;
+            left -= len;
+        }
+        return null;
     }
 
     // ------------------------------------------------------------ errors and teardown

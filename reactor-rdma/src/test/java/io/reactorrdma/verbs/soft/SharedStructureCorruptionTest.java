@@ -171,10 +171,10 @@ class SharedStructureCorruptionTest {
     @ParameterizedTest(name = "{0} {1}")
     @org.junit.jupiter.params.provider.CsvSource({
             "loopback, status", "shm, status", "loopback, opcode", "shm, opcode",
-            "loopback, length", "shm, length", "loopback, flags", "shm, flags"})
+            "loopback, length", "shm, length", "loopback, flags", "shm, flags", "loopback, inline length", "shm, inline length"})
     void malformedCompletionWrittenByThePeer(String fabric, String field) {
         pair(fabric);
-        f.postRecv(f.qpB, f.mrB, 1, 0, 64);
+        f.postRecv(f.qpB, f.mrB, 1, 0, 256);
         post(f.qpA, send(1, f.mrA, 0, 8));
         assertThat(f.awaitOne(f.cqA).isSuccess()).isTrue();
         ByteBuffer b = structureOf(f.qpB);
@@ -189,6 +189,10 @@ class SharedStructureCorruptionTest {
             case "length":
                 b.putInt(s + QpLayout.RQ_BYTE_LEN, 1 << 30);
                 break;
+            case "inline length": // fits the receive, not the slot: copying it would read past the slot
+                assertThat(b.getInt(s + QpLayout.RQ_FLAGS) & QpLayout.FLAG_INLINE).as("8 bytes travel inline").isNotZero();
+                b.putInt(s + QpLayout.RQ_BYTE_LEN, QpLayout.RQ_INLINE_MAX + 1);
+                break;
             default:
                 b.putInt(s + QpLayout.RQ_FLAGS, 0xF0);
         }
@@ -196,6 +200,27 @@ class SharedStructureCorruptionTest {
         assertThat(recv.status()).isEqualTo(WcStatus.LOC_QP_OP_ERR);
         assertThat(recv.wrId()).as("the wr id comes from our own records, not the shared slot").isEqualTo(1);
         assertThat(recv.errorDetail()).contains("malformed completion");
+        assertThat(f.qpB.state()).isEqualTo(QpState.ERROR);
+        assertOtherQueuePairsStillWork();
+    }
+
+    /**
+     * A small message waits in the receive slot until it is polled; if the application deregistered
+     * the receive's buffer meanwhile, the receive fails with LOC_PROT_ERR and nothing is written.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"loopback", "shm"})
+    void anInlineMessageWhoseBufferWasDeregisteredBeforeThePollFailsTheReceive(String fabric) {
+        pair(fabric);
+        io.reactorrdma.verbs.MemoryRegion gone = f.pdB.allocate(4096, AccessFlags.LOCAL_WRITE);
+        f.postRecv(f.qpB, gone, 6, 0, 64);
+        post(f.qpA, send(1, f.mrA, 0, 8));
+        assertThat(f.awaitOne(f.cqA).isSuccess()).as("the peer checked the buffer when it sent").isTrue();
+        gone.close();
+        WorkCompletion recv = f.awaitOne(f.cqB);
+        assertThat(recv.status()).isEqualTo(WcStatus.LOC_PROT_ERR);
+        assertThat(recv.wrId()).isEqualTo(6);
+        assertThat(recv.errorDetail()).contains("no longer in a registered");
         assertThat(f.qpB.state()).isEqualTo(QpState.ERROR);
         assertOtherQueuePairsStillWork();
     }

@@ -56,4 +56,45 @@ class SoftQuiescenceTest {
             b.close();
         }
     }
+
+    /**
+     * The peer never marks a receive it takes, so the owner must not flush one that a run completed
+     * between the owner's first look at it and its check that no run is under way: that message was
+     * sent before the error and its sender was told so. The run ends exactly there (a hook at that
+     * point thaws it and waits for it); the owner delivers the message instead of flushing it.
+     */
+    @Test
+    void aReceiveCompletedByARunThatEndsWhileTheOwnerDecidesToFlushIsDelivered() throws Exception {
+        PeerFreeze freeze = new PeerFreeze();
+        SoftContext a = SoftContext.openLoopback(SoftConfig.defaults(), SoftFaults.none().withPeerFreeze(freeze));
+        SoftContext b = SoftContext.openLoopback(SoftConfig.defaults());
+        try (VerbsFixture f = VerbsFixture.connected(a, b)) {
+            f.postRecv(f.qpB, f.mrB, 7, 0, 64);
+            f.postRecv(f.qpB, f.mrB, 8, 64, 64);
+            VerbsFixture.fill(f.mrA, 0, 40, 5);
+            freeze.freezeBefore(WrOpcode.SEND);
+            CompletableFuture<Void> posted = CompletableFuture.runAsync(() -> VerbsFixture.post(f.qpA, VerbsFixture.send(1, f.mrA, 0, 40)));
+            assertThat(freeze.awaitFrozen(Duration.ofSeconds(20))).isTrue();
+
+            f.connB.disconnect(); // B is in ERROR; A's SEND passed its check of B's state before
+            SoftQueuePair.beforeFlushCheck = () -> {
+                SoftQueuePair.beforeFlushCheck = null;
+                freeze.thaw();
+                posted.join(); // A's run completes B's receive and counts itself out
+            };
+            WorkCompletion delivered = f.awaitOne(f.cqB);
+            assertThat(delivered.status()).as("a receive the peer completed is not flushed").isEqualTo(WcStatus.SUCCESS);
+            assertThat(delivered.wrId()).isEqualTo(7);
+            assertThat(delivered.byteLen()).isEqualTo(40);
+            VerbsFixture.assertFilled(f.mrB, 0, 40, 5);
+            WorkCompletion flushed = f.awaitOne(f.cqB);
+            assertThat(flushed.status()).isEqualTo(WcStatus.WR_FLUSH_ERR);
+            assertThat(flushed.wrId()).isEqualTo(8);
+        } finally {
+            SoftQueuePair.beforeFlushCheck = null;
+            freeze.thaw();
+            a.close();
+            b.close();
+        }
+    }
 }

@@ -35,19 +35,30 @@ import java.nio.ByteBuffer;
  *                                     error of ours (REM_ACCESS_ERR on a WRITE); we then enter ERROR
  *
  * Receive queue: rqDepth slots of rqSlotSize(maxRecvSge) bytes; slot of receive n is n % rqDepth.
- * A receive with one scatter/gather entry fits one cache line: the peer's claim, its completion
- * and the owner's poll each touch that line only.
- *   0  long postSeq     owner: n+1 (release) once the slot is filled;
- *                       peer: CAS n+1 -> -(n+1) when it claims the receive;
- *                       owner: CAS n+1 -> 0 when it flushes an unclaimed receive
- *   8  long doneSeq     peer: n+1 (release) after the data and the fields below are written
- *  16  int  numSge      owner
- *  20  int  status      peer: WcStatus.ibv
- *  24  int  opcode      peer: WcOpcode.ibv (RECV or RECV_RDMA_WITH_IMM)
- *  28  int  byteLen     peer
- *  32  int  immData     peer
- *  36  int  flags       peer: FLAG_IMM when immData is valid
- *  48  sge[i] = { long addr, int length, int lkey }, 16 bytes each, owner
+ * A slot is two parts on separate cache lines, so that the two processes hand each line over once
+ * per message instead of passing one line back and forth (on two cores of this kind of host a
+ * hand-over costs some 200 ns, more than everything else a small message does):
+ * the done part (two lines), which the peer writes and the owner polls, and the posted part,
+ * which the owner writes when it posts and the peer only reads (it fetches the next one at the end
+ * of each run of its send queue, while it would only wait, so a message's claim finds it there).
+ * The owner flushes a receive only while it reads {@code inbound} 0 and after a second look at
+ * {@code doneSeq}, so no claim needs to be written for it. A SEND of up to
+ * {@link #RQ_INLINE_MAX} bytes travels in the done part itself (FLAG_INLINE): the owner finds the
+ * bytes in the lines it polls and copies them into the buffer it posted when it takes the
+ * completion, so a small message costs neither side a fetch of the receive buffer's lines
+ * (mlx5's "scatter to CQE" does the same for small receives).
+ *   done part (written by the peer; the owner polls doneSeq):
+ *   0  long doneSeq     peer: n+1 (release) after the data and the fields below are written
+ *   8  int  status      peer: WcStatus.ibv
+ *  12  int  opcode      peer: WcOpcode.ibv (RECV or RECV_RDMA_WITH_IMM)
+ *  16  int  byteLen     peer
+ *  20  int  immData     peer
+ *  24  int  flags       peer: FLAG_IMM when immData is valid, FLAG_INLINE when the bytes follow
+ *  32  byte[96] inline  peer: the message when FLAG_INLINE (byteLen of them)
+ *   posted part (written by the owner; the peer reads it when it claims the receive):
+ * 128  long postSeq     owner: n+1 (release) once the slot is filled, 0 when it flushed the receive
+ * 136  int  numSge      owner
+ * 144  sge[i] = { long addr, int length, int lkey }, 16 bytes each, owner
  *
  * Send queue: sqDepth slots of sqSlotSize(maxSendSge) bytes, owner only.
  *   0  long wrId
@@ -69,11 +80,14 @@ import java.nio.ByteBuffer;
 public final class QpLayout {
 
     public static final int MAGIC = 0x52525150; // 'RRQP'
-    /** 2: the solicited arm (ARM_SOLICITED) and WQE flag (SQ_SOLICITED). */
-    static final int VERSION = 2;
+    /**
+     * 2: the solicited arm (ARM_SOLICITED) and WQE flag (SQ_SOLICITED). 3: receive slots in a done
+     * and a posted part that the peer only reads, small SENDs inline in the done part.
+     */
+    public static final int VERSION = 3;
 
     public static final int H_MAGIC = 0;
-    static final int H_VERSION = 4;
+    public static final int H_VERSION = 4;
     public static final int H_QPN = 8;
     public static final int H_RQ_DEPTH = 12;
     public static final int H_MAX_RECV_SGE = 16;
@@ -91,16 +105,21 @@ public final class QpLayout {
     public static final int H_REMOTE_ERROR = 132;
     public static final int HEADER_SIZE = 192;
 
-    public static final int RQ_POST_SEQ = 0;
-    public static final int RQ_DONE_SEQ = 8;
-    public static final int RQ_NUM_SGE = 16;
-    public static final int RQ_STATUS = 20;
-    public static final int RQ_OPCODE = 24;
-    public static final int RQ_BYTE_LEN = 28;
-    public static final int RQ_IMM = 32;
-    public static final int RQ_FLAGS = 36;
-    public static final int RQ_SGES = 48;
+    public static final int RQ_DONE_SEQ = 0;
+    public static final int RQ_STATUS = 8;
+    public static final int RQ_OPCODE = 12;
+    public static final int RQ_BYTE_LEN = 16;
+    public static final int RQ_IMM = 20;
+    public static final int RQ_FLAGS = 24;
+    public static final int RQ_INLINE = 32;
+    /** The largest SEND carried in the done part: what fits its two cache lines after the completion's fields. */
+    public static final int RQ_INLINE_MAX = 2 * SharedMemory.CACHE_LINE - RQ_INLINE;
+    public static final int RQ_POST_SEQ = 2 * SharedMemory.CACHE_LINE;
+    public static final int RQ_NUM_SGE = RQ_POST_SEQ + 8;
+    public static final int RQ_SGES = RQ_POST_SEQ + 16;
     public static final int FLAG_IMM = 1;
+    /** The message's bytes are in the done part (at RQ_INLINE), not yet in the posted buffer. */
+    public static final int FLAG_INLINE = 2;
 
     public static final int SQ_WR_ID = 0;
     public static final int SQ_REMOTE_ADDR = 8;

@@ -210,8 +210,11 @@ public final class SharedMemory {
         }
     }
 
+    /** Bytes of a cache line on the hosts this runs on (x86-64, and the usual arm64 cores). */
+    static final int CACHE_LINE = 64;
+
     /** Rounds up to a multiple of 64 (a cache line), so that shared fields written by different sides never share one. */
     static int alignToCacheLine(int n) {
-        return (n + 63) & ~63;
+        return (n + CACHE_LINE - 1) & ~(CACHE_LINE - 1);
     }
 }
