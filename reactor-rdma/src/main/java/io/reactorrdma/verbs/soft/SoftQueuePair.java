@@ -23,8 +23,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * A soft RC queue pair. Its send queue runs on the thread that posts (or, after an RNR delay, on
  * the provider thread), one request after another in order, the way an RNIC's send engine would:
- * each request is checked, its data copied once straight into the peer's memory, and its
- * completion written — the receive completion in the peer's receive-queue slot, the send
+ * each request is checked, its data copied once straight into the peer's memory (a SEND of up to
+ * QpLayout.RQ_INLINE_MAX bytes into the peer's receive slot, which the peer copies into its buffer
+ * when it polls), and its completion written — the receive completion in the peer's receive-queue slot, the send
  * completion in our completion queue. Wake-ups wait for the end of the run: one doorbell per run
  * wakes the peer, and our own queue, if the completions published raise their arms
  * ({@link #ringDoorbells}). Ownership of the send queue passes through one atomic flag,
@@ -60,6 +61,8 @@ final class SoftQueuePair implements QueuePair {
     private long sqExecuted;
     private volatile long sqRetired;
     private final AtomicInteger sendQueueOwner = new AtomicInteger();
+    /** 1 while a poller copies an inline message into local regions ({@link #scatterInline}). */
+    private final AtomicInteger scattering = new AtomicInteger();
     private int rnrAttempts;
     private volatile long rnrDeadline;
     private volatile boolean rnrStalled;
@@ -438,9 +441,12 @@ final class SoftQueuePair implements QueuePair {
         }
     }
 
-    /** Whether a thread runs this send queue now (and may be copying from local regions). */
+    /**
+     * Whether a thread runs this send queue now (and may be copying from or into local regions), or
+     * a poller scatters an inline message into them.
+     */
     boolean isRunningSendQueue() {
-        return sendQueueOwner.get() != 0;
+        return sendQueueOwner.get() != 0 || scattering.get() != 0;
     }
 
     long rnrDeadline() {
@@ -602,7 +608,7 @@ final class SoftQueuePair implements QueuePair {
         if (peer.isDead()) {
             return fail(seq, w, WcStatus.RETRY_EXC_ERR, peer.deathCause());
         }
-        int peerState = SharedMemory.getIntAcquire(peer.peerQp, QpLayout.H_STATE);
+        int peerState = SharedMemory.getIntVolatile(peer.peerQp, QpLayout.H_STATE); // after our H_INBOUND count: see enterError
         if (peerState != QpState.RTS.ibv() && peerState != QpState.INIT.ibv()) {
             return fail(seq, w, WcStatus.RETRY_EXC_ERR, peer.peerName + " is in error or destroyed (state " + peerState
                     + "): it no longer answers");
@@ -678,8 +684,8 @@ final class SoftQueuePair implements QueuePair {
         int r = QpLayout.HEADER_SIZE + (int) (n % peer.peerRqDepth) * peer.peerRqSlotSize;
         long posted = SharedMemory.getLongAcquire(peer.peerQp, r + QpLayout.RQ_POST_SEQ);
         if (posted != n + 1) {
-            // 0: never posted, or flushed (the owner flushes only while no run of ours is under way:
-            // H_INBOUND); previous: the slot's last receive, not posted anew yet
+            // 0: never posted, or flushed (the owner flushes only while no run of ours is under way,
+            // H_INBOUND, or once it found us dead); previous: the slot's last receive, not posted anew yet
             long previous = n + 1 - peer.peerRqDepth;
             if (posted == 0 || posted == previous) {
                 return -1;
@@ -699,8 +705,12 @@ final class SoftQueuePair implements QueuePair {
      */
     private void prefetchPeerRecv(PeerLink peer) {
         long n = peer.peerRqNext;
-        prefetched = SharedMemory.getLongAcquire(peer.peerQp, QpLayout.HEADER_SIZE + (int) (n % peer.peerRqDepth) * peer.peerRqSlotSize
-                + QpLayout.RQ_POST_SEQ);
+        try {
+            prefetched = SharedMemory.getLongAcquire(peer.peerQp, QpLayout.HEADER_SIZE + (int) (n % peer.peerRqDepth) * peer.peerRqSlotSize
+                    + QpLayout.RQ_POST_SEQ);
+        } catch (RuntimeException | InternalError fault) {
+            // the peer's file faults (cut short): its next request fails the run, not this read ahead
+        }
     }
 
     /** The value {@link #prefetchPeerRecv} read (kept so that the read is never taken for dead code). */
@@ -974,6 +984,10 @@ final class SoftQueuePair implements QueuePair {
             deliverRecv(wc, n, slot, r);
             return true;
         }
+        Runnable storeHook = beforeFlushStore;
+        if (storeHook != null) {
+            storeHook.run();
+        }
         SharedMemory.putLongRelease(mem, r + QpLayout.RQ_POST_SEQ, 0); // a peer that looks finds nothing posted
         wc.set(rqWrId[slot], WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, qpn);
         wc.setErrorDetail(errorCause);
@@ -986,6 +1000,12 @@ final class SoftQueuePair implements QueuePair {
      * its check of the peer's runs under way (the racing points of a flush). Null in production.
      */
     static volatile Runnable beforeFlushCheck;
+    /** Tests: runs in that poll after it decided to flush, before it marks the receive flushed. Null in production. */
+    static volatile Runnable beforeFlushStore;
+    /** Tests: runs in {@link #enterError} once the queue pair reads ERROR, before it wakes anyone. Null in production. */
+    static volatile Runnable afterErrorState;
+    /** Tests: runs in {@link #scatterInline} between a region's lookup and the copy into it. Null in production. */
+    static volatile Runnable duringInlineScatter;
 
     private void noticeRemoteError() {
         int code = SharedMemory.getIntVolatile(mem, QpLayout.H_REMOTE_ERROR);
@@ -995,13 +1015,22 @@ final class SoftQueuePair implements QueuePair {
     }
 
     private void deliverRecv(WorkCompletion wc, long n, int slot, int r) {
+        try {
+            takeCompletion(wc, slot, r);
+        } finally {
+            // Only now is the slot free: a postRecv on another thread may fill it (its record here, and
+            // the shared part the peer then writes), so nothing of it may be read after this.
+            rqPolled = n + 1;
+        }
+    }
+
+    private void takeCompletion(WorkCompletion wc, int slot, int r) {
         int statusCode = mem.getInt(r + QpLayout.RQ_STATUS);
         int opcodeCode = mem.getInt(r + QpLayout.RQ_OPCODE);
         int byteLen = mem.getInt(r + QpLayout.RQ_BYTE_LEN);
         int flags = mem.getInt(r + QpLayout.RQ_FLAGS);
         WcStatus status = WcStatus.fromIbv(statusCode);
         WcOpcode opcode = WcOpcode.fromIbv(opcodeCode);
-        rqPolled = n + 1;
         String malformed = null;
         if (status == null) {
             malformed = "unknown status " + statusCode;
@@ -1046,23 +1075,34 @@ final class SoftQueuePair implements QueuePair {
      * here, as the region could have gone since). Null when done, else why it could not be.
      */
     private String scatterInline(int slot, int r, int byteLen) {
-        int from = r + QpLayout.RQ_INLINE;
-        int left = byteLen;
-        for (int i = 0; i < rqNumSge[slot] && left > 0; i++) {
-            int e = slot * maxRecvSge + i;
-            int len = Math.min(left, rqSgeLength[e]);
-            SoftMemoryRegion mr = context.localRegion(rqSgeLkey[e]);
-            long off = mr == null || mr.pdId != pd.id || (mr.access & AccessFlags.LOCAL_WRITE) == 0 ? -1
-                    : RegionKeys.offsetIn(mr.address, mr.length, rqSgeAddr[e], len);
-            if (off < 0) {
-                return "its buffer [0x" + Long.toHexString(rqSgeAddr[e]) + ", +" + len + ") is no longer in a registered, "
-                        + "locally writable region of its protection domain (lkey 0x" + Integer.toHexString(rqSgeLkey[e]) + ")";
+        // Counted as a copy into local regions, as a run of the send queue is: a region closed meanwhile
+        // is unmapped (shm) only once no such copy is under way (SoftContext.anySendQueueRunning).
+        scattering.getAndSet(1); // a full fence before the region lookups: the closer's fence pairs with it
+        try {
+            int from = r + QpLayout.RQ_INLINE;
+            int left = byteLen;
+            for (int i = 0; i < rqNumSge[slot] && left > 0; i++) {
+                int e = slot * maxRecvSge + i;
+                int len = Math.min(left, rqSgeLength[e]);
+                SoftMemoryRegion mr = context.localRegion(rqSgeLkey[e]);
+                long off = mr == null || mr.pdId != pd.id || (mr.access & AccessFlags.LOCAL_WRITE) == 0 ? -1
+                        : RegionKeys.offsetIn(mr.address, mr.length, rqSgeAddr[e], len);
+                if (off < 0) {
+                    return "its buffer [0x" + Long.toHexString(rqSgeAddr[e]) + ", +" + len + ") is no longer in a registered, "
+                            + "locally writable region of its protection domain (lkey 0x" + Integer.toHexString(rqSgeLkey[e]) + ")";
+                }
+                Runnable hook = duringInlineScatter;
+                if (hook != null) {
+                    hook.run();
+                }
+                mr.memory.put((int) off, mem, from, len);
+                from += len;
+                left -= len;
             }
-            mr.memory.put((int) off, mem, from, len);
-            from += len;
-            left -= len;
+            return null;
+        } finally {
+            scattering.set(0);
         }
-        return null;
     }
 
     // ------------------------------------------------------------ errors and teardown
@@ -1077,10 +1117,16 @@ final class SoftQueuePair implements QueuePair {
                 return;
             }
             errorCause = cause;
+            // Shared first, then the field the pollers read: a poller that sees ERROR and then reads
+            // H_INBOUND 0 knows that a peer counting itself in later reads ERROR here (volatile: a full
+            // fence), so it may flush. The other order let a peer slip in between and fill a flushed receive.
+            SharedMemory.putIntVolatile(mem, QpLayout.H_STATE, QpState.ERROR.ibv());
             state = QpState.ERROR;
         }
-        // volatile (a full fence): a peer that then counts itself in H_INBOUND sees ERROR, or we see its count
-        SharedMemory.putIntVolatile(mem, QpLayout.H_STATE, QpState.ERROR.ibv());
+        Runnable hook = afterErrorState;
+        if (hook != null) {
+            hook.run();
+        }
         sendCq.notifyEvent();
         recvCq.notifyEvent();
         runSendQueue();
