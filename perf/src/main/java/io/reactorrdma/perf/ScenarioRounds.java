@@ -1,12 +1,12 @@
 package io.reactorrdma.perf;
 
 import io.reactorrdma.perf.cli.FanoutClient;
-import io.reactorrdma.perf.measure.CoreToCore;
 import io.reactorrdma.perf.cli.Log;
 import io.reactorrdma.perf.cli.PerfException;
 import io.reactorrdma.perf.cli.PerfOptions;
 import io.reactorrdma.perf.cli.PollMode;
 import io.reactorrdma.perf.cli.Transport;
+import io.reactorrdma.perf.measure.CoreToCore;
 import io.reactorrdma.perf.report.LatencyChart;
 import io.reactorrdma.perf.report.RepeatSummary;
 import io.reactorrdma.perf.report.Result;

@@ -24,6 +24,11 @@ abstract class PeerLink {
     final int peerRqSlotSize;
     /** The next peer receive to consume. */
     long peerRqNext;
+
+    /** Offset in {@link #peerQp} of the slot of the peer's receive {@code n}. */
+    int peerRecvSlot(long n) {
+        return QpLayout.HEADER_SIZE + (int) (n % peerRqDepth) * peerRqSlotSize;
+    }
     /** Offset into the buffer {@link #resolve} returned last. */
     int resolvedOffset;
     /** Why the last {@link #resolve} failed. */

@@ -323,9 +323,10 @@ final class SoftQueuePair implements QueuePair {
                 mem.putLong(g + QpLayout.SGE_ADDR, wr.sgeAddress(j));
                 mem.putInt(g + QpLayout.SGE_LENGTH, wr.sgeLength(j));
                 mem.putInt(g + QpLayout.SGE_LKEY, wr.sgeLkey(j));
-                rqSgeAddr[slot * maxRecvSge + j] = wr.sgeAddress(j);
-                rqSgeLength[slot * maxRecvSge + j] = wr.sgeLength(j);
-                rqSgeLkey[slot * maxRecvSge + j] = wr.sgeLkey(j);
+                int e = slot * maxRecvSge + j;
+                rqSgeAddr[e] = wr.sgeAddress(j);
+                rqSgeLength[e] = wr.sgeLength(j);
+                rqSgeLkey[e] = wr.sgeLkey(j);
             }
             rqNumSge[slot] = n;
             rqWrId[slot] = wr.wrId();
@@ -681,7 +682,7 @@ final class SoftQueuePair implements QueuePair {
      */
     private int claimPeerRecv(long seq, int w, PeerLink peer) {
         long n = peer.peerRqNext;
-        int r = QpLayout.HEADER_SIZE + (int) (n % peer.peerRqDepth) * peer.peerRqSlotSize;
+        int r = peer.peerRecvSlot(n);
         long posted = SharedMemory.getLongAcquire(peer.peerQp, r + QpLayout.RQ_POST_SEQ);
         if (posted != n + 1) {
             // 0: never posted, or flushed (the owner flushes only while no run of ours is under way,
@@ -704,10 +705,8 @@ final class SoftQueuePair implements QueuePair {
      * the way of a message (the owner posts receives in batches, long before they are used).
      */
     private void prefetchPeerRecv(PeerLink peer) {
-        long n = peer.peerRqNext;
         try {
-            prefetched = SharedMemory.getLongAcquire(peer.peerQp, QpLayout.HEADER_SIZE + (int) (n % peer.peerRqDepth) * peer.peerRqSlotSize
-                    + QpLayout.RQ_POST_SEQ);
+            prefetched = SharedMemory.getLongAcquire(peer.peerQp, peer.peerRecvSlot(peer.peerRqNext) + QpLayout.RQ_POST_SEQ);
         } catch (RuntimeException | InternalError fault) {
             // the peer's file faults (cut short): its next request fails the run, not this read ahead
         }
@@ -973,10 +972,7 @@ final class SoftQueuePair implements QueuePair {
         // receive it took, or a WRITE's destination). A flush thus tells the owner the peer is done.
         // A run that ended after our first look at the slot may have completed it: look again.
         PeerLink peer = link;
-        Runnable hook = beforeFlushCheck;
-        if (hook != null) {
-            hook.run();
-        }
+        runHook(beforeFlushCheck);
         if (peer != null && !peer.isDead() && SharedMemory.getIntVolatile(mem, QpLayout.H_INBOUND) != 0) {
             return false;
         }
@@ -984,10 +980,7 @@ final class SoftQueuePair implements QueuePair {
             deliverRecv(wc, n, slot, r);
             return true;
         }
-        Runnable storeHook = beforeFlushStore;
-        if (storeHook != null) {
-            storeHook.run();
-        }
+        runHook(beforeFlushStore);
         SharedMemory.putLongRelease(mem, r + QpLayout.RQ_POST_SEQ, 0); // a peer that looks finds nothing posted
         wc.set(rqWrId[slot], WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, qpn);
         wc.setErrorDetail(errorCause);
@@ -1006,6 +999,12 @@ final class SoftQueuePair implements QueuePair {
     static volatile Runnable afterErrorState;
     /** Tests: runs in {@link #scatterInline} between a region's lookup and the copy into it. Null in production. */
     static volatile Runnable duringInlineScatter;
+
+    private static void runHook(Runnable hook) {
+        if (hook != null) {
+            hook.run();
+        }
+    }
 
     private void noticeRemoteError() {
         int code = SharedMemory.getIntVolatile(mem, QpLayout.H_REMOTE_ERROR);
@@ -1091,10 +1090,7 @@ final class SoftQueuePair implements QueuePair {
                     return "its buffer [0x" + Long.toHexString(rqSgeAddr[e]) + ", +" + len + ") is no longer in a registered, "
                             + "locally writable region of its protection domain (lkey 0x" + Integer.toHexString(rqSgeLkey[e]) + ")";
                 }
-                Runnable hook = duringInlineScatter;
-                if (hook != null) {
-                    hook.run();
-                }
+                runHook(duringInlineScatter);
                 mr.memory.put((int) off, mem, from, len);
                 from += len;
                 left -= len;
@@ -1123,10 +1119,7 @@ final class SoftQueuePair implements QueuePair {
             SharedMemory.putIntVolatile(mem, QpLayout.H_STATE, QpState.ERROR.ibv());
             state = QpState.ERROR;
         }
-        Runnable hook = afterErrorState;
-        if (hook != null) {
-            hook.run();
-        }
+        runHook(afterErrorState);
         sendCq.notifyEvent();
         recvCq.notifyEvent();
         runSendQueue();

@@ -236,13 +236,7 @@ public final class FfmCompletionQueue implements CompletionQueue {
     @Override
     public void close() {
         if (closing.compareAndSet(false, true)) { // one close goes on; another, or a later one, returns
-            boolean released;
-            try {
-                released = queuePairs.awaitReleased(Duration.ofMillis(FfmContext.TEARDOWN_MILLIS));
-            } catch (IllegalStateException notClosed) {
-                closing.set(false); // a queue pair on it was never closed: the queue stays usable
-                throw notClosed;
-            }
+            boolean released = queuePairs.awaitReleasedOrReopen(closing, Duration.ofMillis(FfmContext.TEARDOWN_MILLIS));
             closed = true;
             if (!released) {
                 waiter.wake();

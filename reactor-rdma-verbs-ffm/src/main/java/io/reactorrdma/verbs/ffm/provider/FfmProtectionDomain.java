@@ -135,13 +135,7 @@ final class FfmProtectionDomain implements ProtectionDomain {
     @Override
     public void close() {
         if (closing.compareAndSet(false, true)) { // one close goes on; another, or a later one, returns
-            boolean released;
-            try {
-                released = queuePairs.awaitReleased(Duration.ofMillis(FfmContext.TEARDOWN_MILLIS));
-            } catch (IllegalStateException notClosed) {
-                closing.set(false); // a queue pair in it was never closed: the domain stays usable
-                throw notClosed;
-            }
+            boolean released = queuePairs.awaitReleasedOrReopen(closing, Duration.ofMillis(FfmContext.TEARDOWN_MILLIS));
             if (!released) {
                 closed = true;
                 LOG.warn("protection domain closed while {} queue pairs in it were still being destroyed after {} ms (their "

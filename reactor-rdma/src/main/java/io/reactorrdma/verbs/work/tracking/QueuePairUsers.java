@@ -1,6 +1,7 @@
 package io.reactorrdma.verbs.work.tracking;
 
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The queue pairs on a hardware completion queue or protection domain that are not destroyed yet. Closing a queue pair
@@ -58,6 +59,19 @@ public final class QueuePairUsers {
         if (!awaitReleased(timeout)) {
             throw new IllegalStateException(what + "'s " + count() + " queue pairs are still being destroyed after "
                     + timeout.toSeconds() + " s (their teardown runs on the connection manager's thread); close it again later");
+        }
+    }
+
+    /**
+     * As {@link #awaitReleased}, for a close that {@code closing} lets through once: when a queue pair on it was never
+     * closed, the gate opens again before the refusal, so the object stays usable and a later close can go on.
+     */
+    public boolean awaitReleasedOrReopen(AtomicBoolean closing, Duration timeout) {
+        try {
+            return awaitReleased(timeout);
+        } catch (IllegalStateException notClosed) {
+            closing.set(false);
+            throw notClosed;
         }
     }
 
