@@ -97,6 +97,8 @@ public final class Engine {
     private final ArrayDeque<EngineSocket> ready = new ArrayDeque<>();
     /** Sockets made ready by other threads (MPSC, I/O thread consumes): a linked array queue, no node per offer. */
     private final java.util.Queue<EngineSocket> readyFromOtherThreads = io.netty.util.internal.PlatformDependent.newMpscQueue();
+    /** Whether a turn took sockets other threads made ready since {@link #tookHandedOverSockets} was last asked (I/O thread). */
+    private boolean handedOver;
     private final ArrayDeque<ControlMessage> control = new ArrayDeque<>();
     /** Sockets with a grant the peer has not been told of yet (EngineSocket.takeUntoldGrant). */
     private final ArrayDeque<EngineSocket> untoldGrants = new ArrayDeque<>();
@@ -346,6 +348,18 @@ public final class Engine {
             readyFromOtherThreads.add(s);
             domain.wakeup();
         }
+    }
+
+    /**
+     * Whether this engine took sockets that other threads made ready since the last call (I/O thread): an
+     * application sending from its own thread, which waits for this one.
+     */
+    boolean tookHandedOverSockets() {
+        if (!handedOver) {
+            return false; // read only: asked on every turn, spinning included
+        }
+        handedOver = false;
+        return true;
     }
 
     /** Sends the peer more allowance for socket {@code s} (I/O thread). */
@@ -666,6 +680,7 @@ public final class Engine {
             EngineSocket s;
             while ((s = readyFromOtherThreads.poll()) != null) {
                 ready.add(s);
+                handedOver = true;
             }
             // Only CREDIT may use the reserved credit: were anything else to take it, both sides could end
             // up owing each other credits with none left to say so.

@@ -5,11 +5,19 @@ import io.reactorrdma.config.IdleStrategy;
 /**
  * {@link IdleStrategy#BACK_OFF}'s decision, at the start of each idle episode, whether to spin the
  * full budget before blocking or to block almost at once (after {@link IdleStrategy#BLOCK}'s short
- * spin). A full spin <em>pays</em> when it finds work soon: the thread skips a block and its wake-up,
- * and the work is handled at once. It does not pay when it runs out (the CPU went for nothing) or
- * when the work comes only after {@link #payingNanos()}: then the spinner was descheduled during its
- * spin (an oversubscribed host, where spinning takes the core from the threads that would make the
- * work), or it burned more CPU than the wake-up it saved.
+ * spin). A full spin <em>pays</em> when what it saved is worth what it burned:
+ * <ul>
+ *   <li>work found within {@link #cheapNanos()} always pays: the spin cost less CPU than a block and its
+ *       wake-up;</li>
+ *   <li>work found later pays only when it is the next step of a <em>conversation</em> (the caller says so:
+ *       an answer from the peer this thread sent to last, or work another thread handed over) and came within
+ *       {@link #payingNanos()}: then the spin took a wake-up off a round trip that someone waits for, and a
+ *       stream or a request-response whose two ends block would each wait for the other's wake-up;</li>
+ *   <li>anything else did not pay: work from some other peer after the cheap window (a fan-out's replies,
+ *       tens of microseconds apart, each of which a block would take for a tenth of the spin's CPU), work
+ *       after {@link #payingNanos()} (the spinner was descheduled during its spin: an oversubscribed host,
+ *       where spinning takes the core from the threads that would make the work), or a spin that ran out.</li>
+ * </ul>
  *
  * <p>The estimate is the <em>share of recent full spins that paid</em>, an exponentially weighted
  * average over about {@link #window()} spins, with hysteresis: the thread spins while the share stays
@@ -27,8 +35,13 @@ import io.reactorrdma.config.IdleStrategy;
  */
 final class SpinBudget {
 
-    /** Work found later than this into a spin did not pay: longer than a blocked thread's wake-up costs. */
+    /** The next step of a conversation found later than this did not pay: longer than a blocked thread's wake-up takes. */
     static final long PAYING_NANOS = 100_000;
+    /**
+     * Any work found within this paid: about the CPU a block and its wake-up cost (the futex or eventfd calls,
+     * the two context switches, the scheduler), some 10 µs on the hosts measured.
+     */
+    static final long CHEAP_NANOS = 10_000;
     /** About how many recent full spins the paying share averages over (its weight is 1/WINDOW). */
     static final int WINDOW = 64;
     /** Below this share of paying spins, spinning stops. */
@@ -41,6 +54,7 @@ final class SpinBudget {
     static final int PROBE_AT_MOST = 256;
 
     private final long payingNanos;
+    private final long cheapNanos;
     private final int window;
     private final double stopBelow;
     private final double resumeAt;
@@ -55,17 +69,21 @@ final class SpinBudget {
     private int probeGap;
 
     SpinBudget() {
-        this(PAYING_NANOS, WINDOW, STOP_BELOW, RESUME_AT, PROBE_EVERY, PROBE_AT_MOST);
+        this(PAYING_NANOS, CHEAP_NANOS, WINDOW, STOP_BELOW, RESUME_AT, PROBE_EVERY, PROBE_AT_MOST);
     }
 
-    SpinBudget(long payingNanos, int window, double stopBelow, double resumeAt, int probeEvery, int probeAtMost) {
-        if (payingNanos <= 0 || window < 1 || probeEvery < 1 || probeAtMost < probeEvery
+    SpinBudget(long payingNanos, long cheapNanos, int window, double stopBelow, double resumeAt, int probeEvery,
+            int probeAtMost) {
+        if (payingNanos <= 0 || cheapNanos < 0 || cheapNanos > payingNanos || window < 1 || probeEvery < 1
+                || probeAtMost < probeEvery
                 || !(stopBelow > 0 && stopBelow <= resumeAt && resumeAt <= 1)) {
-            throw new IllegalArgumentException("spin budget: payingNanos " + payingNanos + ", window " + window
+            throw new IllegalArgumentException("spin budget: payingNanos " + payingNanos + ", cheapNanos " + cheapNanos
+                    + ", window " + window
                     + ", stopBelow " + stopBelow + ", resumeAt " + resumeAt + ", probeEvery " + probeEvery
                     + ", probeAtMost " + probeAtMost);
         }
         this.payingNanos = payingNanos;
+        this.cheapNanos = cheapNanos;
         this.window = window;
         this.stopBelow = stopBelow;
         this.resumeAt = resumeAt;
@@ -89,9 +107,17 @@ final class SpinBudget {
         return false;
     }
 
-    /** A full spin found work {@code nanos} after it began. */
-    void found(long nanos) {
-        record(nanos <= payingNanos);
+    /**
+     * A full spin found work {@code nanos} after it began; {@code conversation}: the work was the next step of
+     * a conversation (see the class comment).
+     */
+    void found(long nanos, boolean conversation) {
+        record(pays(nanos, conversation));
+    }
+
+    /** Whether a spin that found work {@code nanos} after it began paid. */
+    boolean pays(long nanos, boolean conversation) {
+        return nanos <= cheapNanos || conversation && nanos <= payingNanos;
     }
 
     /** A full spin ran out without finding work. */
@@ -123,6 +149,10 @@ final class SpinBudget {
 
     long payingNanos() {
         return payingNanos;
+    }
+
+    long cheapNanos() {
+        return cheapNanos;
     }
 
     int window() {

@@ -101,6 +101,13 @@ public final class ThreadDomain implements AutoCloseable {
     /** Whether a full BACK_OFF spin is being measured, and when it began (System.nanoTime()). */
     private boolean spinMeasured;
     private long spinStart;
+    /**
+     * The engine that posted last (I/O thread): an answer on its queue pair is the next step of a conversation
+     * this thread is part of, which {@link SpinBudget} counts as worth a longer spin than other work.
+     */
+    private Engine lastPoster;
+    /** Whether the turn that ended a measured spin found the next step of a conversation (see {@link #lastPoster}). */
+    private boolean conversation;
     /** Set when the loop has ended: later {@link #execute} calls run their task on the caller. */
     private volatile boolean terminated;
     /** Completes when the loop has ended, its engines closed and its completion queue with them. */
@@ -455,6 +462,9 @@ public final class ThreadDomain implements AutoCloseable {
             metrics.engineRemoved();
             engineSlots.decrementAndGet();
         }
+        if (lastPoster == e) {
+            lastPoster = null;
+        }
         draining.add(e);
         clientEngines.values().removeIf(f -> f.isDone() && !f.isCompletedExceptionally() && f.join() == e);
     }
@@ -541,11 +551,16 @@ public final class ThreadDomain implements AutoCloseable {
         while ((r = tasks.poll()) != null) {
             r.run();
             busy = true;
+            conversation = true; // another thread handed work over: it waits for this one
         }
         for (int i = 0; i < engines.size(); i++) {
             Engine e = engines.get(i);
             if (e.run()) {
                 busy = true;
+                lastPoster = e;
+            }
+            if (e.tookHandedOverSockets()) {
+                conversation = true;
             }
             if (i < engines.size() && engines.get(i) != e) {
                 i--; // the engine failed during its turn and was removed
@@ -578,6 +593,9 @@ public final class ThreadDomain implements AutoCloseable {
             WorkCompletion wc = wcs[i];
             Engine e = byQpn.get(wc.qpNum());
             if (e != null) {
+                if (e == lastPoster) {
+                    conversation = true;
+                }
                 try {
                     e.onCompletion(wc); // catches what handling throws; this guards the rest of the batch if failing throws too
                 } catch (RuntimeException | Error t) {
@@ -618,7 +636,12 @@ public final class ThreadDomain implements AutoCloseable {
                 spinTurns = BACK_OFF_SPIN_TURNS;
                 spinMeasured = true;
                 spinStart = System.nanoTime();
+                conversation = false;
                 metrics.idleSpin();
+                SpinHook hook = spinHook;
+                if (hook != null) {
+                    hook.spinStarted();
+                }
             } else {
                 spinTurns = BLOCK_SPIN_TURNS;
                 metrics.idleSpinSkipped();
@@ -640,9 +663,13 @@ public final class ThreadDomain implements AutoCloseable {
     private void spinFound() {
         long nanos = System.nanoTime() - spinStart;
         spinMeasured = false;
-        spinBudget.found(nanos);
-        if (nanos <= spinBudget.payingNanos()) {
+        spinBudget.found(nanos, conversation);
+        if (spinBudget.pays(nanos, conversation)) {
             metrics.idleSpinPaid();
+        }
+        SpinHook hook = spinHook;
+        if (hook != null) {
+            hook.spinFound(conversation);
         }
     }
 
@@ -680,6 +707,16 @@ public final class ThreadDomain implements AutoCloseable {
 
     /** Tests only: the racing point between an armed I/O thread and a completion that should wake it. */
     volatile BlockHook blockHook;
+
+    /** Tests: told on the I/O thread when a full BACK_OFF spin starts, and how the one that found work was judged. */
+    interface SpinHook {
+        void spinStarted();
+
+        void spinFound(boolean conversation);
+    }
+
+    /** Tests only: holds a full spin at its start, so that what it will find can be put in place first. */
+    volatile SpinHook spinHook;
 
     /** Whether no engine needs an unsolicited completion to make progress (I/O thread, when about to block). */
     private boolean solicitedOnly() {
