@@ -57,10 +57,18 @@ public final class EchoLoop implements MeasuredLoop {
      * Messages go into {@code sink}, which a transport's {@code outbound().send(...)} drains. The
      * first message is emitted by the starting thread and its echo may come back while that thread
      * is still inside the emission, so a concurrent emission is retried briefly instead of failing.
+     * The retrying handler is made only then: it reads the clock and is an object, per message otherwise.
      */
     void outputTo(Sinks.Many<ByteBuf> sink) {
         output(message -> {
+            Sinks.EmitResult result = sink.tryEmitNext(message);
+            if (result == Sinks.EmitResult.OK) {
+                return;
+            }
             try {
+                if (result != Sinks.EmitResult.FAIL_NON_SERIALIZED) {
+                    throw new Sinks.EmissionException(result);
+                }
                 sink.emitNext(message, Sinks.EmitFailureHandler.busyLooping(SERIALIZED_EMIT_WAIT));
             } catch (Sinks.EmissionException e) {
                 message.release();

@@ -114,6 +114,8 @@ public final class QpLayout {
     public static final int RQ_INLINE = 32;
     /** The largest SEND carried in the done part: what fits its two cache lines after the completion's fields. */
     public static final int RQ_INLINE_MAX = 2 * SharedMemory.CACHE_LINE - RQ_INLINE;
+    /** The done part's second cache line: the inline bytes past its first 32. */
+    public static final int RQ_DONE_SECOND_LINE = SharedMemory.CACHE_LINE;
     public static final int RQ_POST_SEQ = 2 * SharedMemory.CACHE_LINE;
     public static final int RQ_NUM_SGE = RQ_POST_SEQ + 8;
     public static final int RQ_SGES = RQ_POST_SEQ + 16;
