@@ -98,7 +98,7 @@ public final class Engine {
     /** Sockets made ready by other threads (MPSC, I/O thread consumes): a linked array queue, no node per offer. */
     private final java.util.Queue<EngineSocket> readyFromOtherThreads = io.netty.util.internal.PlatformDependent.newMpscQueue();
     /** Whether a turn took sockets other threads made ready since {@link #tookHandedOverSockets} was last asked (I/O thread). */
-    private boolean handedOver;
+    private boolean socketsHandedOver;
     private final ArrayDeque<ControlMessage> control = new ArrayDeque<>();
     /** Sockets with a grant the peer has not been told of yet (EngineSocket.takeUntoldGrant). */
     private final ArrayDeque<EngineSocket> untoldGrants = new ArrayDeque<>();
@@ -355,10 +355,10 @@ public final class Engine {
      * application sending from its own thread, which waits for this one.
      */
     boolean tookHandedOverSockets() {
-        if (!handedOver) {
+        if (!socketsHandedOver) {
             return false; // read only: asked on every turn, spinning included
         }
-        handedOver = false;
+        socketsHandedOver = false;
         return true;
     }
 
@@ -680,7 +680,7 @@ public final class Engine {
             EngineSocket s;
             while ((s = readyFromOtherThreads.poll()) != null) {
                 ready.add(s);
-                handedOver = true;
+                socketsHandedOver = true;
             }
             // Only CREDIT may use the reserved credit: were anything else to take it, both sides could end
             // up owing each other credits with none left to say so.

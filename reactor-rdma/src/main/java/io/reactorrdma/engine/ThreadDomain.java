@@ -102,12 +102,23 @@ public final class ThreadDomain implements AutoCloseable {
     private boolean spinMeasured;
     private long spinStart;
     /**
-     * The engine that posted last (I/O thread): an answer on its queue pair is the next step of a conversation
-     * this thread is part of, which {@link SpinBudget} counts as worth a longer spin than other work.
+     * The engine that posted last (I/O thread; of several that post in one turn, the last in the domain's order):
+     * an answer on its queue pair is the next step of a conversation this thread is part of, which
+     * {@link SpinBudget} counts as worth a longer spin than other work.
      */
     private Engine lastPoster;
-    /** Whether the turn that ended a measured spin found the next step of a conversation (see {@link #lastPoster}). */
+    /**
+     * Whether the turns since a measured spin began found the next step of a conversation: a completion of
+     * {@link #lastPoster}'s queue pair (its answers, and its own send completions), a task another thread handed
+     * over, or a socket another thread made ready.
+     */
     private boolean conversation;
+    /**
+     * Set by a thread other than the I/O thread when it hands a task over (before adding it), cleared by the I/O
+     * thread when it runs tasks: tasks the I/O thread gives itself (grants, early flushes) are no conversation.
+     * A hand-over racing with the clear may be judged as other work, once.
+     */
+    private volatile boolean tasksFromOtherThreads;
     /** Set when the loop has ended: later {@link #execute} calls run their task on the caller. */
     private volatile boolean terminated;
     /** Completes when the loop has ended, its engines closed and its completion queue with them. */
@@ -175,6 +186,9 @@ public final class ThreadDomain implements AutoCloseable {
 
     /** Runs {@code task} on the I/O thread. */
     public void execute(Runnable task) {
+        if (Thread.currentThread() != thread) {
+            tasksFromOtherThreads = true;
+        }
         tasks.add(task);
         if (terminated) {
             runRemainingTasks(); // the I/O thread is gone: what is handed over now is cleanup, run it here
@@ -548,16 +562,25 @@ public final class ThreadDomain implements AutoCloseable {
         dispatch(n);
         boolean busy = n > 0;
         Runnable r;
+        boolean ranTasks = false;
         while ((r = tasks.poll()) != null) {
             r.run();
+            ranTasks = true;
+        }
+        if (ranTasks) {
             busy = true;
-            conversation = true; // another thread handed work over: it waits for this one
+            if (tasksFromOtherThreads) {
+                tasksFromOtherThreads = false;
+                conversation = true; // another thread handed work over: it waits for this one
+            }
         }
         for (int i = 0; i < engines.size(); i++) {
             Engine e = engines.get(i);
             if (e.run()) {
                 busy = true;
-                lastPoster = e;
+                if (!e.isFailed()) {
+                    lastPoster = e; // a failed engine was removed, and it drains: its flushes answer nobody
+                }
             }
             if (e.tookHandedOverSockets()) {
                 conversation = true;

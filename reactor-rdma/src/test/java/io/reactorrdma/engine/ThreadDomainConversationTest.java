@@ -64,11 +64,23 @@ class ThreadDomainConversationTest {
             EngineTest.Collector fromA = new EngineTest.Collector();
             EngineTest.Collector fromB = new EngineTest.Collector();
             a.inbound(fromA);
-            b.inbound(fromB);
+            b.inbound(new EngineSocket.Inbound() {
+                @Override
+                public void onMessage(ByteBuf message) {
+                    fromB.onMessage(message);
+                    h.client.execute(() -> { }); // the I/O thread gives itself a task, as a grant does: no conversation
+                }
+
+                @Override
+                public void onClose(Throwable error) {
+                    fromB.onClose(error);
+                }
+            });
             HeldSpin held = new HeldSpin();
             h.client.spinHook = held;
 
-            // the client posts to A last; then B's server sends: not the conversation the client is in
+            // the client posts to A last; then B's server sends (and the client gives itself a task on it): not the
+            // conversation the client is in
             sendAndAwait(h, a, serverReceived);
             held.holdNext(h);
             sendFromServer(h, servedB);
@@ -91,21 +103,28 @@ class ThreadDomainConversationTest {
         }
     }
 
-    /** Holds the next full spin that starts once armed at its start, then reports how it was judged. */
+    /**
+     * Holds the next full spin that starts once armed at its start, then reports how it was judged. The test's
+     * kicks (empty tasks) and the hold exclude each other: a spin is held only while no kick is pending, and no kick
+     * is handed over while a spin is held, so none can be found with what the held spin is to find.
+     */
     private static final class HeldSpin implements ThreadDomain.SpinHook {
-        private volatile boolean armed;
+        private boolean armed;
         private volatile boolean holding;
+        private int pendingKicks;
         private volatile CountDownLatch started = new CountDownLatch(1);
         private volatile CountDownLatch go = new CountDownLatch(1);
         private final BlockingQueue<Boolean> judged = new LinkedBlockingQueue<>();
 
         @Override
         public void spinStarted() {
-            if (!armed) {
-                return;
+            synchronized (this) {
+                if (!armed || pendingKicks > 0) {
+                    return;
+                }
+                armed = false;
+                holding = true;
             }
-            armed = false;
-            holding = true;
             started.countDown();
             try {
                 go.await(60, TimeUnit.SECONDS);
@@ -126,12 +145,24 @@ class ThreadDomainConversationTest {
         void holdNext(EngineHarness h) throws InterruptedException {
             started = new CountDownLatch(1);
             go = new CountDownLatch(1);
-            armed = true;
+            synchronized (this) {
+                armed = true;
+            }
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
             while (!started.await(10, TimeUnit.MILLISECONDS)) {
                 assertThat(System.nanoTime() < deadline).as("a full spin of the client started").isTrue();
-                h.client.execute(() -> { }); // a new idle episode after it: a full spin, or a probe within 256
+                synchronized (this) {
+                    if (holding) {
+                        continue; // held just now: started is about to count down
+                    }
+                    pendingKicks++;
+                }
+                h.client.execute(this::kicked); // a new idle episode after it: a full spin, or a probe within 256
             }
+        }
+
+        private synchronized void kicked() {
+            pendingKicks--;
         }
 
         Boolean releaseAndJudgement() throws InterruptedException {
