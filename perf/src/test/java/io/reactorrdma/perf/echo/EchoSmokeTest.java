@@ -38,11 +38,13 @@ class EchoSmokeTest {
             assertResult(r, 100);
             for (EngineMeters m : new EngineMeters[]{out.client(), out.server()}) {
                 assertThat(m.isEmpty()).isFalse();
-                assertThat(m.get("rdma.doorbells")).as(poll + ": doorbells").isPositive().isLessThanOrEqualTo(m.get("rdma.posts"));
-                // each batch ends signaled. The figures are differences of two snapshots that read the counters one
-                // after the other while spinning I/O threads keep posting; a reader descheduled between two reads
-                // sees them batches apart (seen: 20 of 15,780 on a loaded 2-core machine), so allow 1 %
+                // The figures are differences of two snapshots that read the counters one after the other while
+                // spinning I/O threads keep posting; a reader descheduled between two reads sees them batches apart
+                // (seen: 20 of 15,780 on a loaded 2-core machine; doorbells 9 over posts of 30,396 in a fresh-clone
+                // build), so allow 1 %. A doorbell posts at least one request, and each batch ends signaled.
                 double doorbells = m.get("rdma.doorbells");
+                double posts = m.get("rdma.posts");
+                assertThat(doorbells).as(poll + ": doorbells").isPositive().isLessThanOrEqualTo(posts + 1 + Math.floor(posts / 100));
                 assertThat(m.get("rdma.posts.signaled")).isBetween(doorbells - 1 - Math.floor(doorbells / 100), m.get("rdma.posts"));
                 assertThat(m.get("rdma.rendezvous")).as("100-byte messages go eagerly").isZero();
                 assertThat(m.get("rdma.copies.on.send")).as("messages are born in registered memory").isZero();
