@@ -9,11 +9,11 @@ public enum IdleStrategy {
      * notification, <em>while spinning pays</em>: a reply that comes quickly is caught spinning, an idle
      * thread costs no CPU. A spin pays when it finds any work within 10 µs (less CPU than a block and its
      * wake-up), or, within 100 µs, the next step of a conversation: an answer from the peer the thread sent to
-     * last, or work another thread handed over (a request-response or a stream, whose two ends would otherwise
-     * each wait for the other's wake-up). A fan-out's replies from other peers, tens of microseconds apart, do
-     * not pay, and neither do the requests of several clients of one server thread that come as far apart (each
-     * then waits for a wake-up: {@link #BUSY_SPIN} keeps the spin there); nor does a spin that runs out, or finds
-     * work only after 100 µs (its thread was descheduled: more runnable threads than cores). The thread
+     * last, work another thread handed over, or work that made the thread send (a server answering a request,
+     * from whichever client): a request-response or a stream, whose two ends would otherwise each wait for the
+     * other's wake-up. A fan-out's replies from other peers, tens of microseconds apart, do not pay, as long as
+     * they are not answered at once ({@link #BUSY_SPIN} keeps the spin there); nor does a spin that runs out, or
+     * finds work only after 100 µs (its thread was descheduled: more runnable threads than cores). The thread
      * keeps the share of its recent full spins that paid (a weighted average over about 64 of them): it
      * spins in full while the share is at least 40 %, and below that blocks after {@link #BLOCK}'s short
      * spin, as BLOCK does, with one probe (a full spin) in every 16 to 256 idle episodes; it spins again

@@ -97,7 +97,7 @@ public final class Engine {
     private final ArrayDeque<EngineSocket> ready = new ArrayDeque<>();
     /** Sockets made ready by other threads (MPSC, I/O thread consumes): a linked array queue, no node per offer. */
     private final java.util.Queue<EngineSocket> readyFromOtherThreads = io.netty.util.internal.PlatformDependent.newMpscQueue();
-    /** Whether a turn took sockets other threads made ready since {@link #tookHandedOverSockets} was last asked (I/O thread). */
+    /** Whether a turn took sockets made ready since {@link #tookHandedOverSockets} was last asked (I/O thread). */
     private boolean socketsHandedOver;
     private final ArrayDeque<ControlMessage> control = new ArrayDeque<>();
     /** Sockets with a grant the peer has not been told of yet (EngineSocket.takeUntoldGrant). */
@@ -351,8 +351,8 @@ public final class Engine {
     }
 
     /**
-     * Whether this engine took sockets that other threads made ready since the last call (I/O thread): an
-     * application sending from its own thread, which waits for this one.
+     * Whether this engine took sockets made ready since the last call (I/O thread): an application sending, from
+     * its own thread or from this one in answer to what it received (both go through {@link #socketReady}).
      */
     boolean tookHandedOverSockets() {
         if (!socketsHandedOver) {

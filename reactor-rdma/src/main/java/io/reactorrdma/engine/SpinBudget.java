@@ -10,7 +10,8 @@ import io.reactorrdma.config.IdleStrategy;
  *   <li>work found within {@link #cheapNanos()} always pays: the spin cost less CPU than a block and its
  *       wake-up;</li>
  *   <li>work found later pays only when it is the next step of a <em>conversation</em> (the caller says so:
- *       an answer from the peer this thread sent to last, or work another thread handed over) and came within
+ *       an answer from the peer this thread sent to last, work another thread handed over, or work that made it
+ *       send) and came within
  *       {@link #payingNanos()}: then the spin took a wake-up off a round trip that someone waits for, and a
  *       stream or a request-response whose two ends block would each wait for the other's wake-up;</li>
  *   <li>anything else did not pay: work from some other peer after the cheap window (a fan-out's replies,
@@ -109,10 +110,12 @@ final class SpinBudget {
 
     /**
      * A full spin found work {@code nanos} after it began; {@code conversation}: the work was the next step of
-     * a conversation (see the class comment).
+     * a conversation (see the class comment). Returns whether the spin paid.
      */
-    void found(long nanos, boolean conversation) {
-        record(pays(nanos, conversation));
+    boolean found(long nanos, boolean conversation) {
+        boolean paid = pays(nanos, conversation);
+        record(paid);
+        return paid;
     }
 
     /** Whether a spin that found work {@code nanos} after it began paid. */

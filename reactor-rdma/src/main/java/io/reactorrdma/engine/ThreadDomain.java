@@ -110,7 +110,8 @@ public final class ThreadDomain implements AutoCloseable {
     /**
      * Whether the turns since a measured spin began found the next step of a conversation: a completion of
      * {@link #lastPoster}'s queue pair (its answers, and its own send completions), a task another thread handed
-     * over, or a socket another thread made ready.
+     * over, or a socket made ready to send (by the application on its own thread, or on this one in answer to
+     * what the spin found: a server's reply to a request from any client).
      */
     private boolean conversation;
     /**
@@ -686,8 +687,7 @@ public final class ThreadDomain implements AutoCloseable {
     private void spinFound() {
         long nanos = System.nanoTime() - spinStart;
         spinMeasured = false;
-        spinBudget.found(nanos, conversation);
-        if (spinBudget.pays(nanos, conversation)) {
+        if (spinBudget.found(nanos, conversation)) {
             metrics.idleSpinPaid();
         }
         SpinHook hook = spinHook;
