@@ -1,5 +1,6 @@
 package io.reactorrdma.perf;
 
+import io.reactorrdma.perf.cli.EchoReply;
 import io.reactorrdma.perf.cli.Log;
 import io.reactorrdma.perf.cli.PollMode;
 import io.reactorrdma.perf.echo.RdmaEchoServer;
@@ -31,7 +32,7 @@ import java.util.function.Supplier;
 /**
  * The forked peer: {@code PeerMain
  * <send-lat|write-bw|shm-floor|echo-rdma|echo-tcp|rsocket-rdma|rsocket-tcp|fanout-rdma|fanout-tcp|soak-server>
- * [--port N] [--size N] [--poll back-off|spin|block] [--file PATH] [--max-seconds N] [--provider NAME] [--host ADDR]
+ * [--port N] [--size N] [--poll back-off|spin|block] [--reply echo|own] [--file PATH] [--max-seconds N] [--provider NAME] [--host ADDR]
  * [--shm-dir DIR] [--seed N] [--cancel-share F] [--standby true] [--count N] [--slow-index I] [--slow-ms MS]};
  * {@code --provider disni --host <RDMA IPv4>}
  * is the hardware peer that {@code serve} starts by hand on another host. Prints {@code KEY value} reports on standard output (see
@@ -60,6 +61,11 @@ public final class PeerMain {
         }
         System.out.flush();
         System.exit(code);
+    }
+
+    /** echo's {@code --reply}, as the parent passed it (the default: echo). */
+    private static EchoReply reply(Map<String, String> opts) {
+        return EchoReply.parse(opts.getOrDefault("--reply", EchoReply.ECHO.id()));
     }
 
     private static int run(String[] args) throws Exception {
@@ -99,10 +105,10 @@ public final class PeerMain {
                 }
                 return 0;
             case "echo-rdma":
-                RdmaEchoServer.task("shm", mode, meters::set).serve(reporter, () -> stop);
+                RdmaEchoServer.task("shm", mode, reply(opts), meters::set).serve(reporter, () -> stop);
                 return 0;
             case "echo-tcp":
-                TcpEchoServer.task().serve(reporter, () -> stop);
+                TcpEchoServer.task(reply(opts)).serve(reporter, () -> stop);
                 return 0;
             case "rsocket-rdma":
                 RSocketServerEnd.task(() -> RSocketServerEnd.rdma("shm", mode, size), meters::set).serve(reporter, () -> stop);

@@ -5,6 +5,7 @@ import io.reactorrdma.perf.cli.Log;
 import io.reactorrdma.perf.cli.PerfException;
 import io.reactorrdma.perf.cli.PerfOptions;
 import io.reactorrdma.perf.cli.PollMode;
+import io.reactorrdma.perf.cli.Scenario;
 import io.reactorrdma.perf.cli.Transport;
 import io.reactorrdma.perf.measure.CoreToCore;
 import io.reactorrdma.perf.report.LatencyChart;
@@ -90,6 +91,7 @@ final class ScenarioRounds {
                                   List<ResultWriter> writers) {
         Log.info(o.scenario.id() + " on " + t.id() + (o.repeat > 1 ? ", run " + round + " of " + o.repeat : "") + ": "
                 + (o.scenario.takesSize() ? "size " + o.size + " B" : "sizes from its mix")
+                + (o.scenario == Scenario.ECHO && t != Transport.UCX ? ", reply " + o.reply.id() : "")
                 + ", warm-up " + o.warmupSeconds + " s, measured " + o.durationSeconds + " s, poll " + o.poll.id()
                 + "; host: " + CoreToCore.describe());
         try {

@@ -1,6 +1,7 @@
 package io.reactorrdma.perf;
 
 import io.reactorrdma.tools.cli.ExitStatus;
+import io.reactorrdma.perf.cli.EchoReply;
 import io.reactorrdma.perf.cli.PerfOptions;
 import io.reactorrdma.perf.cli.PollMode;
 import io.reactorrdma.perf.cli.Transport;
@@ -46,6 +47,17 @@ class PerfOptionsTest {
         assertThatThrownBy(() -> PerfOptions.parse(new String[]{"send-lat", "--connections", "2"}))
                 .hasMessageContaining("echo, rsocket-rr, rsocket-stream and fanout only");
         assertThat(PerfMain.run(new String[]{"echo", "--transports", "memcpy"})).isEqualTo(ExitStatus.USAGE);
+    }
+
+    @Test
+    void echoReply() {
+        assertThat(PerfOptions.parse(new String[]{"echo"}).reply).isEqualTo(EchoReply.ECHO);
+        assertThat(PerfOptions.parse(new String[]{"echo", "--reply", "own"}).reply).isEqualTo(EchoReply.OWN);
+        assertThat(PerfOptions.parse(new String[]{"echo", "--reply=Echo"}).reply).isEqualTo(EchoReply.ECHO);
+        assertThatThrownBy(() -> PerfOptions.parse(new String[]{"echo", "--reply", "copy"})).isInstanceOf(UsageException.class)
+                .hasMessageContaining("unknown --reply 'copy'");
+        assertThatThrownBy(() -> PerfOptions.parse(new String[]{"rsocket-rr", "--reply", "own"})).isInstanceOf(UsageException.class)
+                .hasMessageContaining("--reply applies to echo only");
     }
 
     @Test

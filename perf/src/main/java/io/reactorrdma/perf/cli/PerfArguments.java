@@ -87,6 +87,13 @@ public final class PerfArguments {
             "default 1, at most " + PerfOptions.MAX_CONNECTIONS})
     Integer connections;
 
+    @Option(names = "--reply", paramLabel = "echo|own", order = 8, converter = PerfConverters.Replies.class, description = {
+            "echo: what the server answers with: echo (default), the buffer the message arrived in,",
+            "zero-copy; own, a buffer of its own with the same bytes, so that each side sends from",
+            "one buffer and receives into another, as ucx_perftest's tag_lat (the like-for-like",
+            "comparison with the ucx transport)"})
+    EchoReply reply;
+
     @Option(names = "--shards", paramLabel = "N", order = 9, converter = PerfConverters.Shards.class,
             description = "fanout: shards each request goes to, default " + PerfOptions.DEFAULT_SHARDS + ", at most "
                     + PerfOptions.MAX_SHARDS)

@@ -103,6 +103,13 @@ final class PerfConverters {
         }
     }
 
+    static final class Replies implements ITypeConverter<EchoReply> {
+        @Override
+        public EchoReply convert(String value) {
+            return EchoReply.parse(value.trim().toLowerCase(Locale.ROOT));
+        }
+    }
+
     static final class Hedging implements ITypeConverter<String> {
         @Override
         public String convert(String value) {

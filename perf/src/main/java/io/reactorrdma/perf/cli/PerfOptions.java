@@ -53,6 +53,8 @@ public final class PerfOptions {
     public final boolean csv;
     /** Concurrent connections, each with its own closed loop (echo) or stream (rsocket-rr, rsocket-stream). */
     public final int connections;
+    /** echo: what the server answers with ({@code --reply}, default {@link EchoReply#ECHO}). */
+    public final EchoReply reply;
 
     /** fanout: the shards each request goes to, the replicas of each, and --slow-replica's delay (0: none). */
     public final int shards;
@@ -81,7 +83,7 @@ public final class PerfOptions {
 
     private PerfOptions(Scenario scenario, List<Transport> transports, boolean transportsExplicit, int size,
                         double durationSeconds, double warmupSeconds, PollMode poll, List<PollMode> polls, int repeat,
-                        Transport baseline, boolean csv, int connections,
+                        Transport baseline, boolean csv, int connections, EchoReply reply,
                         String peerHost, int peerPort, Path chart, int shards, int replicas, long slowReplicaMillis,
                         FanoutClient fanoutClient, boolean hedging, double hedgeQuantile, String loopbackProvider) {
         this.scenario = scenario;
@@ -96,6 +98,7 @@ public final class PerfOptions {
         this.baseline = baseline;
         this.csv = csv;
         this.connections = connections;
+        this.reply = reply;
         this.peerHost = peerHost;
         this.peerPort = peerPort;
         this.chart = chart;
@@ -111,7 +114,7 @@ public final class PerfOptions {
     /** These options with the runners' poll mode set to {@code mode} (one of {@link #polls}'s rounds). */
     public PerfOptions withPoll(PollMode mode) {
         return new PerfOptions(scenario, transports, transportsExplicit, size, durationSeconds, warmupSeconds, mode, polls, repeat,
-                baseline, csv, connections, peerHost, peerPort, chart, shards, replicas, slowReplicaMillis, fanoutClient, hedging,
+                baseline, csv, connections, reply, peerHost, peerPort, chart, shards, replicas, slowReplicaMillis, fanoutClient, hedging,
                 hedgeQuantile, loopbackProvider);
     }
 
@@ -166,6 +169,9 @@ public final class PerfOptions {
         if (a.connections != null && !scenario.takesConnections()) {
             throw new UsageException("--connections applies to echo, rsocket-rr, rsocket-stream and fanout only; " + scenario.id()
                     + " runs one connection");
+        }
+        if (a.reply != null && scenario != Scenario.ECHO) {
+            throw new UsageException("--reply applies to echo only; " + scenario.id() + "'s server answers as its scenario says");
         }
         List<Transport> transports = a.transports;
         Integer size = a.size;
@@ -257,6 +263,7 @@ public final class PerfOptions {
         }
         return new PerfOptions(scenario, run, explicit,
                 size != null ? size : scenario.defaultSize(), duration, warmup, polls.get(0), polls, repeat, baseline, csv, connections,
+                a.reply != null ? a.reply : EchoReply.ECHO,
                 peerHost, peerPort, chart,
                 shards, replicas, slowMillis, fanoutClient, hedges,
                 hedgeQuantile != null ? hedgeQuantile : ShardClient.DEFAULT_HEDGE_QUANTILE, loopbackProvider);

@@ -56,7 +56,7 @@ public final class EchoRunner {
 
     private static Outcome rdmaLoopback(PerfOptions o) {
         EchoLoops loops = new EchoLoops();
-        try (PeerSide peer = InJvmEchoPeer.of(RdmaEchoServer.start("loopback", o.poll));
+        try (PeerSide peer = InJvmEchoPeer.of(RdmaEchoServer.start("loopback", o.poll, o.reply));
              RdmaEchoClient client = RdmaEchoClient.connect("loopback", o.poll, peer.port(), o.connections, o.size, loops)) {
             return measure(o, Transport.RDMA_LOOPBACK, loops, peer, client.threadsCpu(), client::meters);
         }
@@ -73,7 +73,8 @@ public final class EchoRunner {
     }
 
     private static List<String> peerArgs(PerfOptions o) {
-        return List.of("--poll", o.poll.id(), "--max-seconds", Long.toString((long) Math.ceil(o.warmupSeconds + o.durationSeconds) + 120));
+        return List.of("--poll", o.poll.id(), "--reply", o.reply.id(),
+                "--max-seconds", Long.toString((long) Math.ceil(o.warmupSeconds + o.durationSeconds) + 120));
     }
 
     private static Outcome measure(PerfOptions o, Transport t, EchoLoops loops, PeerSide peer, CpuMeter cpu,

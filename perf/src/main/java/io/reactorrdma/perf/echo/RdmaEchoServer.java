@@ -3,7 +3,10 @@ package io.reactorrdma.perf.echo;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.reactorrdma.DisposableRdmaServer;
 import io.reactorrdma.RdmaResources;
+import io.reactorrdma.RdmaInbound;
+import io.reactorrdma.RdmaOutbound;
 import io.reactorrdma.RdmaServer;
+import io.reactorrdma.perf.cli.EchoReply;
 import io.reactorrdma.perf.cli.PerfException;
 import io.reactorrdma.perf.cli.PollMode;
 import io.reactorrdma.perf.measure.CpuMeter;
@@ -13,12 +16,15 @@ import io.reactorrdma.perf.peer.InJvmServer;
 import io.reactorrdma.perf.peer.PeerReporter;
 import io.reactorrdma.perf.peer.ServerTask;
 
+import org.reactivestreams.Publisher;
+
 import java.time.Duration;
 
 /**
  * The server end of echo over RDMA: an {@link RdmaServer} whose handler is the README's echo,
  * {@code (in, out) -> out.send(in.receive())} — every message goes back as the buffer it arrived
- * in (zero-copy) — on its own {@link RdmaEchoResources}, with its meters in a registry of its own.
+ * in (zero-copy) — or, with {@link EchoReply#OWN}, answers each message with a buffer of its own from the
+ * connection's allocator ({@link OwnReply}); on its own {@link RdmaEchoResources}, with its meters in a registry of its own.
  */
 public final class RdmaEchoServer implements InJvmServer {
 
@@ -28,11 +34,11 @@ public final class RdmaEchoServer implements InJvmServer {
     private final RdmaResources resources;
     private final DisposableRdmaServer server;
 
-    private RdmaEchoServer(String provider, PollMode poll) {
+    private RdmaEchoServer(String provider, PollMode poll, EchoReply reply) {
         resources = RdmaEchoResources.create(NAME, provider, poll, registry);
         try {
             server = RdmaServer.create().host("127.0.0.1").port(0).runOn(resources)
-                    .handle((in, out) -> out.send(in.receive()))
+                    .handle(reply == EchoReply.OWN ? RdmaEchoServer::ownReplies : (in, out) -> out.send(in.receive()))
                     .bindNow();
         } catch (RuntimeException e) {
             resources.dispose();
@@ -41,18 +47,30 @@ public final class RdmaEchoServer implements InJvmServer {
     }
 
     /** Binds on 127.0.0.1, on a port the provider picks. */
-    static RdmaEchoServer start(String provider, PollMode poll) {
-        return new RdmaEchoServer(provider, poll);
+    static RdmaEchoServer start(String provider, PollMode poll, EchoReply reply) {
+        return new RdmaEchoServer(provider, poll, reply);
+    }
+
+    /** {@code --reply own}: every message is released once copied or compared, and answered from the connection's own buffer. */
+    private static Publisher<Void> ownReplies(RdmaInbound in, RdmaOutbound out) {
+        OwnReply own = new OwnReply(out.alloc());
+        return out.send(in.receive().map(message -> {
+            try {
+                return own.answer(message);
+            } finally {
+                message.release();
+            }
+        })).then().doFinally(signal -> own.close());
     }
 
     /**
      * As a forked peer's task: reports READY with the port, serves until told to stop, and lets the peer report its
      * meters at each mark.
      */
-    public static ServerTask task(String provider, PollMode poll,
+    public static ServerTask task(String provider, PollMode poll, EchoReply reply,
             java.util.function.Consumer<java.util.function.Supplier<String>> meterReports) {
         return (reporter, stop) -> {
-            try (RdmaEchoServer s = start(provider, poll)) {
+            try (RdmaEchoServer s = start(provider, poll, reply)) {
                 meterReports.accept(() -> s.meters().format());
                 reporter.report(PeerReporter.READY, Integer.toString(s.port()));
                 while (!stop.getAsBoolean()) {

@@ -1,5 +1,6 @@
 package io.reactorrdma.perf.ucx;
 
+import io.reactorrdma.perf.cli.EchoReply;
 import io.reactorrdma.perf.cli.Log;
 import io.reactorrdma.perf.cli.PerfException;
 import io.reactorrdma.perf.cli.PerfOptions;
@@ -50,6 +51,10 @@ public final class UcxRunner {
         Mode mode = mode(o.scenario);
         Log.info("ucx: " + UcxPerftest.EXECUTABLE + " -t " + mode.test() + ": its UCP worker busy-polls (its default wait mode); "
                 + "--poll does not apply; no CPU figures");
+        if (mode == Mode.TAG_LAT && o.reply == EchoReply.ECHO) {
+            Log.info("ucx: tag_lat's server answers from a buffer of its own, not the one the message arrived in: the "
+                    + "like-for-like echo is --reply own");
+        }
         if (o.connections > 1) {
             Log.info("ucx: one client and one server process; --connections " + o.connections + " does not apply to it");
         }

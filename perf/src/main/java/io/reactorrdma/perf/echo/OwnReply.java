@@ -1,0 +1,43 @@
+package io.reactorrdma.perf.echo;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+
+/**
+ * One connection's reply under {@code --reply own}: a buffer of the server's own holding a copy of the first
+ * message of the current size, answered to every message of that size as a retained duplicate (no copy per
+ * message: the copy is made when the size changes). The caller keeps ownership of the message it passes; the
+ * holder owns its buffer until {@link #close()}, which may come from another thread (a cancel) while a message is
+ * answered: both hold the lock, uncontended but for that.
+ */
+final class OwnReply implements AutoCloseable {
+
+    private final ByteBufAllocator alloc;
+    private ByteBuf held;
+
+    OwnReply(ByteBufAllocator alloc) {
+        this.alloc = alloc;
+    }
+
+    /** The answer to {@code message}: the same bytes, from the server's own buffer; the caller sends (and so releases) it. */
+    synchronized ByteBuf answer(ByteBuf message) {
+        int n = message.readableBytes();
+        if (held == null || held.readableBytes() != n) {
+            if (held != null) {
+                held.release();
+            }
+            held = alloc.directBuffer(n, n);
+            held.writeBytes(message, message.readerIndex(), n);
+        }
+        return held.retainedDuplicate();
+    }
+
+    /** Releases the held buffer (the replies sent hold their own references). */
+    @Override
+    public synchronized void close() {
+        if (held != null) {
+            held.release();
+            held = null;
+        }
+    }
+}
