@@ -14,13 +14,21 @@ final class OwnReply implements AutoCloseable {
 
     private final ByteBufAllocator alloc;
     private ByteBuf held;
+    private boolean closed;
 
     OwnReply(ByteBufAllocator alloc) {
         this.alloc = alloc;
     }
 
-    /** The answer to {@code message}: the same bytes, from the server's own buffer; the caller sends (and so releases) it. */
+    /**
+     * The answer to {@code message}: the same bytes, from the server's own buffer; the caller sends (and so releases) it.
+     * After {@link #close()} (a message that raced the connection's end) the message itself, retained, so that nothing
+     * is held past the close.
+     */
     synchronized ByteBuf answer(ByteBuf message) {
+        if (closed) {
+            return message.retain();
+        }
         int n = message.readableBytes();
         if (held == null || held.readableBytes() != n) {
             if (held != null) {
@@ -35,6 +43,7 @@ final class OwnReply implements AutoCloseable {
     /** Releases the held buffer (the replies sent hold their own references). */
     @Override
     public synchronized void close() {
+        closed = true;
         if (held != null) {
             held.release();
             held = null;

@@ -38,6 +38,10 @@ class OwnReplyTest {
         c.release();
         assertThat(c.refCnt()).isZero();
         own.close(); // twice is harmless
+        ByteBuf late = own.answer(first);
+        assertThat(late).as("after the close nothing new is held: the message itself goes back").isSameAs(first);
+        assertThat(first.refCnt()).isEqualTo(2);
+        late.release();
         first.release();
         longer.release();
     }
