@@ -95,8 +95,11 @@ public final class Engine {
     // sockets and messages
     private final IntObjectHashMap<EngineSocket> sockets = new IntObjectHashMap<>();
     private final ArrayDeque<EngineSocket> ready = new ArrayDeque<>();
-    /** Sockets made ready by other threads (MPSC, I/O thread consumes): a linked array queue, no node per offer. */
-    private final java.util.Queue<EngineSocket> readyFromOtherThreads = io.netty.util.internal.PlatformDependent.newMpscQueue();
+    /**
+     * Sockets made ready to send, handed over to the next turn (MPSC: any thread offers, the I/O thread included when
+     * it answers what it received; the I/O thread consumes): a linked array queue, no node per offer.
+     */
+    private final java.util.Queue<EngineSocket> readyHandedOver = io.netty.util.internal.PlatformDependent.newMpscQueue();
     /** Whether a turn took sockets made ready since {@link #tookHandedOverSockets} was last asked (I/O thread). */
     private boolean socketsHandedOver;
     private final ArrayDeque<ControlMessage> control = new ArrayDeque<>();
@@ -345,7 +348,7 @@ public final class Engine {
     /** Any thread: the socket has something to send. */
     void socketReady(EngineSocket s) {
         if (s.markScheduled()) {
-            readyFromOtherThreads.add(s);
+            readyHandedOver.add(s);
             domain.wakeup();
         }
     }
@@ -678,7 +681,7 @@ public final class Engine {
                 parked.clear();
             }
             EngineSocket s;
-            while ((s = readyFromOtherThreads.poll()) != null) {
+            while ((s = readyHandedOver.poll()) != null) {
                 ready.add(s);
                 socketsHandedOver = true;
             }

@@ -11,9 +11,9 @@ import io.reactorrdma.config.IdleStrategy;
  *       wake-up;</li>
  *   <li>work found later pays only when it is the next step of a <em>conversation</em> (the caller says so:
  *       an answer from the peer this thread sent to last, work another thread handed over, or work that made it
- *       send) and came within
- *       {@link #payingNanos()}: then the spin took a wake-up off a round trip that someone waits for, and a
- *       stream or a request-response whose two ends block would each wait for the other's wake-up;</li>
+ *       send) and came within {@link #payingNanos()}: then the spin took a wake-up off a round trip that someone
+ *       waits for, and a stream or a request-response whose two ends block would each wait for the other's
+ *       wake-up;</li>
  *   <li>anything else did not pay: work from some other peer after the cheap window (a fan-out's replies,
  *       tens of microseconds apart, each of which a block would take for a tenth of the spin's CPU), work
  *       after {@link #payingNanos()} (the spinner was descheduled during its spin: an oversubscribed host,

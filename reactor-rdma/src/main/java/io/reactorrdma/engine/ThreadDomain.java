@@ -187,20 +187,28 @@ public final class ThreadDomain implements AutoCloseable {
 
     /** Runs {@code task} on the I/O thread. */
     public void execute(Runnable task) {
-        if (Thread.currentThread() != thread) {
+        boolean fromOtherThread = !inDomain();
+        if (fromOtherThread) {
             tasksFromOtherThreads = true;
         }
         tasks.add(task);
         if (terminated) {
             runRemainingTasks(); // the I/O thread is gone: what is handed over now is cleanup, run it here
-        } else {
-            wakeup();
+        } else if (fromOtherThread) {
+            wakeIdle();
         }
     }
 
-    /** Wakes the I/O thread if it is idle. */
+    /** Wakes the I/O thread if it is idle (called from any thread; the I/O thread itself is awake). */
     void wakeup() {
-        if (idle != IdleStrategy.BUSY_SPIN && Thread.currentThread() != thread) {
+        if (!inDomain()) {
+            wakeIdle();
+        }
+    }
+
+    /** Wakes the I/O thread, which may be blocked (a thread other than it). */
+    private void wakeIdle() {
+        if (idle != IdleStrategy.BUSY_SPIN) {
             cq.wakeup();
         }
     }

@@ -2,6 +2,7 @@ package io.reactorrdma.perf.echo;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import reactor.core.publisher.Flux;
 
 /**
  * One connection's reply under {@code --reply own}: a buffer of the server's own holding a copy of the first
@@ -18,6 +19,20 @@ final class OwnReply implements AutoCloseable {
 
     OwnReply(ByteBufAllocator alloc) {
         this.alloc = alloc;
+    }
+
+    /**
+     * {@code --reply own} on one connection: each of {@code messages} (owned by the subscriber, released here once
+     * answered) answered from a buffer of {@code alloc}, which is released when the answers end, fail or are cancelled.
+     */
+    static Flux<ByteBuf> answers(ByteBufAllocator alloc, Flux<ByteBuf> messages) {
+        return Flux.using(() -> new OwnReply(alloc), own -> messages.map(message -> {
+            try {
+                return own.answer(message);
+            } finally {
+                message.release();
+            }
+        }), OwnReply::close);
     }
 
     /**

@@ -3,8 +3,6 @@ package io.reactorrdma.perf.echo;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.reactorrdma.DisposableRdmaServer;
 import io.reactorrdma.RdmaResources;
-import io.reactorrdma.RdmaInbound;
-import io.reactorrdma.RdmaOutbound;
 import io.reactorrdma.RdmaServer;
 import io.reactorrdma.perf.cli.EchoReply;
 import io.reactorrdma.perf.cli.PerfException;
@@ -15,8 +13,6 @@ import io.reactorrdma.perf.measure.RdmaEchoResources;
 import io.reactorrdma.perf.peer.InJvmServer;
 import io.reactorrdma.perf.peer.PeerReporter;
 import io.reactorrdma.perf.peer.ServerTask;
-
-import org.reactivestreams.Publisher;
 
 import java.time.Duration;
 
@@ -38,7 +34,7 @@ public final class RdmaEchoServer implements InJvmServer {
         resources = RdmaEchoResources.create(NAME, provider, poll, registry);
         try {
             server = RdmaServer.create().host("127.0.0.1").port(0).runOn(resources)
-                    .handle(reply == EchoReply.OWN ? RdmaEchoServer::ownReplies : (in, out) -> out.send(in.receive()))
+                    .handle((in, out) -> out.send(reply == EchoReply.OWN ? OwnReply.answers(out.alloc(), in.receive()) : in.receive()))
                     .bindNow();
         } catch (RuntimeException e) {
             resources.dispose();
@@ -49,18 +45,6 @@ public final class RdmaEchoServer implements InJvmServer {
     /** Binds on 127.0.0.1, on a port the provider picks. */
     static RdmaEchoServer start(String provider, PollMode poll, EchoReply reply) {
         return new RdmaEchoServer(provider, poll, reply);
-    }
-
-    /** {@code --reply own}: every message is released once copied or compared, and answered from the connection's own buffer. */
-    private static Publisher<Void> ownReplies(RdmaInbound in, RdmaOutbound out) {
-        OwnReply own = new OwnReply(out.alloc());
-        return out.send(in.receive().map(message -> {
-            try {
-                return own.answer(message);
-            } finally {
-                message.release();
-            }
-        })).then().doFinally(signal -> own.close());
     }
 
     /**

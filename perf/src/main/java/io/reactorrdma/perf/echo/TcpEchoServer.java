@@ -13,8 +13,8 @@ import java.time.Duration;
  * The server end of echo over TCP (run by a forked {@code PeerMain}): Reactor Netty's
  * {@link TcpServer} on 127.0.0.1 with {@link TcpFraming}, sending every message back —
  * {@code out.send(in.receive().retain())}, the usual Reactor Netty echo (Reactor Netty releases a
- * received buffer after handing it on, so it is retained to be sent); with {@link EchoReply#OWN}, each message is
- * answered with a buffer of the server's own ({@link OwnReply}), the received one left to Reactor Netty to release.
+ * received buffer after handing it on, so it is retained to be sent); with {@link EchoReply#OWN}, each message
+ * (retained as well) is answered with a buffer of the server's own ({@link OwnReply#answers}), which releases it.
  */
 public final class TcpEchoServer {
 
@@ -27,13 +27,8 @@ public final class TcpEchoServer {
             try {
                 server = TcpServer.create().host("127.0.0.1").port(0)
                         .doOnConnection(TcpFraming::install)
-                        .handle((in, out) -> {
-                            if (reply == EchoReply.ECHO) {
-                                return out.send(in.receive().retain());
-                            }
-                            OwnReply own = new OwnReply(out.alloc());
-                            return out.send(in.receive().map(own::answer)).then().doFinally(signal -> own.close());
-                        })
+                        .handle((in, out) -> out.send(reply == EchoReply.OWN ? OwnReply.answers(out.alloc(), in.receive().retain())
+                                : in.receive().retain()))
                         .bindNow(Duration.ofSeconds(30));
             } catch (RuntimeException e) {
                 throw new PerfException("cannot start the TCP echo server on 127.0.0.1: " + e.getMessage(), e);
