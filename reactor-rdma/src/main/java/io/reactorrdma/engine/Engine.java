@@ -45,6 +45,14 @@ public final class Engine {
 
     /** Credits kept for control messages, so that credit returns can never be starved. */
     static final int RESERVED_CONTROL_CREDITS = 1;
+    /**
+     * Messages up to this many bytes are copied out of their receive buffer, which is posted again as
+     * it is; larger ones are handed over in it (zero copy) and a new buffer is posted in its place.
+     * Copying a few cache lines costs less than taking a receive-sized buffer from the allocator and
+     * giving it back later (a client's 64 KiB receive buffers are page runs), and the application
+     * then holds a buffer of the message's size, not of the receive size.
+     */
+    static final int COPY_OUT_LIMIT = 512;
     /** How long a closing socket may take to send what it has queued before the rest is dropped. */
     static final long CLOSE_DRAIN_NANOS = 10_000_000_000L;
     private static final int HEADER_SLOT = 32;
@@ -73,7 +81,14 @@ public final class Engine {
     /** What each posted receive buffer holds: a header and this side's eager size (a client's or a server's). */
     private final int recvBufferSize;
     private final int replenishBatch;
+    /** The buffer each receive slot has posted; null while the slot is not posted. */
     private final ByteBuf[] recvBufs;
+    /**
+     * A completed slot's buffer kept to be posted again, or null: what a receive did not hand to the
+     * application (a control message, or a small message copied out) goes back to the queue pair as it
+     * is, instead of to the allocator and a new one from it.
+     */
+    private final ByteBuf[] recvKept;
     private final RecvWr[] recvBatch;
     private final int[] toRepost;
     private int toRepostCount;
@@ -185,6 +200,7 @@ public final class Engine {
         this.recvBufferSize = recvBufferSize(config, client);
         this.replenishBatch = Math.max(1, recvDepth / 2);
         this.recvBufs = postedReceives;
+        this.recvKept = new ByteBuf[recvDepth];
         this.recvBatch = new RecvWr[recvDepth];
         for (int i = 0; i < recvDepth; i++) {
             recvBatch[i] = new RecvWr();
@@ -489,7 +505,13 @@ public final class Engine {
                     if (flags == WireHeader.FLAG_GRANT) {
                         onSocketCredit(s, socketId, token);
                     }
-                    if (s != null) {
+                    if (s == null) {
+                        break;
+                    }
+                    if (length <= COPY_OUT_LIMIT) {
+                        ByteBuf copy = memory.byteBufAllocator().directBuffer(length, length);
+                        s.deliver(copy.writeBytes(buf, base + WireHeader.SIZE, length));
+                    } else {
                         buf.setIndex(base + WireHeader.SIZE, base + n);
                         handedOver = true;
                         s.deliver(buf);
@@ -572,7 +594,7 @@ public final class Engine {
             }
         } finally {
             if (!handedOver) {
-                buf.release();
+                recvKept[slot] = buf;
             }
         }
     }
@@ -639,7 +661,7 @@ public final class Engine {
 
     private void onWriteWithImmediate(WorkCompletion wc) {
         int slot = (int) wc.wrId();
-        takeReceive(slot).release();
+        recvKept[slot] = takeReceive(slot); // an immediate carries nothing in the buffer
         if ((wc.immData() & DirectWrite.IMM_FLAG) != 0) {
             EngineSocket s = sockets.get(wc.immData() & ~DirectWrite.IMM_FLAG);
             metrics.received(wc.byteLen());
@@ -783,7 +805,13 @@ public final class Engine {
         int size = recvBufferSize;
         for (int i = 0; i < n; i++) {
             int slot = toRepost[i];
-            ByteBuf b = memory.byteBufAllocator().directBuffer(size, size);
+            ByteBuf b = recvKept[slot];
+            if (b != null) {
+                recvKept[slot] = null;
+                b.clear();
+            } else {
+                b = memory.byteBufAllocator().directBuffer(size, size);
+            }
             recvBufs[slot] = b;
             recvBatch[i].wrId(slot).setSge(RegisteredByteBufAllocator.addressOf(b), size, RegisteredByteBufAllocator.regionOf(b).lkey());
         }
@@ -1387,6 +1415,10 @@ public final class Engine {
             if (recvBufs[i] != null) {
                 recvBufs[i].release();
                 recvBufs[i] = null;
+            }
+            if (recvKept[i] != null) {
+                recvKept[i].release();
+                recvKept[i] = null;
             }
         }
         rendezvous.releaseDestinations();
