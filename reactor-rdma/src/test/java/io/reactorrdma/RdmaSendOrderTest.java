@@ -34,6 +34,8 @@ class RdmaSendOrderTest {
     private CompletableFuture<RdmaConnection> serverSide;
     private final CountDownLatch offering = new CountDownLatch(1);
     private final CountDownLatch proceed = new CountDownLatch(1);
+    /** The thread the paused offer ran on: the send's, never the I/O thread (which the pause would stop). */
+    private volatile String offeringThread;
 
     @BeforeEach
     void start() {
@@ -59,6 +61,7 @@ class RdmaSendOrderTest {
         AtomicBoolean once = new AtomicBoolean();
         c.beforeSendOffer = () -> {
             if (once.compareAndSet(false, true)) {
+                offeringThread = Thread.currentThread().getName();
                 offering.countDown();
                 try {
                     proceed.await(60, TimeUnit.SECONDS);
@@ -96,10 +99,14 @@ class RdmaSendOrderTest {
         for (int i = 0; i < window - 1; i++) {
             assertThat(c.sendNow(message(c, 64, i))).isTrue();
         }
+        // Taken by the engine before the send starts: with them still queued the send could find no room, and its
+        // message would be requested (and its offer paused) on the I/O thread when room came
+        Eventually.until(() -> c.queuedMessages() == 0);
         pauseFirstOffer(c);
         AtomicInteger queuedAtCompletion = new AtomicInteger(-1);
         CompletableFuture<Void> sent = sendOne(c, queuedAtCompletion);
         assertThat(offering.await(30, TimeUnit.SECONDS)).as("the send reached its offer").isTrue();
+        assertThat(offeringThread).as("the thread of the paused offer").doesNotContain("-io-");
         assertThat(c.sendNow(message(c, 64, 999))).isTrue(); // overtakes the send's message and takes the last allowance
         Eventually.until(() -> s.receiveHeadroom() == 0); // the engine took it: the server holds a full window
         proceed.countDown();
