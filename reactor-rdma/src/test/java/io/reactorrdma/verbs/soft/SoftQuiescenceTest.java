@@ -24,12 +24,41 @@ import static org.assertj.core.api.Assertions.assertThat;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class SoftQuiescenceTest {
 
+    /** Context A, which the fault hook can freeze before a copy, connected to context B; closing thaws A and closes all. */
+    private static final class FreezablePair implements AutoCloseable {
+        final PeerFreeze freeze = new PeerFreeze();
+        final SoftContext a = SoftContext.openLoopback(SoftConfig.defaults(), SoftFaults.none().withPeerFreeze(freeze));
+        final SoftContext b = SoftContext.openLoopback(SoftConfig.defaults());
+        final VerbsFixture f;
+
+        FreezablePair() {
+            try {
+                f = VerbsFixture.connected(a, b);
+            } catch (RuntimeException | Error e) {
+                a.close();
+                b.close();
+                throw e;
+            }
+        }
+
+        @Override
+        public void close() {
+            try {
+                f.close();
+            } finally {
+                SoftQueuePair.beforeFlushCheck = null;
+                freeze.thaw();
+                a.close();
+                b.close();
+            }
+        }
+    }
+
     @Test
     void receivesAreFlushedOnlyAfterAPeerWriteUnderWayHasLanded() throws Exception {
-        PeerFreeze freeze = new PeerFreeze();
-        SoftContext a = SoftContext.openLoopback(SoftConfig.defaults(), SoftFaults.none().withPeerFreeze(freeze));
-        SoftContext b = SoftContext.openLoopback(SoftConfig.defaults());
-        try (VerbsFixture f = VerbsFixture.connected(a, b)) {
+        try (FreezablePair pair = new FreezablePair()) {
+            VerbsFixture f = pair.f;
+            PeerFreeze freeze = pair.freeze;
             f.postRecv(f.qpB, f.mrB, 7, 0, 64);
             VerbsFixture.fill(f.mrA, 4096, 1000, 3);
             freeze.freezeBefore(WrOpcode.WRITE);
@@ -50,10 +79,6 @@ class SoftQuiescenceTest {
             assertThat(flush.status()).isEqualTo(WcStatus.WR_FLUSH_ERR);
             assertThat(flush.wrId()).isEqualTo(7);
             VerbsFixture.assertFilled(f.mrB, 8192, 1000, 3); // the WRITE landed before the flush
-        } finally {
-            freeze.thaw();
-            a.close();
-            b.close();
         }
     }
 
@@ -65,10 +90,9 @@ class SoftQuiescenceTest {
      */
     @Test
     void aReceiveCompletedByARunThatEndsWhileTheOwnerDecidesToFlushIsDelivered() throws Exception {
-        PeerFreeze freeze = new PeerFreeze();
-        SoftContext a = SoftContext.openLoopback(SoftConfig.defaults(), SoftFaults.none().withPeerFreeze(freeze));
-        SoftContext b = SoftContext.openLoopback(SoftConfig.defaults());
-        try (VerbsFixture f = VerbsFixture.connected(a, b)) {
+        try (FreezablePair pair = new FreezablePair()) {
+            VerbsFixture f = pair.f;
+            PeerFreeze freeze = pair.freeze;
             f.postRecv(f.qpB, f.mrB, 7, 0, 64);
             f.postRecv(f.qpB, f.mrB, 8, 64, 64);
             VerbsFixture.fill(f.mrA, 0, 40, 5);
@@ -90,11 +114,6 @@ class SoftQuiescenceTest {
             WorkCompletion flushed = f.awaitOne(f.cqB);
             assertThat(flushed.status()).isEqualTo(WcStatus.WR_FLUSH_ERR);
             assertThat(flushed.wrId()).isEqualTo(8);
-        } finally {
-            SoftQueuePair.beforeFlushCheck = null;
-            freeze.thaw();
-            a.close();
-            b.close();
         }
     }
 }
