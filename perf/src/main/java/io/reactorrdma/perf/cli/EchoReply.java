@@ -1,7 +1,5 @@
 package io.reactorrdma.perf.cli;
 
-import io.reactorrdma.tools.cli.UsageException;
-
 /**
  * echo's {@code --reply}: what the server answers a message with. The two differ in where the bytes live, which
  * matters for large messages between two processes on one host: a forwarded buffer is read by the client's core
@@ -29,12 +27,7 @@ public enum EchoReply {
     }
 
     public static EchoReply parse(String s) {
-        for (EchoReply r : values()) {
-            if (r.id.equals(s)) {
-                return r;
-            }
-        }
-        throw new UsageException("unknown --reply '" + s + "'; use echo (the buffer the message arrived in goes back) or own "
-                + "(the server answers with a message of its own, as ucx_perftest's tag_lat)");
+        return CliIds.parse(values(), EchoReply::id, s, () -> "unknown --reply '" + s + "'; use echo (the buffer the message "
+                + "arrived in goes back) or own (the server answers with a message of its own, as ucx_perftest's tag_lat)");
     }
 }

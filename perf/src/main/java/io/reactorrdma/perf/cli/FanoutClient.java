@@ -1,7 +1,5 @@
 package io.reactorrdma.perf.cli;
 
-import io.reactorrdma.tools.cli.UsageException;
-
 /** fanout's {@code --client}: how the client reaches each shard's replicas. */
 public enum FanoutClient {
     /** The recovery layer's ShardClient per shard and its FanOut helper: weighted balancing, retries, hedging (the default). */
@@ -20,12 +18,7 @@ public enum FanoutClient {
     }
 
     public static FanoutClient parse(String s) {
-        for (FanoutClient c : values()) {
-            if (c.id.equals(s)) {
-                return c;
-            }
-        }
-        throw new UsageException("unknown --client '" + s + "'; use shard (the recovery layer's shard client) or plain "
-                + "(RSocket's load balancer per shard)");
+        return CliIds.parse(values(), FanoutClient::id, s, () -> "unknown --client '" + s
+                + "'; use shard (the recovery layer's shard client) or plain (RSocket's load balancer per shard)");
     }
 }

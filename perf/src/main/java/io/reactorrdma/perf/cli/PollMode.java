@@ -32,12 +32,8 @@ public enum PollMode {
     }
 
     public static PollMode parse(String s) {
-        for (PollMode m : values()) {
-            if (m.id.equals(s)) {
-                return m;
-            }
-        }
-        throw new UsageException("unknown poll mode '" + s + "'; use back-off, spin or block, or a comma list of them");
+        return CliIds.parse(values(), PollMode::id, s,
+                () -> "unknown poll mode '" + s + "'; use back-off, spin or block, or a comma list of them");
     }
 
     /** {@code --poll}'s comma list, in order, each mode once: {@code back-off,spin,block}. */

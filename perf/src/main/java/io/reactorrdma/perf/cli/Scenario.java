@@ -1,7 +1,5 @@
 package io.reactorrdma.perf.cli;
 
-import io.reactorrdma.tools.cli.UsageException;
-
 import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Collectors;
@@ -103,12 +101,8 @@ public enum Scenario {
     }
 
     static Scenario parse(String s) {
-        for (Scenario sc : values()) {
-            if (sc.id.equals(s)) {
-                return sc;
-            }
-        }
-        throw new UsageException("unknown scenario '" + s + "'; use one of " + ids() + " (or 'jmh', or --help)");
+        return CliIds.parse(values(), Scenario::id, s,
+                () -> "unknown scenario '" + s + "'; use one of " + ids() + " (or 'jmh', or --help)");
     }
 
     static String ids() {

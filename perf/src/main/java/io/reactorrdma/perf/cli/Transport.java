@@ -1,7 +1,5 @@
 package io.reactorrdma.perf.cli;
 
-import io.reactorrdma.tools.cli.UsageException;
-
 import java.util.Arrays;
 import java.util.stream.Collectors;
 
@@ -60,12 +58,7 @@ public enum Transport {
     }
 
     public static Transport parse(String s) {
-        for (Transport t : values()) {
-            if (t.id.equals(s)) {
-                return t;
-            }
-        }
-        throw new UsageException("unknown transport '" + s + "'; use a comma list of " + ids());
+        return CliIds.parse(values(), Transport::id, s, () -> "unknown transport '" + s + "'; use a comma list of " + ids());
     }
 
     static String ids() {

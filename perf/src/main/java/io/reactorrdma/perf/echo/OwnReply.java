@@ -2,6 +2,7 @@ package io.reactorrdma.perf.echo;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.reactorrdma.perf.cli.EchoReply;
 import reactor.core.publisher.Flux;
 
 /**
@@ -19,6 +20,14 @@ final class OwnReply implements AutoCloseable {
 
     OwnReply(ByteBufAllocator alloc) {
         this.alloc = alloc;
+    }
+
+    /**
+     * What one connection's server sends back for {@code messages} (owned by the subscriber) under {@code reply}: the
+     * messages themselves ({@link EchoReply#ECHO}) or {@link #answers}.
+     */
+    static Flux<ByteBuf> replies(EchoReply reply, ByteBufAllocator alloc, Flux<ByteBuf> messages) {
+        return reply == EchoReply.OWN ? answers(alloc, messages) : messages;
     }
 
     /**

@@ -34,7 +34,7 @@ public final class RdmaEchoServer implements InJvmServer {
         resources = RdmaEchoResources.create(NAME, provider, poll, registry);
         try {
             server = RdmaServer.create().host("127.0.0.1").port(0).runOn(resources)
-                    .handle((in, out) -> out.send(reply == EchoReply.OWN ? OwnReply.answers(out.alloc(), in.receive()) : in.receive()))
+                    .handle((in, out) -> out.send(OwnReply.replies(reply, out.alloc(), in.receive())))
                     .bindNow();
         } catch (RuntimeException e) {
             resources.dispose();

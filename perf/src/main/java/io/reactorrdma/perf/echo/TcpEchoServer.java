@@ -27,8 +27,7 @@ public final class TcpEchoServer {
             try {
                 server = TcpServer.create().host("127.0.0.1").port(0)
                         .doOnConnection(TcpFraming::install)
-                        .handle((in, out) -> out.send(reply == EchoReply.OWN ? OwnReply.answers(out.alloc(), in.receive().retain())
-                                : in.receive().retain()))
+                        .handle((in, out) -> out.send(OwnReply.replies(reply, out.alloc(), in.receive().retain())))
                         .bindNow(Duration.ofSeconds(30));
             } catch (RuntimeException e) {
                 throw new PerfException("cannot start the TCP echo server on 127.0.0.1: " + e.getMessage(), e);
