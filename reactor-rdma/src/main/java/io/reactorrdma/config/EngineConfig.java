@@ -26,7 +26,7 @@ public record EngineConfig(int sendQueueDepth,
 
     /** Send-queue depth = work-request chain length. Shallow is enough to fill the link (paper §5.4.1: 32). */
     public static final int DEFAULT_SEND_QUEUE_DEPTH = 32;
-    /** Receive-queue depth d = initial credits given to the peer; replenished k = d/2 at a time. */
+    /** Receive-queue depth d = initial credits given to the peer; reposted d/8 at a time, credits returned alone once d/2 are owed. */
     public static final int DEFAULT_RECV_QUEUE_DEPTH = 64;
     /**
      * The payload size of the receive buffers an engine posts when it accepted its connection (a

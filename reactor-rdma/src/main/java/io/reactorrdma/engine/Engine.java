@@ -80,7 +80,14 @@ public final class Engine {
     private final int recvDepth;
     /** What each posted receive buffer holds: a header and this side's eager size (a client's or a server's). */
     private final int recvBufferSize;
-    private final int replenishBatch;
+    /**
+     * Consumed receives are posted again this many at a time (d/8), after the turn's doorbell: posting a
+     * receive writes what the peer reads to claim it, so on the soft provider each one takes a cache line
+     * from the peer's core, and a batch in front of a message delayed it (32 of them: a microsecond).
+     */
+    private final int repostBatch;
+    /** Credits owed to the peer go alone, in a CREDIT, once this many (d/2) wait and nothing else carries them. */
+    private final int creditReturnBatch;
     /** The buffer each receive slot has posted; null while the slot is not posted. */
     private final ByteBuf[] recvBufs;
     /**
@@ -198,7 +205,8 @@ public final class Engine {
         this.headerLkey = RegisteredByteBufAllocator.regionOf(headerArea).lkey();
         this.recvDepth = config.recvQueueDepth();
         this.recvBufferSize = recvBufferSize(config, client);
-        this.replenishBatch = Math.max(1, recvDepth / 2);
+        this.repostBatch = Math.max(1, recvDepth / 8);
+        this.creditReturnBatch = Math.max(1, recvDepth / 2);
         this.recvBufs = postedReceives;
         this.recvKept = new ByteBuf[recvDepth];
         this.recvBatch = new RecvWr[recvDepth];
@@ -315,6 +323,11 @@ public final class Engine {
     /** The largest message this engine sends: the smaller of our and the peer's maximum message size. */
     int maxMessageSize() {
         return sendLimit;
+    }
+
+    /** Tests: receive slots free on the queue pair (consumed, not posted again); read while its I/O thread is held. */
+    int freeReceiveSlots() {
+        return qp.freeRecvSlots();
     }
 
     int qpNum() {
@@ -682,7 +695,8 @@ public final class Engine {
     }
 
     /**
-     * One scheduling turn (I/O thread): repost receives, prepare what may go, post it in one call.
+     * One scheduling turn (I/O thread): prepare what may go, post it in one call, then repost consumed
+     * receives (before a CREDIT when nothing goes).
      *
      * @return whether anything was posted
      */
@@ -691,7 +705,6 @@ public final class Engine {
             return false;
         }
         try {
-            replenishReceives();
             rendezvous.checkRevocations();
             pull.checkSources();
             if (!parked.isEmpty()) {
@@ -746,7 +759,10 @@ public final class Engine {
             if (!closing.isEmpty()) {
                 closeDrainedSockets();
             }
-            if (creditsToReturn >= replenishBatch && chain.pending() == 0 && chain.free() > 0 && credits.available() > 0) {
+            if (chain.pending() == 0) {
+                replenishReceives(); // nothing goes out this turn: post them now, so that a CREDIT below may return them
+            }
+            if (creditsToReturn >= creditReturnBatch && chain.pending() == 0 && chain.free() > 0 && credits.available() > 0) {
                 prepareControl(ControlMessage.CREDIT);
             }
             long now = domain.turnNanos(); // the domain's clock of this turn: no clock read per engine per idle turn
@@ -771,6 +787,7 @@ public final class Engine {
                 int n = chain.post(qp);
                 metrics.doorbell(n, chain.signaledRequests() - signaledBefore);
                 lastSendNanos = now;
+                replenishReceives(); // behind the doorbell, off the way of what it sent; returned on the next header
                 return true;
             }
             return false;
@@ -798,7 +815,7 @@ public final class Engine {
     }
 
     private void replenishReceives() {
-        if (toRepostCount < replenishBatch) {
+        if (toRepostCount < repostBatch) {
             return;
         }
         int n = toRepostCount;

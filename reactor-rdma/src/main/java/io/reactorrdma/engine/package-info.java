@@ -7,7 +7,7 @@
  *       busy-spin, back-off and block-on-notification.</li>
  *   <li>{@link io.reactorrdma.engine.Engine} — one RC queue pair: the
  *       {@link io.reactorrdma.engine.WorkRequestChain} (one doorbell and one signaled request per
- *       batch), receive buffers replenished d/2 at a time, receive credits with a reserved control
+ *       batch), receive buffers reposted d/8 at a time behind the doorbell, receive credits with a reserved control
  *       credit, eager SENDs and rendezvous WRITEs, the send window, and the sockets multiplexed on
  *       it, served round-robin one fragment per turn.</li>
  *   <li>{@link io.reactorrdma.engine.Rendezvous} — the WRITE rendezvous state machine, both

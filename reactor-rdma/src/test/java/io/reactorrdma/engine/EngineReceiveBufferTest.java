@@ -5,19 +5,26 @@ import io.reactorrdma.config.EngineConfig;
 import io.reactorrdma.config.IdleStrategy;
 import io.reactorrdma.config.SoftConfig;
 import io.reactorrdma.verbs.soft.SoftContext;
+import io.reactorrdma.verbs.soft.fault.PeerFreeze;
+import io.reactorrdma.verbs.soft.fault.SoftFaults;
+import io.reactorrdma.verbs.work.WrOpcode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * What a received message is delivered in: a small one in a buffer of its own size, copied out of
- * its receive buffer (which is posted again as it is), a larger one in the receive buffer itself.
+ * its receive buffer (which is posted again as it is), a larger one in the receive buffer itself;
+ * and when consumed receives are posted again: behind the doorbell of what the turn sends.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class EngineReceiveBufferTest {
@@ -67,6 +74,51 @@ class EngineReceiveBufferTest {
                         .isGreaterThanOrEqualTo(receiveBuffer);
             } finally {
                 received.forEach(ByteBuf::release);
+            }
+            socket.close();
+        }
+    }
+
+    /**
+     * A receive consumed in the turn that answers it is posted again behind the answer's doorbell, not in front of it
+     * (where a batch of reposts delayed the answer). The server's I/O thread is held in the post of each echo (its
+     * SENDs freeze), where the receive slot of the request it answers must still be free; the ping-pong runs over
+     * three receive depths, so the slots did go back, or the client would have run out of credits.
+     */
+    @Test
+    void aConsumedReceiveIsPostedAgainBehindTheDoorbellOfTheAnswer() throws Exception {
+        PeerFreeze freeze = new PeerFreeze();
+        AtomicInteger contexts = new AtomicInteger();
+        CompletableFuture<Engine> serverEngine = new CompletableFuture<>();
+        Consumer<EngineSocket> echo = EngineHarness.echo();
+        // no heartbeat in the test's time: the SEND that freezes is an echo
+        EngineConfig config = EngineConfig.defaults().withHeartbeatInterval(Duration.ofMinutes(10));
+        Duration wait = Duration.ofSeconds(30);
+        // the harness opens the client's context first, then the server's: the server's posters freeze
+        try (EngineHarness h = new EngineHarness(() -> SoftContext.openLoopback(SoftConfig.defaults(), contexts.getAndIncrement() == 1
+                ? SoftFaults.none().withPeerFreeze(freeze) : SoftFaults.none()), config, IdleStrategy.BLOCK, s -> {
+                    echo.accept(s);
+                    serverEngine.complete(s.engine);
+                })) {
+            EngineSocket socket = h.client.openSocket(h.address(), wait).get(30, TimeUnit.SECONDS);
+            EngineTest.Collector echoes = new EngineTest.Collector();
+            socket.inbound(echoes);
+            Engine server = serverEngine.get(30, TimeUnit.SECONDS);
+            for (int i = 0; i < 3 * config.recvQueueDepth(); i++) {
+                freeze.freezeBefore(WrOpcode.SEND);
+                assertThat(socket.offer(filled(h, 64, i))).isTrue();
+                assertThat(freeze.awaitFrozen(wait)).as("the server posts echo %d", i).isTrue();
+                int free = server.freeReceiveSlots(); // its I/O thread is held in the post
+                freeze.thaw();
+                assertThat(free).as("receive slots free while the server posts echo %d (the request's is not posted again yet)", i)
+                        .isPositive();
+                ByteBuf e = echoes.take(h);
+                socket.consumed(1); // the server's allowance for this socket comes back
+                try {
+                    assertThat(e.getByte(e.readerIndex())).isEqualTo((byte) i);
+                } finally {
+                    e.release();
+                }
             }
             socket.close();
         }
