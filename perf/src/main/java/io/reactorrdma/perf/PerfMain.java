@@ -4,6 +4,7 @@ import io.reactorrdma.incast.cli.IncastSimCommand;
 import io.reactorrdma.perf.doctor.DoctorCommand;
 import io.reactorrdma.perf.jmh.AllocatorBenchmark;
 import io.reactorrdma.perf.jmh.AllocatorReport;
+import io.reactorrdma.perf.measure.MeasuredJvm;
 import io.reactorrdma.perf.soak.SoakRun;
 import io.reactorrdma.tools.cli.ExitStatus;
 import io.reactorrdma.tools.cli.UsageException;
@@ -18,7 +19,8 @@ import java.util.Arrays;
  * [--duration 10m]} runs the fault soak ({@link SoakRun}); {@code ... incast-sim [options]} simulates RoCE incast
  * and recommends a send window (the incast-sim module's {@link IncastSimCommand}, also {@code incast-sim.jar}); {@code ... doctor
  * [--provider auto|disni|shm|ffm]} checks this host for the providers and says what to fix ({@link DoctorCommand}); {@code ... serve
- * <scenario>} is the hand-started peer of an rdma-disni run ({@link ServeCommand}).
+ * <scenario>} is the hand-started peer of an rdma-disni run ({@link ServeCommand}). A scenario runs in a JVM with
+ * {@link MeasuredJvm#OPTIONS}: this one, started again with them unless its user chose otherwise.
  */
 public final class PerfMain {
 
@@ -53,6 +55,9 @@ public final class PerfMain {
         }
         if (args.length > 0 && args[0].equals("allocator-report")) {
             System.exit(AllocatorReport.run(Arrays.copyOfRange(args, 1, args.length)));
+        }
+        if (MeasuredJvm.shouldRelaunch(args)) {
+            System.exit(MeasuredJvm.relaunch(PerfMain.class, args));
         }
         System.exit(run(args));
     }

@@ -4,6 +4,7 @@ import io.reactorrdma.perf.cli.Log;
 import io.reactorrdma.perf.cli.PerfException;
 import io.reactorrdma.perf.measure.CpuMeter;
 import io.reactorrdma.perf.measure.EngineMeters;
+import io.reactorrdma.perf.measure.MeasuredJvm;
 import io.reactorrdma.perf.measure.PeerSide;
 import io.reactorrdma.tools.launch.ChildJvm;
 
@@ -82,12 +83,16 @@ public final class ForkedPeer implements PeerSide {
         return peer;
     }
 
-    /** The peer's command line: this JVM's java binary, our reactor.rdma.* properties, the jar (or class path) we run from. */
+    /**
+     * The peer's command line: this JVM's java binary, the measuring JVM's options as this JVM has them
+     * ({@link MeasuredJvm#peerOptions()}), our reactor.rdma.* properties, the jar (or class path) we run from.
+     */
     static List<String> command(String role, List<String> args) {
         List<String> roleAndArgs = new ArrayList<>();
         roleAndArgs.add(role);
         roleAndArgs.addAll(args);
-        return ChildJvm.of(ForkedPeer.class, PeerCommands.MAIN_CLASS).forwarding(name -> name.startsWith("reactor.rdma."))
+        return ChildJvm.of(ForkedPeer.class, PeerCommands.MAIN_CLASS).withJvmOptions(MeasuredJvm.peerOptions())
+                .forwarding(name -> name.startsWith("reactor.rdma."))
                 .command(roleAndArgs);
     }
 

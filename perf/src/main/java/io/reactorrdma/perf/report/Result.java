@@ -15,7 +15,7 @@ import org.HdrHistogram.Histogram;
  * @param clientAllocated  bytes the client thread allocated in the measured phase (0 for an
  *                         allocation-free hot loop), or -1 where unknown
  * @param reported         where {@code latency} is null: the round-trip figures an outside tool reported instead of
- *                         its samples (ucx_perftest: the mean and one percentile), or null
+ *                         its samples (ucx_perftest: the mean and the percentiles it printed), or null
  */
 public record Result(Scenario scenario, Transport transport, int sizeBytes, long ops, Histogram latency,
               double mibPerSecond, double clientCpuUsPerOp, double serverCpuUsPerOp, long clientAllocated,

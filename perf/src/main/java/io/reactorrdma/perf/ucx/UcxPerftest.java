@@ -146,8 +146,18 @@ public final class UcxPerftest {
 
     /** The options of a run, after the host (client) or first (server): {@code -t TEST -s SIZE -n ITERS -w WARMUP -p PORT}. */
     static List<String> options(Mode mode, int size, long iterations, long warmup, int port) {
-        return List.of("-t", mode.test(), "-s", Integer.toString(size), "-n", Long.toString(iterations),
-                "-w", Long.toString(warmup), "-p", Integer.toString(port));
+        return options(mode, size, iterations, warmup, port, UcxFinal.DEFAULT_RANK);
+    }
+
+    /** As {@link #options(Mode, int, long, long, int)}, with {@code -R RANK} where the percentile is not its default 50. */
+    static List<String> options(Mode mode, int size, long iterations, long warmup, int port, double rank) {
+        List<String> o = new ArrayList<>(List.of("-t", mode.test(), "-s", Integer.toString(size), "-n", Long.toString(iterations),
+                "-w", Long.toString(warmup), "-p", Integer.toString(port)));
+        if (rank != UcxFinal.DEFAULT_RANK) {
+            o.add("-R");
+            o.add(String.format(Locale.ROOT, "%.1f", rank));
+        }
+        return List.copyOf(o);
     }
 
     /** The server's command line ({@code host} null) or the client's. */
@@ -177,12 +187,17 @@ public final class UcxPerftest {
      *                       lines and quoting their output's last lines
      */
     public UcxFinal run(Mode mode, int size, long iterations, long warmup, Duration timeout) {
+        return run(mode, size, iterations, warmup, timeout, UcxFinal.DEFAULT_RANK);
+    }
+
+    /** As {@link #run(Mode, int, long, long, Duration)}, its latency percentile at {@code rank} ({@code -R}). */
+    public UcxFinal run(Mode mode, int size, long iterations, long warmup, Duration timeout, double rank) {
         if (!available()) {
             throw new PerfException(missingNote());
         }
         long deadline = System.nanoTime() + timeout.toNanos();
         for (int attempt = 1; ; attempt++) {
-            List<String> options = options(mode, size, iterations, warmup, freePort());
+            List<String> options = options(mode, size, iterations, warmup, freePort(), rank);
             try (Child server = Child.start(command(null, options))) {
                 Child client = runClient(server, command(HOST, options), deadline, timeout);
                 if (client.exitCode() != 0) {

@@ -59,6 +59,9 @@ class UcxPerftestTest {
         assertThat(ucx.command(null, options)).startsWith(ucx.executable().toString(), "-t");
         assertThat(UcxPerftest.describe(ucx.command(UcxPerftest.HOST, UcxPerftest.options(Mode.TAG_BW, 1 << 20, 5, 0, 7))))
                 .isEqualTo("UCX_TLS=sm,self LC_ALL=C " + ucx.executable() + " 127.0.0.1 -t tag_bw -s 1048576 -n 5 -w 0 -p 7");
+        assertThat(UcxPerftest.options(Mode.TAG_LAT, 64, 1000, 10, 12345, 99.0)).as("a percentile other than its default")
+                .containsExactly("-t", "tag_lat", "-s", "64", "-n", "1000", "-w", "10", "-p", "12345", "-R", "99.0");
+        assertThat(UcxPerftest.options(Mode.TAG_LAT, 64, 1000, 10, 12345, 50.0)).doesNotContain("-R");
     }
 
     @Test
@@ -157,7 +160,7 @@ class UcxPerftestTest {
         assertThat(Figure.MEAN.of(r)).isPositive();
         assertThat(Figure.P50.of(r)).isPositive();
         assertThat(Figure.MIB_PER_S.of(r)).isPositive();
-        assertThat(Figure.P99.of(r)).isNaN();
+        assertThat(Figure.P99.of(r)).as("from its second run, -R 99").isPositive();
         assertThat(Figure.P999.of(r)).isNaN();
         assertThat(Figure.CLIENT_CPU.of(r)).isNaN();
         assertThat(Figure.SERVER_CPU.of(r)).isNaN();

@@ -39,6 +39,21 @@ class UcxRunnerTest {
     }
 
     @Test
+    void echosSecondRunGivesItsP99AsARoundTripAndLeavesTheRestAsTheFirstGaveIt() {
+        Result first = UcxRunner.result(Scenario.ECHO, 64, Mode.TAG_LAT, UcxFinal.parse(UcxFinalTest.captured("tag_lat-64-client.txt")));
+        UcxFinal tail = UcxFinal.parse(java.util.List.of(
+                "|    Stage     | # iterations | 99.0%ile | average | overall |  average |  overall |  average  |  overall  |",
+                "Final:                200000      0.691     0.543     0.545      112.31     112.04     1840073     1835720"));
+        Result r = UcxRunner.withTail(first, Mode.TAG_LAT, tail);
+        assertThat(Figure.P99.of(r)).as("2 x the 99.0%ile").isCloseTo(1.382, within(1e-9));
+        assertThat(Figure.P50.of(r)).as("the first run's").isCloseTo(0.330, within(1e-9));
+        assertThat(Figure.MEAN.of(r)).as("the first run's").isCloseTo(118.518, within(1e-9));
+        assertThat(r.ops()).isEqualTo(first.ops());
+        assertThat(Figure.P999.of(r)).as("two of 2048 samples: not given").isNaN();
+        assertThat(Figure.CLIENT_CPU.of(r)).isNaN();
+    }
+
+    @Test
     void theCsvLeavesWhatUcxDoesNotGiveEmpty() {
         Result r = UcxRunner.result(Scenario.ECHO, 64, Mode.TAG_LAT, UcxFinal.parse(UcxFinalTest.captured("tag_lat-64-client.txt")));
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
