@@ -79,7 +79,9 @@ public final class RequestResponseLoop implements MeasuredLoop {
                         + check.expectedBytes() + "-byte request; the transport corrupted or mixed up payloads"));
                 return;
             }
-            firstAnswer.complete(null);
+            if (!firstAnswer.isDone()) {
+                firstAnswer.complete(null); // once: complete() on a completed future is still a compare-and-set
+            }
             EchoLoops.Phase phase = loops.phase();
             if (phase == EchoLoops.Phase.MEASURE) {
                 Latencies.record(histogram, now - sentAt);

@@ -68,7 +68,9 @@ public final class StreamLoop extends BaseSubscriber<Payload> implements Measure
                 cancel();
                 return;
             }
-            firstPayload.complete(null);
+            if (!firstPayload.isDone()) {
+                firstPayload.complete(null); // once: complete() on a completed future is still a compare-and-set
+            }
             EchoLoops.Phase phase = loops.phase();
             if (phase == EchoLoops.Phase.MEASURE) {
                 measured++;
