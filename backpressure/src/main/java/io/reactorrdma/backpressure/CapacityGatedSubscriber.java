@@ -23,8 +23,10 @@ import reactor.util.context.Context;
  *
  * <p><b>Demand.</b> Outstanding demand (requested from upstream, not yet delivered) never exceeds
  * the {@link Capacity} observed when it was requested: whenever it is asked to, the subscriber reads
- * {@code capacity.available()} and requests the difference {@code available - outstanding} if that
- * is positive. It asks on subscription, after each item, and when the engine calls
+ * {@code capacity.available()} and requests the difference {@code available - outstanding} when that
+ * is at least a quarter of {@code available} (at least one), or positive with nothing outstanding — in
+ * batches, as Reactor's {@code limitRate} replenishes, not one call into the publisher per item. It
+ * asks on subscription, after each item, and when the engine calls
  * {@link #capacityAvailable()} from its completion path (returned slots, credits or window room) —
  * typically {@code credits.onCreditsReturned(gated::capacityAvailable)}. Requests are made by one
  * thread at a time (a work-in-progress counter serialises them; a racing caller just makes the
@@ -277,8 +279,10 @@ public final class CapacityGatedSubscriber<T> implements CoreSubscriber<T>, Disp
                         available = 0;
                     }
                     long outstanding = r - delivered;
-                    if (available > outstanding) {
-                        long n = available - outstanding;
+                    long n = available - outstanding;
+                    // in batches of a quarter of the room: each request is a call into the publisher (its own
+                    // atomic add and drain loop), which a one-by-one echo otherwise paid for every message
+                    if (n > 0 && (outstanding == 0 || n >= Math.max(1, available >> 2))) {
                         requested = Operators.addCap(r, n);
                         sub.request(n);
                     }

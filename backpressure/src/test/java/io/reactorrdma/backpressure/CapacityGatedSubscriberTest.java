@@ -116,6 +116,39 @@ class CapacityGatedSubscriberTest {
     }
 
     @Test
+    void demandGoesUpInBatchesOfAQuarterOfTheRoomNotAfterEveryItem() {
+        // Before, every item asked the publisher for one more: a call into it (an atomic add and its drain) per item.
+        TestPublisher<Integer> tp = TestPublisher.create();
+        CapacityGatedSubscriber<Integer> g = new CapacityGatedSubscriber<>(() -> 32, i -> { }); // the sink passes items on at once
+        tp.flux().subscribe(g);
+        tp.assertMinRequested(32).assertMaxRequested(32);
+        for (int i = 1; i <= 7; i++) {
+            tp.next(i);
+        }
+        assertThat(g.requestedTotal()).as("7 delivered of 32: under a quarter of the room to ask for").isEqualTo(32);
+        tp.next(8);
+        assertThat(g.requestedTotal()).as("the eighth makes a quarter").isEqualTo(40);
+        assertThat(g.outstanding()).isEqualTo(32);
+        tp.assertNoRequestOverflow();
+    }
+
+    @Test
+    void aPublisherWithNothingOutstandingIsAskedForWhatIsThereHoweverLittle() {
+        TestPublisher<Integer> tp = TestPublisher.create();
+        Units units = new Units(32);
+        CapacityGatedSubscriber<Integer> g = new CapacityGatedSubscriber<>(units.free::get, i -> units.take());
+        tp.flux().subscribe(g);
+        for (int i = 0; i < 32; i++) {
+            tp.next(i);
+        }
+        assertThat(g.outstanding()).isZero();
+        units.free.set(1); // one slot came back: below a quarter of anything, but nothing is outstanding
+        g.capacityAvailable();
+        assertThat(g.outstanding()).isEqualTo(1);
+        tp.assertMinRequested(1).assertMaxRequested(1);
+    }
+
+    @Test
     void capacityThatDoesNotChangeIsNotRequestedTwice() {
         TestPublisher<Integer> tp = TestPublisher.create();
         CapacityGatedSubscriber<Integer> g = new CapacityGatedSubscriber<>(() -> 4, i -> { });

@@ -271,8 +271,11 @@ class FlowControlConcurrencyTest {
         });
         g.capacityAvailable();
         assertThat(violations).hasValue(0);
-        assertThat(requested.get()).isEqualTo(capacity.get()).isEqualTo(THREADS * 2_000L);
-        assertThat(g.outstanding()).isEqualTo(capacity.get());
+        assertThat(capacity.get()).isEqualTo(THREADS * 2_000L);
+        // nothing was delivered, so all that is requested is outstanding: less than capacity by under a quarter
+        // of it (demand goes up in batches of a quarter of the room while some is outstanding)
+        assertThat(requested.get()).isLessThanOrEqualTo(capacity.get()).isGreaterThan(capacity.get() - capacity.get() / 4);
+        assertThat(g.outstanding()).isEqualTo(requested.get());
     }
 
     /** Rule 2.7: request and cancel are never called concurrently, whichever threads ask. */
