@@ -40,14 +40,31 @@ public final class MeasuredJvm {
     private MeasuredJvm() {
     }
 
-    /** Whether this JVM should start itself again to run {@code args}: a scenario, and nobody chose pre-touching. */
+    /**
+     * Whether this JVM should start itself again to run {@code args}: a scenario, nobody chose pre-touching, and no
+     * agent on the command line (a debugger or profiler attached to this JVM stays with the run: it says so).
+     */
     public static boolean shouldRelaunch(String[] args) {
         if (args.length == 0 || Arrays.stream(args).anyMatch(a -> a.equals("-h") || a.equals("--help") || a.equals("-V")
                 || a.equals("--version"))) {
             return false;
         }
         VMOption preTouch = ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class).getVMOption(PRE_TOUCH);
-        return preTouch.getOrigin() == VMOption.Origin.DEFAULT;
+        if (preTouch.getOrigin() != VMOption.Origin.DEFAULT) {
+            return false;
+        }
+        if (hasAgent(ManagementFactory.getRuntimeMXBean().getInputArguments())) {
+            Log.info("an agent is on the command line, so the scenario runs in this JVM, its heap not touched at start "
+                    + "(add -XX:+AlwaysPreTouch -Xms256m to measure as the tool does otherwise)");
+            return false;
+        }
+        return true;
+    }
+
+    /** Whether {@code inputArguments} load an agent (a debugger's port or a profiler would be taken twice by a child). */
+    static boolean hasAgent(List<String> inputArguments) {
+        return inputArguments.stream().anyMatch(a -> a.startsWith("-agentlib") || a.startsWith("-agentpath") || a.startsWith("-javaagent")
+                || a.startsWith("-Xrunjdwp"));
     }
 
     /**

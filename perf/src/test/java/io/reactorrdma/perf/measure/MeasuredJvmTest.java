@@ -28,11 +28,20 @@ class MeasuredJvmTest {
     }
 
     @Test
+    void anAgentOnTheCommandLineKeepsTheRunInThisJvm() {
+        assertThat(MeasuredJvm.hasAgent(List.of("-Xss1m", "-agentlib:jdwp=transport=dt_socket,server=y,address=5005"))).isTrue();
+        assertThat(MeasuredJvm.hasAgent(List.of("-javaagent:/opt/profiler.jar"))).isTrue();
+        assertThat(MeasuredJvm.hasAgent(List.of("-agentpath:/opt/libasyncProfiler.so=start"))).isTrue();
+        assertThat(MeasuredJvm.hasAgent(List.of("-Xss1m", "-Dreactor.rdma.x=y"))).isFalse();
+    }
+
+    @Test
     void helpAndAChoiceOnTheCommandLineRunInThisJvm() {
         assertThat(MeasuredJvm.shouldRelaunch(new String[0])).isFalse();
         assertThat(MeasuredJvm.shouldRelaunch(new String[] {"echo", "--help"})).isFalse();
-        boolean chosen = ManagementFactory.getRuntimeMXBean().getInputArguments().stream().anyMatch(a -> a.contains("AlwaysPreTouch"));
-        assertThat(MeasuredJvm.shouldRelaunch(new String[] {"echo", "--size", "64"})).isEqualTo(!chosen);
+        List<String> own = ManagementFactory.getRuntimeMXBean().getInputArguments();
+        boolean chosen = own.stream().anyMatch(a -> a.contains("AlwaysPreTouch"));
+        assertThat(MeasuredJvm.shouldRelaunch(new String[] {"echo", "--size", "64"})).isEqualTo(!chosen && !MeasuredJvm.hasAgent(own));
     }
 
     @Test
