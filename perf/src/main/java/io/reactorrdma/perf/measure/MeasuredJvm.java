@@ -105,7 +105,8 @@ public final class MeasuredJvm {
 
     /**
      * Runs {@code mainClass} with {@code args} in a child JVM with {@link #OPTIONS} and this JVM's own options, its
-     * input and output this JVM's; returns its exit status. The child is killed if this JVM is stopped first.
+     * input and output this JVM's; returns its exit status (1 when it cannot be started, saying why). The child is
+     * killed if this JVM is stopped first.
      */
     public static int relaunch(Class<?> mainClass, String[] args) {
         List<String> options = childOptions(ManagementFactory.getRuntimeMXBean().getInputArguments(),
@@ -117,8 +118,8 @@ public final class MeasuredJvm {
         try {
             child = new ProcessBuilder(command).inheritIO().start();
         } catch (IOException e) {
-            throw new IllegalStateException("cannot start the measuring JVM " + command + ": " + e.getMessage()
-                    + "; run with -XX:-AlwaysPreTouch to measure in this JVM as it is", e);
+            Log.failure("cannot start the measuring JVM " + command + " (-XX:-AlwaysPreTouch measures in this JVM as it is)", e);
+            return 1;
         }
         Thread stop = new Thread(() -> stop(child), "perf-measuring-jvm-stop");
         Runtime.getRuntime().addShutdownHook(stop);
