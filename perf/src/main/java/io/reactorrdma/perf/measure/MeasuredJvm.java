@@ -25,8 +25,9 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>The tool's own JVM is started by its user ({@code java -jar}), so for a scenario run it starts itself again
  * with these options in front of the user's own ({@link #relaunch}), unless the user set {@code AlwaysPreTouch}
- * on the command line either way: {@code -XX:-AlwaysPreTouch} runs the scenarios in the JVM as started, and its
- * peers without these options ({@link #peerOptions}).
+ * on the command line either way — {@code -XX:-AlwaysPreTouch} runs the scenarios in the JVM as started, and its
+ * peers without these options ({@link #peerOptions}) — or gave it an option a child must not take again (an agent,
+ * a flight recording, a log file, a JMX port: {@link #keptOption}).
  */
 public final class MeasuredJvm {
 
@@ -41,48 +42,88 @@ public final class MeasuredJvm {
     }
 
     /**
-     * Whether this JVM should start itself again to run {@code args}: a scenario, nobody chose pre-touching, and no
-     * agent on the command line (a debugger or profiler attached to this JVM stays with the run: it says so).
+     * Whether this JVM should start itself again to run {@code args}: a scenario, nobody chose pre-touching, and
+     * nothing on the command line that the JVM holds on to (an agent, a recording, a log file, a JMX port: a child
+     * would take them again), which keeps the run in this JVM and says so.
      */
     public static boolean shouldRelaunch(String[] args) {
         if (args.length == 0 || Arrays.stream(args).anyMatch(a -> a.equals("-h") || a.equals("--help") || a.equals("-V")
                 || a.equals("--version"))) {
             return false;
         }
-        VMOption preTouch = ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class).getVMOption(PRE_TOUCH);
-        if (preTouch.getOrigin() != VMOption.Origin.DEFAULT) {
-            return false;
+        VMOption preTouch = preTouchOption();
+        if (preTouch == null || preTouch.getOrigin() != VMOption.Origin.DEFAULT) {
+            return false; // not HotSpot, or the user chose
         }
-        if (hasAgent(ManagementFactory.getRuntimeMXBean().getInputArguments())) {
-            Log.info("an agent is on the command line, so the scenario runs in this JVM, its heap not touched at start "
-                    + "(add -XX:+AlwaysPreTouch -Xms256m to measure as the tool does otherwise)");
+        String kept = keptOption(ownOptions(ManagementFactory.getRuntimeMXBean().getInputArguments(), environmentOptions()));
+        if (kept != null) {
+            Log.info(kept + " stays with this JVM, so the scenario runs here, its heap not touched at start (add "
+                    + String.join(" ", OPTIONS) + " to measure as the tool does otherwise)");
             return false;
         }
         return true;
     }
 
-    /** Whether {@code inputArguments} load an agent (a debugger's port or a profiler would be taken twice by a child). */
-    static boolean hasAgent(List<String> inputArguments) {
-        return inputArguments.stream().anyMatch(a -> a.startsWith("-agentlib") || a.startsWith("-agentpath") || a.startsWith("-javaagent")
-                || a.startsWith("-Xrunjdwp"));
+    /**
+     * The first of {@code own} (the command line's JVM options) that a child must not be given again, or null: only
+     * system properties (not JMX's) and heap and stack sizes go to a child.
+     */
+    static String keptOption(List<String> own) {
+        for (String o : own) {
+            boolean plain = (o.startsWith("-D") && !o.startsWith("-Dcom.sun.management")) || o.startsWith("-Xss")
+                    || HEAP_SIZE_OPTIONS.stream().anyMatch(o::startsWith);
+            if (!plain) {
+                return o;
+            }
+        }
+        return null;
     }
 
     /**
-     * The options a child JVM gets, given this JVM's own ({@code inputArguments}, as the JVM lists them: those of
-     * {@code JAVA_TOOL_OPTIONS} and {@code JDK_JAVA_OPTIONS} first) and those two environment variables, which the
-     * child inherits and so must not be given twice: {@link #OPTIONS} (without {@code -Xms} where the user sized
-     * the heap), then the user's command-line options.
+     * This JVM's command-line options: {@code inputArguments} without what the environment put there, which a
+     * child inherits anyway ({@code JAVA_TOOL_OPTIONS} and {@code JDK_JAVA_OPTIONS} in front, {@code _JAVA_OPTIONS}
+     * behind; {@code environment} as {@link #environmentOptions()} gives them). Where they do not match as written
+     * (quoting, argument files), everything is kept: {@link #keptOption} then decides.
      */
-    static List<String> childOptions(List<String> inputArguments, String javaToolOptions, String jdkJavaOptions) {
-        List<String> fromEnvironment = new ArrayList<>(tokens(javaToolOptions));
-        fromEnvironment.addAll(tokens(jdkJavaOptions));
-        List<String> own = inputArguments.size() >= fromEnvironment.size()
-                && inputArguments.subList(0, fromEnvironment.size()).equals(fromEnvironment)
-                ? inputArguments.subList(fromEnvironment.size(), inputArguments.size()) : inputArguments;
-        boolean userSizedHeap = inputArguments.stream().anyMatch(a -> HEAP_SIZE_OPTIONS.stream().anyMatch(a::startsWith));
+    static List<String> ownOptions(List<String> inputArguments, List<List<String>> environment) {
+        List<String> front = new ArrayList<>(environment.get(0));
+        front.addAll(environment.get(1));
+        List<String> back = environment.get(2);
+        List<String> own = inputArguments;
+        if (own.size() >= front.size() && own.subList(0, front.size()).equals(front)) {
+            own = own.subList(front.size(), own.size());
+        }
+        if (own.size() >= back.size() && own.subList(own.size() - back.size(), own.size()).equals(back)) {
+            own = own.subList(0, own.size() - back.size());
+        }
+        return own;
+    }
+
+    /** The options of {@code JAVA_TOOL_OPTIONS}, {@code JDK_JAVA_OPTIONS} and {@code _JAVA_OPTIONS}, in that order. */
+    static List<List<String>> environmentOptions() {
+        return List.of(tokens(System.getenv("JAVA_TOOL_OPTIONS")), tokens(System.getenv("JDK_JAVA_OPTIONS")),
+                tokens(System.getenv("_JAVA_OPTIONS")));
+    }
+
+    /** HotSpot's {@code AlwaysPreTouch}, or null on a JVM without it. */
+    private static VMOption preTouchOption() {
+        try {
+            HotSpotDiagnosticMXBean hotSpot = ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class);
+            return hotSpot == null ? null : hotSpot.getVMOption(PRE_TOUCH);
+        } catch (IllegalArgumentException | UnsupportedOperationException e) {
+            return null;
+        }
+    }
+
+    /**
+     * The options a child JVM gets: {@link #OPTIONS} (without {@code -Xms} where the command line or the environment
+     * sized the heap), then {@code own}, this JVM's command-line options ({@link #ownOptions}).
+     */
+    static List<String> childOptions(List<String> own, List<List<String>> environment) {
+        boolean sized = sizesHeap(own) || environment.stream().anyMatch(MeasuredJvm::sizesHeap);
         List<String> options = new ArrayList<>();
         for (String o : OPTIONS) {
-            if (!(userSizedHeap && o.startsWith("-Xms"))) {
+            if (!(sized && o.startsWith("-Xms"))) {
                 options.add(o);
             }
         }
@@ -90,13 +131,21 @@ public final class MeasuredJvm {
         return options;
     }
 
+    private static boolean sizesHeap(List<String> options) {
+        return options.stream().anyMatch(a -> HEAP_SIZE_OPTIONS.stream().anyMatch(a::startsWith));
+    }
+
     /**
      * The options of a forked peer: {@link #OPTIONS} where this JVM pre-touches its heap (relaunched, or so started),
-     * none otherwise (the user's {@code -XX:-AlwaysPreTouch}, or tests running a scenario in their own JVM).
+     * none otherwise (the user's {@code -XX:-AlwaysPreTouch}, or tests running a scenario in their own JVM); without
+     * {@code -Xms} where the environment, which the peer inherits, sizes the heap.
      */
     public static List<String> peerOptions() {
-        VMOption preTouch = ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class).getVMOption(PRE_TOUCH);
-        return Boolean.parseBoolean(preTouch.getValue()) ? OPTIONS : List.of();
+        VMOption preTouch = preTouchOption();
+        if (preTouch == null || !Boolean.parseBoolean(preTouch.getValue())) {
+            return List.of();
+        }
+        return childOptions(List.of(), environmentOptions());
     }
 
     private static List<String> tokens(String value) {
@@ -109,8 +158,9 @@ public final class MeasuredJvm {
      * killed if this JVM is stopped first.
      */
     public static int relaunch(Class<?> mainClass, String[] args) {
-        List<String> options = childOptions(ManagementFactory.getRuntimeMXBean().getInputArguments(),
-                System.getenv("JAVA_TOOL_OPTIONS"), System.getenv("JDK_JAVA_OPTIONS"));
+        List<List<String>> environment = environmentOptions();
+        List<String> options = childOptions(ownOptions(ManagementFactory.getRuntimeMXBean().getInputArguments(), environment),
+                environment);
         List<String> command = ChildJvm.of(mainClass, mainClass.getName()).withJvmOptions(options).command(Arrays.asList(args));
         Log.info("measuring in a JVM started again with " + String.join(" ", OPTIONS) + " (its heap touched before the runs, "
                 + "not during them; -XX:-AlwaysPreTouch measures in this JVM as it is)");
