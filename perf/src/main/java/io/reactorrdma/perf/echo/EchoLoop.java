@@ -100,9 +100,7 @@ public final class EchoLoop implements MeasuredLoop {
                     + template.readableBytes() + "-byte message sent; the transport corrupted or mixed up messages"));
             return;
         }
-        if (!firstEcho.isDone()) {
-            firstEcho.complete(null); // once: complete() on a completed future is still a compare-and-set
-        }
+        MeasuredLoop.firstAnswerSeen(firstEcho);
         EchoLoops.Phase phase = loops.phase();
         if (phase == EchoLoops.Phase.MEASURE) {
             Latencies.record(histogram, now - sentAt);

@@ -70,8 +70,7 @@ public final class MeasuredJvm {
      */
     static String keptOption(List<String> own) {
         for (String o : own) {
-            boolean plain = (o.startsWith("-D") && !o.startsWith("-Dcom.sun.management")) || o.startsWith("-Xss")
-                    || HEAP_SIZE_OPTIONS.stream().anyMatch(o::startsWith);
+            boolean plain = (o.startsWith("-D") && !o.startsWith("-Dcom.sun.management")) || o.startsWith("-Xss") || sizesHeap(o);
             if (!plain) {
                 return o;
             }
@@ -132,7 +131,11 @@ public final class MeasuredJvm {
     }
 
     private static boolean sizesHeap(List<String> options) {
-        return options.stream().anyMatch(a -> HEAP_SIZE_OPTIONS.stream().anyMatch(a::startsWith));
+        return options.stream().anyMatch(MeasuredJvm::sizesHeap);
+    }
+
+    private static boolean sizesHeap(String option) {
+        return HEAP_SIZE_OPTIONS.stream().anyMatch(option::startsWith);
     }
 
     /**

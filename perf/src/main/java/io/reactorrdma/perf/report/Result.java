@@ -27,6 +27,12 @@ public record Result(Scenario scenario, Transport transport, int sizeBytes, long
         this(scenario, transport, sizeBytes, ops, latency, mibPerSecond, clientCpuUsPerOp, serverCpuUsPerOp, clientAllocated, null);
     }
 
+    /** This result with {@code figures} as what an outside tool reported (see {@code reported}). */
+    public Result withReported(ReportedLatency figures) {
+        return new Result(scenario, transport, sizeBytes, ops, latency, mibPerSecond, clientCpuUsPerOp, serverCpuUsPerOp,
+                clientAllocated, figures);
+    }
+
     /** CPU nanoseconds over ops as microseconds per op; NaN when either is unknown. */
     public static double usPerOp(long cpuNanos, long ops) {
         return cpuNanos < 0 || ops <= 0 ? Double.NaN : cpuNanos / 1e3 / ops;

@@ -79,9 +79,7 @@ public final class RequestResponseLoop implements MeasuredLoop {
                         + check.expectedBytes() + "-byte request; the transport corrupted or mixed up payloads"));
                 return;
             }
-            if (!firstAnswer.isDone()) {
-                firstAnswer.complete(null); // once: complete() on a completed future is still a compare-and-set
-            }
+            MeasuredLoop.firstAnswerSeen(firstAnswer);
             EchoLoops.Phase phase = loops.phase();
             if (phase == EchoLoops.Phase.MEASURE) {
                 Latencies.record(histogram, now - sentAt);

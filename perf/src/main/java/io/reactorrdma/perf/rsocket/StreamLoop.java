@@ -68,9 +68,7 @@ public final class StreamLoop extends BaseSubscriber<Payload> implements Measure
                 cancel();
                 return;
             }
-            if (!firstPayload.isDone()) {
-                firstPayload.complete(null); // once: complete() on a completed future is still a compare-and-set
-            }
+            MeasuredLoop.firstAnswerSeen(firstPayload);
             EchoLoops.Phase phase = loops.phase();
             if (phase == EchoLoops.Phase.MEASURE) {
                 measured++;

@@ -110,9 +110,7 @@ public final class UcxRunner {
 
     /** {@code r} with the percentile of {@code tail}, a second tag_lat run, as a round trip (see the class comment). */
     static Result withTail(Result r, Mode mode, UcxFinal tail) {
-        ReportedLatency latency = r.reported().with(tail.percentileRank(), tail.percentileUs() * mode.factor() * 1e3);
-        return new Result(r.scenario(), r.transport(), r.sizeBytes(), r.ops(), null, r.mibPerSecond(), Double.NaN, Double.NaN, -1,
-                latency);
+        return r.withReported(r.reported().with(tail.percentileRank(), tail.percentileUs() * mode.factor() * 1e3));
     }
 
     /** How long one iteration took: a round trip for tag_lat (2 x its one-way overall latency), a message for tag_bw. */
