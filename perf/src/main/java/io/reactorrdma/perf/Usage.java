@@ -83,7 +83,7 @@ final class Usage {
                 "  fanout: ops = fan-outs, latencies of the whole fan-out, size_bytes = the mix's mean sub-request,",
                 "  mib_per_s = sub-request bytes per second (each crosses once each way), server = all server JVMs.",
                 "",
-                "system properties reactor.rdma.* are passed on to forked peers.",
+                "system properties reactor.rdma.* and io.netty.* are passed on to forked peers.",
                 "exit status: 0 all ran, 1 a transport failed, 2 bad command line.") + System.lineSeparator();
     }
 }

@@ -85,14 +85,14 @@ public final class ForkedPeer implements PeerSide {
 
     /**
      * The peer's command line: this JVM's java binary, the measuring JVM's options as this JVM has them
-     * ({@link MeasuredJvm#peerOptions()}), our reactor.rdma.* properties, the jar (or class path) we run from.
+     * ({@link MeasuredJvm#peerOptions()}), our reactor.rdma.* and io.netty.* properties, the jar (or class path) we run from.
      */
     static List<String> command(String role, List<String> args) {
         List<String> roleAndArgs = new ArrayList<>();
         roleAndArgs.add(role);
         roleAndArgs.addAll(args);
         return ChildJvm.of(ForkedPeer.class, PeerCommands.MAIN_CLASS).withJvmOptions(MeasuredJvm.peerOptions())
-                .forwarding(name -> name.startsWith("reactor.rdma."))
+                .forwarding(ChildJvm::libraryProperty)
                 .command(roleAndArgs);
     }
 

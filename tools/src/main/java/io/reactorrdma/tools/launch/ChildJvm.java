@@ -40,6 +40,15 @@ public final class ChildJvm {
         return new ChildJvm(anchor, mainClass, options, forwarded);
     }
 
+    /**
+     * Whether a system property configures the libraries the child runs on: the toolkit's ({@code reactor.rdma.*}) or
+     * Netty's ({@code io.netty.*}, e.g. {@code io.netty.leakDetection.level}, which a leak report tells the user to set:
+     * the buffers it is about may live in the child).
+     */
+    public static boolean libraryProperty(String name) {
+        return name.startsWith("reactor.rdma.") || name.startsWith("io.netty.");
+    }
+
     /** This child with the system properties of this JVM whose names {@code names} accepts passed on. */
     public ChildJvm forwarding(Predicate<String> names) {
         return new ChildJvm(anchor, mainClass, jvmOptions, names);

@@ -36,6 +36,14 @@ class ChildJvmTest {
     }
 
     @Test
+    void theLibrariesPropertiesAreTheToolkitsAndNettys() {
+        assertThat(ChildJvm.libraryProperty("reactor.rdma.soft.strict")).isTrue();
+        assertThat(ChildJvm.libraryProperty("io.netty.leakDetection.level")).isTrue();
+        assertThat(ChildJvm.libraryProperty("java.class.path")).isFalse();
+        assertThat(ChildJvm.libraryProperty("user.dir")).isFalse();
+    }
+
+    @Test
     void fromClassDirectoriesTheClassPathIsTheJvms() {
         assertThat(ChildJvm.classPath(ChildJvmTest.class)).isEqualTo(System.getProperty("java.class.path"));
         assertThat(ChildJvm.of(ChildJvmTest.class, "x.Main").command(List.of())).hasSize(4);

@@ -98,11 +98,14 @@ public final class ShardFleet implements ShardAddresses, AutoCloseable {
         tcpPorts[shard][replica] = ports[1];
     }
 
-    /** The child's command line: this JVM's java, {@link #DEFAULT_JVM_OPTIONS}, our reactor.rdma.* properties, our class path. */
+    /**
+     * The child's command line: this JVM's java, {@link #DEFAULT_JVM_OPTIONS}, our reactor.rdma.* and io.netty.*
+     * properties, our class path.
+     */
     static List<String> command(List<String> shardArguments) {
         return ChildJvm.of(ShardFleet.class, SHARD_MAIN).withJvmOptions(DEFAULT_JVM_OPTIONS)
                 // the shm directory is the demo's own, given with --shm-dir
-                .forwarding(name -> name.startsWith("reactor.rdma.") && !name.equals("reactor.rdma.soft.shmDir"))
+                .forwarding(name -> ChildJvm.libraryProperty(name) && !name.equals("reactor.rdma.soft.shmDir"))
                 .command(shardArguments);
     }
 
