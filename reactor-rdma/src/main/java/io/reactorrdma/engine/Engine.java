@@ -50,7 +50,8 @@ public final class Engine {
      * it is; larger ones are handed over in it (zero copy) and a new buffer is posted in its place.
      * Copying a few cache lines costs less than taking a receive-sized buffer from the allocator and
      * giving it back later (a client's 64 KiB receive buffers are page runs), and the application
-     * then holds a buffer of the message's size, not of the receive size.
+     * then holds a buffer of the message's size, not of the receive size. The buffer is made ready
+     * behind the doorbell of the turn before ({@link CopyOutBuffer}), not allocated on the message's way.
      */
     static final int COPY_OUT_LIMIT = 512;
     /** How long a closing socket may take to send what it has queued before the rest is dropped. */
@@ -129,6 +130,8 @@ public final class Engine {
     private final ArrayDeque<EngineSocket> untoldGrants = new ArrayDeque<>();
     /** The rendezvous state machine, both directions. */
     private final Rendezvous rendezvous;
+    /** The buffer the next small received message is copied into, made ready behind the doorbell. */
+    private final CopyOutBuffer copyOut;
     /** The pull rendezvous, both directions (in use when both sides offered it at connect). */
     private final Pull pull;
     /** Where the message being named for pull lies (I/O thread, reused). */
@@ -223,6 +226,7 @@ public final class Engine {
         this.nextSocketId = client ? 1 : 2;
         Hooks hooks = new Hooks();
         this.rendezvous = new Rendezvous(hooks, config, peerName, metrics, destinations);
+        this.copyOut = new CopyOutBuffer(memory.byteBufAllocator());
         this.pull = new Pull(hooks, config, peerName, metrics);
         // our queue pair's max_rd_atomic (strict soft mode refuses more; an RNIC would stall) and the peer's responder limit
         this.maxReads = Math.min(qp.attributes().maxRdAtomic(), peer.maxInboundReads());
@@ -328,6 +332,11 @@ public final class Engine {
     /** Tests: receive slots free on the queue pair (consumed, not posted again); read while its I/O thread is held. */
     int freeReceiveSlots() {
         return qp.freeRecvSlots();
+    }
+
+    /** Tests: the buffers of small messages, made ready behind the doorbell or allocated on their way (I/O thread). */
+    CopyOutBuffer copyOut() {
+        return copyOut;
     }
 
     int qpNum() {
@@ -522,8 +531,7 @@ public final class Engine {
                         break;
                     }
                     if (length <= COPY_OUT_LIMIT) {
-                        ByteBuf copy = memory.byteBufAllocator().directBuffer(length, length);
-                        s.deliver(copy.writeBytes(buf, base + WireHeader.SIZE, length));
+                        s.deliver(copyOut.take(length).writeBytes(buf, base + WireHeader.SIZE, length));
                     } else {
                         buf.setIndex(base + WireHeader.SIZE, base + n);
                         handedOver = true;
@@ -788,8 +796,10 @@ public final class Engine {
                 metrics.doorbell(n, chain.signaledRequests() - signaledBefore);
                 lastSendNanos = now;
                 replenishReceives(); // behind the doorbell, off the way of what it sent; returned on the next header
+                copyOut.prepare(); // the next small message's buffer: behind the doorbell too
                 return true;
             }
+            copyOut.prepare(); // a turn that answered nothing: off every message's way
             return false;
         } catch (RuntimeException e) {
             fail(e instanceof EngineException ? e : new EngineException(peerName + ": " + e.getMessage(), e));
@@ -1317,6 +1327,7 @@ public final class Engine {
         drainDeadline = System.nanoTime() + config.drainTimeout().toNanos();
         connection.disconnect(); // may complete later (an asynchronous CM): the drain waits for it
         chain.abandonPending(releaser); // never posted: nothing reads them
+        copyOut.release(); // nothing more is delivered
         rendezvous.dropOutbound(); // sockets end below, which releases the payloads of messages under way
         pull.fail(); // nothing more is read or delivered; the sources we exposed stay until the queue pair is quiet
         EngineException error = cause instanceof EngineException ? (EngineException) cause

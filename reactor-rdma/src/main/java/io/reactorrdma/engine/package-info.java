@@ -9,7 +9,8 @@
  *       {@link io.reactorrdma.engine.WorkRequestChain} (one doorbell and one signaled request per
  *       batch), receive buffers reposted d/8 at a time behind the doorbell, receive credits with a reserved control
  *       credit, eager SENDs and rendezvous WRITEs, the send window, and the sockets multiplexed on
- *       it, served round-robin one fragment per turn.</li>
+ *       it, served round-robin one fragment per turn. Small messages are copied out of their receive
+ *       buffers into a {@link io.reactorrdma.engine.CopyOutBuffer}, made ready behind the doorbell.</li>
  *   <li>{@link io.reactorrdma.engine.Rendezvous} — the WRITE rendezvous state machine, both
  *       directions (requests, answers, refusals, abandons, revocations, the destination bound);
  *       {@link io.reactorrdma.engine.Pull} — the pull rendezvous (the receiver READs a message

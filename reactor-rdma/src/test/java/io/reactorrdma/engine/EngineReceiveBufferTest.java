@@ -22,9 +22,10 @@ import java.util.function.Consumer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * What a received message is delivered in: a small one in a buffer of its own size, copied out of
- * its receive buffer (which is posted again as it is), a larger one in the receive buffer itself;
- * and when consumed receives are posted again: behind the doorbell of what the turn sends.
+ * What a received message is delivered in: a small one in a buffer of its own (made ready behind the
+ * doorbell of the turn before), copied out of its receive buffer (which is posted again as it is), a
+ * larger one in the receive buffer itself; and when consumed receives are posted again: behind the
+ * doorbell of what the turn sends.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class EngineReceiveBufferTest {
@@ -115,6 +116,51 @@ class EngineReceiveBufferTest {
                 ByteBuf e = echoes.take(h);
                 socket.consumed(1); // the server's allowance for this socket comes back
                 try {
+                    assertThat(e.getByte(e.readerIndex())).isEqualTo((byte) i);
+                } finally {
+                    e.release();
+                }
+            }
+            socket.close();
+        }
+    }
+
+    /**
+     * A small message is copied into a buffer made ready behind the doorbell of the turn before, not allocated between
+     * its arrival and its answer. While the server's I/O thread is held in the post of each echo, the buffer for the
+     * next message is not ready yet (making it ready in front of the doorbell would delay the answer), and over the
+     * ping-pong only the first message, for which nothing had been made ready, had its buffer allocated on its way.
+     */
+    @Test
+    void aSmallMessageIsCopiedIntoABufferMadeReadyBehindTheDoorbellBefore() throws Exception {
+        PeerFreeze freeze = new PeerFreeze();
+        AtomicInteger contexts = new AtomicInteger();
+        CompletableFuture<Engine> serverEngine = new CompletableFuture<>();
+        Consumer<EngineSocket> echo = EngineHarness.echo();
+        EngineConfig config = EngineConfig.defaults().withHeartbeatInterval(Duration.ofMinutes(10));
+        Duration wait = Duration.ofSeconds(30);
+        try (EngineHarness h = new EngineHarness(() -> SoftContext.openLoopback(SoftConfig.defaults(), contexts.getAndIncrement() == 1
+                ? SoftFaults.none().withPeerFreeze(freeze) : SoftFaults.none()), config, IdleStrategy.BLOCK, s -> {
+                    echo.accept(s);
+                    serverEngine.complete(s.engine);
+                })) {
+            EngineSocket socket = h.client.openSocket(h.address(), wait).get(30, TimeUnit.SECONDS);
+            EngineTest.Collector echoes = new EngineTest.Collector();
+            socket.inbound(echoes);
+            Engine server = serverEngine.get(30, TimeUnit.SECONDS);
+            for (int i = 0; i < 2 * config.recvQueueDepth(); i++) {
+                freeze.freezeBefore(WrOpcode.SEND);
+                assertThat(socket.offer(filled(h, 64, i))).isTrue();
+                assertThat(freeze.awaitFrozen(wait)).as("the server posts echo %d", i).isTrue();
+                boolean ready = server.copyOut().isReady(); // its I/O thread is held in the post
+                long onArrival = server.copyOut().allocatedOnArrival();
+                freeze.thaw();
+                assertThat(ready).as("the buffer for the message after %d made ready in front of the echo's doorbell", i).isFalse();
+                assertThat(onArrival).as("messages whose buffer was allocated on their way, up to message %d", i).isEqualTo(1);
+                ByteBuf e = echoes.take(h);
+                socket.consumed(1);
+                try {
+                    assertThat(e.readableBytes()).isEqualTo(64);
                     assertThat(e.getByte(e.readerIndex())).isEqualTo((byte) i);
                 } finally {
                     e.release();
