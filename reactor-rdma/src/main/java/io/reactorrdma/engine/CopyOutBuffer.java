@@ -33,9 +33,12 @@ final class CopyOutBuffer {
     ByteBuf take(int length) {
         lastLength = length;
         ByteBuf b = ready;
-        if (b != null && length <= b.capacity()) {
+        if (b != null) {
             ready = null;
-            return b;
+            if (length <= b.capacity()) {
+                return b;
+            }
+            b.release(); // too small for this message: the next one made ready is this one's size
         }
         allocatedOnArrival++;
         return alloc.directBuffer(length, length);
@@ -50,7 +53,7 @@ final class CopyOutBuffer {
             try {
                 ready = alloc.directBuffer(lastLength, lastLength);
             } catch (RuntimeException | OutOfMemoryError e) {
-                lastLength = 0; // tried once: the next message allocates on its way and meets the refusal itself
+                lastLength = 0; // not again every turn: the next message allocates on its way
             }
         }
     }
