@@ -22,7 +22,11 @@ import java.util.regex.Pattern;
  * @param iterations           iterations of the measured phase
  * @param percentileRank       the rank of {@code percentileUs}, read from the table's heading (50.0 if absent)
  * @param percentileUs         latency at that percentile, microseconds
- * @param averageUs            latency, average of the last report interval, microseconds
+ * <p>The last report interval's columns can be empty at the end of a run, which ucx_perftest prints as {@code inf}
+ * (latency) and zeros (bandwidth, rate); the latency then reads as NaN here. The tool uses only the percentile and
+ * the whole run's columns.
+ *
+ * @param averageUs            latency, average of the last report interval, microseconds (NaN: that interval was empty)
  * @param overallUs            latency, average over the whole measured phase, microseconds
  * @param bandwidthAverage     MiB/s of the last report interval
  * @param bandwidthOverall     MiB/s over the whole measured phase
@@ -39,6 +43,10 @@ public record UcxFinal(long iterations, double percentileRank, double percentile
 
     private static final Pattern RANK = Pattern.compile("([0-9]+(?:\\.[0-9]+)?)%ile");
     private static final int COLUMNS = 8;
+    /** The columns of the last report interval (averages), which the tool does not use. */
+    private static final boolean[] LAST_INTERVAL = {false, false, true, false, true, false, true, false};
+    /** What those columns read when that interval was empty. */
+    private static final List<String> EMPTY_INTERVAL = List.of("inf", "-inf", "nan", "-nan");
 
     /**
      * The last {@code Final:} line of a client's output.
@@ -68,6 +76,10 @@ public record UcxFinal(long iterations, double percentileRank, double percentile
         }
         double[] v = new double[COLUMNS];
         for (int i = 0; i < COLUMNS; i++) {
+            if (LAST_INTERVAL[i] && EMPTY_INTERVAL.contains(cells[i].toLowerCase(Locale.ROOT))) {
+                v[i] = Double.NaN; // the last report interval held no iteration: ucx_perftest divided by zero
+                continue;
+            }
             try {
                 v[i] = Double.parseDouble(cells[i]);
             } catch (NumberFormatException e) {

@@ -74,6 +74,26 @@ class UcxFinalTest {
         assertThat(f.percentileUs()).isEqualTo(3.0);
     }
 
+    /**
+     * The columns of the last report interval divide by that interval, which can be empty at the end of a run:
+     * ucx_perftest then prints {@code inf} (latency) and zeros (bandwidth, rate). The tool uses none of them, so the
+     * line still reads (captured from a 1 MiB tag_lat run with -R 99).
+     */
+    @Test
+    void anEmptyLastIntervalLeavesItsColumnsOutNotTheRun() {
+        UcxFinal f = UcxFinal.parse(List.of(
+                "|    Stage     | # iterations | 99.0%ile | average | overall |  average |  overall |  average  |  overall  |",
+                "Final:                 29948     68.711       inf    50.018        0.00   19992.74           0       19993"));
+        assertThat(f.iterations()).isEqualTo(29_948);
+        assertThat(f.percentileUs()).isEqualTo(68.711);
+        assertThat(f.overallUs()).isEqualTo(50.018);
+        assertThat(f.bandwidthOverall()).isEqualTo(19992.74);
+        assertThat(f.averageUs()).as("not reported: the last interval was empty").isNaN();
+        assertThatThrownBy(() -> UcxFinal.parse(List.of("Final:  10  0.5  0.6  inf  1.0  1.0  9  9")))
+                .as("the whole run's average must be a figure").isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("column 4 'inf' is not a number");
+    }
+
     @Test
     void outputWithoutAFinalLineIsRefused() {
         assertThatThrownBy(() -> UcxFinal.parse(captured("refused-client.txt")))
