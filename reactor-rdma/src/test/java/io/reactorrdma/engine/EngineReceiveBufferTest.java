@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiFunction;
 import java.util.function.Consumer;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -88,6 +89,38 @@ class EngineReceiveBufferTest {
      */
     @Test
     void aConsumedReceiveIsPostedAgainBehindTheDoorbellOfTheAnswer() throws Exception {
+        // over three receive depths: the slots did go back, or the client would have run out of credits
+        echoWithTheServerHeldInEachPost(3, (server, i) -> {
+            int free = server.freeReceiveSlots();
+            return () -> assertThat(free)
+                    .as("receive slots free while the server posts echo %d (the request's is not posted again yet)", i).isPositive();
+        });
+    }
+
+    /**
+     * A small message is copied into a buffer made ready behind the doorbell of the turn before, not allocated between
+     * its arrival and its answer. While the server's I/O thread is held in the post of each echo, the buffer for the
+     * next message is not ready yet (making it ready in front of the doorbell would delay the answer), and over the
+     * ping-pong only the first message, for which nothing had been made ready, had its buffer allocated on its way.
+     */
+    @Test
+    void aSmallMessageIsCopiedIntoABufferMadeReadyBehindTheDoorbellBefore() throws Exception {
+        echoWithTheServerHeldInEachPost(2, (server, i) -> {
+            boolean ready = server.copyOut().isReady();
+            long onArrival = server.copyOut().allocatedOnArrival();
+            return () -> {
+                assertThat(ready).as("the buffer for the message after %d made ready in front of the echo's doorbell", i).isFalse();
+                assertThat(onArrival).as("messages whose buffer was allocated on their way, up to message %d", i).isEqualTo(1);
+            };
+        });
+    }
+
+    /**
+     * A ping-pong of 64-byte messages over {@code depths} receive depths in which the server's I/O thread is held in
+     * the post of each echo (its SENDs freeze): {@code whileHeld} reads the server's engine there and returns the
+     * check to make once it is let go (a failing check while it is held would leave it frozen).
+     */
+    private static void echoWithTheServerHeldInEachPost(int depths, BiFunction<Engine, Integer, Runnable> whileHeld) throws Exception {
         PeerFreeze freeze = new PeerFreeze();
         AtomicInteger contexts = new AtomicInteger();
         CompletableFuture<Engine> serverEngine = new CompletableFuture<>();
@@ -105,60 +138,15 @@ class EngineReceiveBufferTest {
             EngineTest.Collector echoes = new EngineTest.Collector();
             socket.inbound(echoes);
             Engine server = serverEngine.get(30, TimeUnit.SECONDS);
-            for (int i = 0; i < 3 * config.recvQueueDepth(); i++) {
+            for (int i = 0; i < depths * config.recvQueueDepth(); i++) {
                 freeze.freezeBefore(WrOpcode.SEND);
                 assertThat(socket.offer(filled(h, 64, i))).isTrue();
                 assertThat(freeze.awaitFrozen(wait)).as("the server posts echo %d", i).isTrue();
-                int free = server.freeReceiveSlots(); // its I/O thread is held in the post
+                Runnable check = whileHeld.apply(server, i);
                 freeze.thaw();
-                assertThat(free).as("receive slots free while the server posts echo %d (the request's is not posted again yet)", i)
-                        .isPositive();
+                check.run();
                 ByteBuf e = echoes.take(h);
                 socket.consumed(1); // the server's allowance for this socket comes back
-                try {
-                    assertThat(e.getByte(e.readerIndex())).isEqualTo((byte) i);
-                } finally {
-                    e.release();
-                }
-            }
-            socket.close();
-        }
-    }
-
-    /**
-     * A small message is copied into a buffer made ready behind the doorbell of the turn before, not allocated between
-     * its arrival and its answer. While the server's I/O thread is held in the post of each echo, the buffer for the
-     * next message is not ready yet (making it ready in front of the doorbell would delay the answer), and over the
-     * ping-pong only the first message, for which nothing had been made ready, had its buffer allocated on its way.
-     */
-    @Test
-    void aSmallMessageIsCopiedIntoABufferMadeReadyBehindTheDoorbellBefore() throws Exception {
-        PeerFreeze freeze = new PeerFreeze();
-        AtomicInteger contexts = new AtomicInteger();
-        CompletableFuture<Engine> serverEngine = new CompletableFuture<>();
-        Consumer<EngineSocket> echo = EngineHarness.echo();
-        EngineConfig config = EngineConfig.defaults().withHeartbeatInterval(Duration.ofMinutes(10));
-        Duration wait = Duration.ofSeconds(30);
-        try (EngineHarness h = new EngineHarness(() -> SoftContext.openLoopback(SoftConfig.defaults(), contexts.getAndIncrement() == 1
-                ? SoftFaults.none().withPeerFreeze(freeze) : SoftFaults.none()), config, IdleStrategy.BLOCK, s -> {
-                    echo.accept(s);
-                    serverEngine.complete(s.engine);
-                })) {
-            EngineSocket socket = h.client.openSocket(h.address(), wait).get(30, TimeUnit.SECONDS);
-            EngineTest.Collector echoes = new EngineTest.Collector();
-            socket.inbound(echoes);
-            Engine server = serverEngine.get(30, TimeUnit.SECONDS);
-            for (int i = 0; i < 2 * config.recvQueueDepth(); i++) {
-                freeze.freezeBefore(WrOpcode.SEND);
-                assertThat(socket.offer(filled(h, 64, i))).isTrue();
-                assertThat(freeze.awaitFrozen(wait)).as("the server posts echo %d", i).isTrue();
-                boolean ready = server.copyOut().isReady(); // its I/O thread is held in the post
-                long onArrival = server.copyOut().allocatedOnArrival();
-                freeze.thaw();
-                assertThat(ready).as("the buffer for the message after %d made ready in front of the echo's doorbell", i).isFalse();
-                assertThat(onArrival).as("messages whose buffer was allocated on their way, up to message %d", i).isEqualTo(1);
-                ByteBuf e = echoes.take(h);
-                socket.consumed(1);
                 try {
                     assertThat(e.readableBytes()).isEqualTo(64);
                     assertThat(e.getByte(e.readerIndex())).isEqualTo((byte) i);
