@@ -94,7 +94,7 @@ final class ScenarioRounds {
                 + (o.scenario.takesSize() ? "size " + o.size + " B" : "sizes from its mix")
                 + (o.scenario == Scenario.ECHO && t != Transport.UCX ? ", reply " + o.reply.id() : "")
                 + ", warm-up " + o.warmupSeconds + " s, measured " + o.durationSeconds + " s, poll " + o.poll.id()
-                // a sampled buffer's stack trace costs microseconds on the I/O thread: it shows in p99 (docs/PERFORMANCE.md)
+                // a sampled buffer's stack trace costs an I/O thread microseconds: it can show in p99 (docs/PERFORMANCE.md)
                 + (t != Transport.UCX ? ", Netty leak detection " + ResourceLeakDetector.getLevel().name().toLowerCase(Locale.ROOT) : "")
                 + "; host: " + CoreToCore.describe());
         try {
