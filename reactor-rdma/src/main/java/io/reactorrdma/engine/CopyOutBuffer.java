@@ -12,8 +12,10 @@ import io.netty.buffer.ByteBufAllocator;
  * <p>The buffer made ready holds as many bytes as the last message copied out (messages of one conversation
  * tend to be alike); a message that does not fit gets a buffer of its own size on its way, as before. So a
  * message may come in a buffer larger than itself, by at most the size of the message before it (both at most
- * {@link Engine#COPY_OUT_LIMIT}). I/O thread only; {@link #release()} gives back a buffer still ready when
- * the engine fails or closes.
+ * {@link Engine#COPY_OUT_LIMIT}). One buffer is made ready per turn: the first message, one larger than the
+ * last, and a second one in the same turn get theirs on their way. Netty's leak detector, where it samples a
+ * buffer made ready, records where it was made ready ({@code Engine.run}), not where the message arrived. I/O
+ * thread only; {@link #release()} gives back a buffer still ready when the engine fails or closes.
  */
 final class CopyOutBuffer {
 

@@ -82,6 +82,50 @@ class EngineReceiveBufferTest {
     }
 
     /**
+     * Small messages of changing sizes, one at a time, so that the server makes a buffer ready between them sized by
+     * the one before: a smaller one comes in that buffer (room to spare), a larger one in a buffer of its own; each
+     * comes whole, within its buffer's limit, and can be copied.
+     */
+    @Test
+    void aMessageOfAnotherSizeNeverStandsPastItsBuffersLimit() throws Exception {
+        EngineTest.Collector held = new EngineTest.Collector();
+        int[] sizes = {40, 45, 64, 33, 63, 100, 96, 512, 1, 500};
+        try (EngineHarness h = new EngineHarness(() -> SoftContext.openLoopback(SoftConfig.defaults()), EngineConfig.defaults(),
+                IdleStrategy.BLOCK, s -> s.inbound(new EngineSocket.Inbound() {
+                    @Override
+                    public void onMessage(ByteBuf message) {
+                        s.consumed(1);
+                        held.onMessage(message);
+                    }
+
+                    @Override
+                    public void onClose(Throwable error) {
+                        held.onClose(error);
+                    }
+                }))) {
+            EngineSocket socket = h.client.openSocket(h.address(), Duration.ofSeconds(20)).get(30, TimeUnit.SECONDS);
+            for (int i = 0; i < sizes.length; i++) {
+                assertThat(socket.offer(filled(h, sizes[i], i))).isTrue();
+                ByteBuf m = held.take(h);
+                try {
+                    assertThat(m.readableBytes()).isEqualTo(sizes[i]);
+                    assertThat(m.writerIndex()).as("a %d-byte message's end against its buffer's limit", sizes[i])
+                            .isLessThanOrEqualTo(m.maxCapacity());
+                    boolean fits = i > 0 && sizes[i] <= sizes[i - 1];
+                    assertThat(m.capacity()).as("a %d-byte message's buffer (the one before: %d bytes)", sizes[i], i > 0 ? sizes[i - 1] : 0)
+                            .isEqualTo(fits ? sizes[i - 1] : sizes[i]);
+                    ByteBuf copy = m.copy();
+                    assertThat(copy.getByte(copy.writerIndex() - 1)).isEqualTo((byte) i);
+                    copy.release();
+                } finally {
+                    m.release();
+                }
+            }
+            socket.close();
+        }
+    }
+
+    /**
      * A receive consumed in the turn that answers it is posted again behind the answer's doorbell, not in front of it
      * (where a batch of reposts delayed the answer). The server's I/O thread is held in the post of each echo (its
      * SENDs freeze), where the receive slot of the request it answers must still be free; the ping-pong runs over

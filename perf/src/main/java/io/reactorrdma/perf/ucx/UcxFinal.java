@@ -19,13 +19,13 @@ import java.util.regex.Pattern;
  * one way, not the round trip. Bandwidth is MB/s of 2^20 bytes (MiB/s), times 2 for a ping-pong (both directions'
  * bytes); message rate is messages per second, also times 2 for a ping-pong.
  *
- * @param iterations           iterations of the measured phase
- * @param percentileRank       the rank of {@code percentileUs}, read from the table's heading (50.0 if absent)
- * @param percentileUs         latency at that percentile, microseconds
  * <p>The last report interval's columns can be empty at the end of a run, which ucx_perftest prints as {@code inf}
  * (latency) and zeros (bandwidth, rate); the latency then reads as NaN here. The tool uses only the percentile and
  * the whole run's columns.
  *
+ * @param iterations           iterations of the measured phase
+ * @param percentileRank       the rank of {@code percentileUs}, read from the table's heading (50.0 if absent)
+ * @param percentileUs         latency at that percentile, microseconds
  * @param averageUs            latency, average of the last report interval, microseconds (NaN: that interval was empty)
  * @param overallUs            latency, average over the whole measured phase, microseconds
  * @param bandwidthAverage     MiB/s of the last report interval

@@ -43,10 +43,12 @@ public final class ChildJvm {
     /**
      * Whether a system property configures the libraries the child runs on: the toolkit's ({@code reactor.rdma.*}) or
      * Netty's ({@code io.netty.*}, e.g. {@code io.netty.leakDetection.level}, which a leak report tells the user to set:
-     * the buffers it is about may live in the child).
+     * the buffers it is about may live in the child), but not Netty's identity of this process
+     * ({@code io.netty.processId}, {@code io.netty.machineId}: a child is another process).
      */
     public static boolean libraryProperty(String name) {
-        return name.startsWith("reactor.rdma.") || name.startsWith("io.netty.");
+        return name.startsWith("reactor.rdma.")
+                || name.startsWith("io.netty.") && !name.equals("io.netty.processId") && !name.equals("io.netty.machineId");
     }
 
     /** This child with the system properties of this JVM whose names {@code names} accepts passed on. */

@@ -39,6 +39,8 @@ class ChildJvmTest {
     void theLibrariesPropertiesAreTheToolkitsAndNettys() {
         assertThat(ChildJvm.libraryProperty("reactor.rdma.soft.strict")).isTrue();
         assertThat(ChildJvm.libraryProperty("io.netty.leakDetection.level")).isTrue();
+        assertThat(ChildJvm.libraryProperty("io.netty.processId")).as("this process's identity").isFalse();
+        assertThat(ChildJvm.libraryProperty("io.netty.machineId")).isFalse();
         assertThat(ChildJvm.libraryProperty("java.class.path")).isFalse();
         assertThat(ChildJvm.libraryProperty("user.dir")).isFalse();
     }
