@@ -65,6 +65,8 @@ public final class ThreadDomain implements AutoCloseable {
     private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
     private final IntObjectHashMap<Engine> byQpn = new IntObjectHashMap<>();
     private final List<Engine> engines = new ArrayList<>();
+    /** Engines registered so far (I/O thread; tests read it). */
+    private long registered;
     /** Failed engines waiting for their queue pairs to be quiet (still in byQpn, for their flush completions). */
     private final List<Engine> draining = new ArrayList<>();
     private final Map<InetSocketAddress, CompletableFuture<Engine>> clientEngines = new ConcurrentHashMap<>();
@@ -442,12 +444,15 @@ public final class ThreadDomain implements AutoCloseable {
     }
 
     private void register(Engine e) {
+        registered++;
         byQpn.put(e.qpNum(), e);
         if (!e.isFailed()) {
             engines.add(e);
             metrics.engineAdded();
-            if (terminated) {
-                e.close(); // connected while the domain closed: no loop is left to drive it
+            if (!running || terminated) {
+                // connected while the domain closes: its loop has closed its engines already (or is about to, and
+                // this one's close comes first), and only drains the closed ones now, or no loop is left at all
+                e.close();
             }
         } else {
             // it failed first (its peer left before this ran) and is already draining: removed() found it
@@ -508,6 +513,16 @@ public final class ThreadDomain implements AutoCloseable {
     /** Failed engines still waiting for their queue pairs to be quiet (I/O thread). */
     int drainingEngines() {
         return draining.size();
+    }
+
+    /** Tests: engines driven, not failed (I/O thread, or once the loop has ended). */
+    int engineCount() {
+        return engines.size();
+    }
+
+    /** Tests: engines registered so far, failed or not (I/O thread, or once the loop has ended). */
+    long registeredEngines() {
+        return registered;
     }
 
     // ------------------------------------------------------------------ the loop
