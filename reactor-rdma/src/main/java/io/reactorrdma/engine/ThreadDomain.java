@@ -4,6 +4,7 @@ import io.reactorrdma.config.IdleStrategy;
 import io.reactorrdma.config.EngineConfig;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.collection.IntObjectHashMap;
+import io.netty.util.internal.PlatformDependent;
 import io.reactorrdma.memory.RegisteredAllocator;
 import io.reactorrdma.verbs.CmConnection;
 import io.reactorrdma.verbs.CompletionQueue;
@@ -20,9 +21,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -62,7 +63,15 @@ public final class ThreadDomain implements AutoCloseable {
     private long pullBytesInFlight;
     private final Executor connector;
     private final Thread thread;
-    private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+    /**
+     * Work handed to the I/O thread. Many producers, one consumer at a time: the I/O thread while its loop runs, then
+     * whoever runs {@link #runRemainingTasks}. Netty's MPSC linked-array queue, as for the sockets' send queues: a
+     * chunk per 1,024 offers instead of a node per offer (the I/O thread gives itself a grant task every half socket
+     * window).
+     */
+    private final Queue<Runnable> tasks = PlatformDependent.newMpscQueue();
+    /** Runs of {@link #runRemainingTasks} asked for and not done: the one that took it from 0 drains for all. */
+    private final AtomicInteger remainingTaskRuns = new AtomicInteger();
     private final IntObjectHashMap<Engine> byQpn = new IntObjectHashMap<>();
     private final List<Engine> engines = new ArrayList<>();
     /** Engines registered so far (I/O thread; tests read it). */
@@ -565,16 +574,27 @@ public final class ThreadDomain implements AutoCloseable {
         }
     }
 
-    /** After the loop: tasks still handed over (releases, closes) run once each, on whoever drains. */
+    /**
+     * After the loop: tasks still handed over (releases, closes) run once each. One thread drains at a time (the
+     * queue has one consumer): a caller that finds another draining leaves its task to it, which loops until no run
+     * is owed.
+     */
     private void runRemainingTasks() {
-        Runnable r;
-        while ((r = tasks.poll()) != null) {
-            try {
-                r.run();
-            } catch (RuntimeException ignored) {
-                // the domain is closing
-            }
+        if (remainingTaskRuns.getAndIncrement() != 0) {
+            return;
         }
+        int owed = 1;
+        do {
+            Runnable r;
+            while ((r = tasks.poll()) != null) {
+                try {
+                    r.run();
+                } catch (RuntimeException ignored) {
+                    // the domain is closing
+                }
+            }
+            owed = remainingTaskRuns.addAndGet(-owed);
+        } while (owed != 0);
     }
 
     private boolean turn() {
