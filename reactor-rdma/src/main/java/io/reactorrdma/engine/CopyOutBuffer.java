@@ -25,7 +25,6 @@ final class CopyOutBuffer {
     private int lastLength;
     /** Messages whose buffer was allocated on their way (tests). */
     private long allocatedOnArrival;
-    private boolean released;
 
     CopyOutBuffer(ByteBufAllocator alloc) {
         this.alloc = alloc;
@@ -51,7 +50,7 @@ final class CopyOutBuffer {
      * allocates on its way (and meets the refusal itself).
      */
     void prepare() {
-        if (ready == null && lastLength > 0 && !released) {
+        if (ready == null && lastLength > 0) {
             try {
                 ready = alloc.directBuffer(lastLength, lastLength);
             } catch (RuntimeException | OutOfMemoryError e) {
@@ -60,9 +59,9 @@ final class CopyOutBuffer {
         }
     }
 
-    /** Gives back the buffer made ready; nothing is made ready after this. */
+    /** Gives back the buffer made ready; nothing is made ready after this (the failed engine takes no more messages). */
     void release() {
-        released = true;
+        lastLength = 0;
         ByteBuf b = ready;
         ready = null;
         if (b != null) {

@@ -785,7 +785,8 @@ public final class Engine {
                 }
                 nextTrimNanos = now + heartbeatNanos;
             }
-            if (chain.pending() > 0) {
+            boolean posting = chain.pending() > 0;
+            if (posting) {
                 if (batchWakesPeer) {
                     chain.solicitLastReceiveConsuming();
                     batchWakesPeer = false;
@@ -796,11 +797,9 @@ public final class Engine {
                 metrics.doorbell(n, chain.signaledRequests() - signaledBefore);
                 lastSendNanos = now;
                 replenishReceives(); // behind the doorbell, off the way of what it sent; returned on the next header
-                copyOut.prepare(); // the next small message's buffer: behind the doorbell too
-                return true;
             }
-            copyOut.prepare(); // a turn that answered nothing: off every message's way
-            return false;
+            copyOut.prepare(); // the next small message's buffer: behind the doorbell, or in a turn that sent nothing
+            return posting;
         } catch (RuntimeException e) {
             fail(e instanceof EngineException ? e : new EngineException(peerName + ": " + e.getMessage(), e));
             return true;

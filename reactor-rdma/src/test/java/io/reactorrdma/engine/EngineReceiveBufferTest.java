@@ -39,18 +39,7 @@ class EngineReceiveBufferTest {
         int larger = Engine.COPY_OUT_LIMIT + 1;
         int smallCount = 40; // more than half the receive queue: the copied-out slots are posted again
         try (EngineHarness h = new EngineHarness(() -> SoftContext.openLoopback(SoftConfig.defaults()), EngineConfig.defaults(),
-                IdleStrategy.BLOCK, s -> s.inbound(new EngineSocket.Inbound() {
-                    @Override
-                    public void onMessage(ByteBuf message) {
-                        s.consumed(1); // granted at once: the test holds the messages, not the socket's window
-                        held.onMessage(message);
-                    }
-
-                    @Override
-                    public void onClose(Throwable error) {
-                        held.onClose(error);
-                    }
-                }))) {
+                IdleStrategy.BLOCK, holding(held))) {
             EngineSocket socket = h.client.openSocket(h.address(), Duration.ofSeconds(20)).get(30, TimeUnit.SECONDS);
             List<ByteBuf> received = new ArrayList<>();
             try {
@@ -91,18 +80,7 @@ class EngineReceiveBufferTest {
         EngineTest.Collector held = new EngineTest.Collector();
         int[] sizes = {40, 45, 64, 33, 63, 100, 96, 512, 1, 500};
         try (EngineHarness h = new EngineHarness(() -> SoftContext.openLoopback(SoftConfig.defaults()), EngineConfig.defaults(),
-                IdleStrategy.BLOCK, s -> s.inbound(new EngineSocket.Inbound() {
-                    @Override
-                    public void onMessage(ByteBuf message) {
-                        s.consumed(1);
-                        held.onMessage(message);
-                    }
-
-                    @Override
-                    public void onClose(Throwable error) {
-                        held.onClose(error);
-                    }
-                }))) {
+                IdleStrategy.BLOCK, holding(held))) {
             EngineSocket socket = h.client.openSocket(h.address(), Duration.ofSeconds(20)).get(30, TimeUnit.SECONDS);
             for (int i = 0; i < sizes.length; i++) {
                 assertThat(socket.offer(filled(h, sizes[i], i))).isTrue();
@@ -200,6 +178,25 @@ class EngineReceiveBufferTest {
             }
             socket.close();
         }
+    }
+
+    /**
+     * A server acceptor that hands every message to {@code held}, granted at once: the test holds the messages, not
+     * the socket's window.
+     */
+    private static Consumer<EngineSocket> holding(EngineTest.Collector held) {
+        return s -> s.inbound(new EngineSocket.Inbound() {
+            @Override
+            public void onMessage(ByteBuf message) {
+                s.consumed(1);
+                held.onMessage(message);
+            }
+
+            @Override
+            public void onClose(Throwable error) {
+                held.onClose(error);
+            }
+        });
     }
 
     private static ByteBuf filled(EngineHarness h, int size, int value) {
